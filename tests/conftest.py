@@ -1,0 +1,18 @@
+"""Shared fixtures: where the third-party corpora live, and a skip when they are absent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_CORPORA = REPO_ROOT.parent / "shared" / "corpora"
+
+
+@pytest.fixture
+def shared_corpora() -> Path:
+    """The folder of real corpora beside the repo; skips the test when it is absent."""
+    if not SHARED_CORPORA.is_dir():
+        pytest.skip(f"real corpora not found at {SHARED_CORPORA} (../shared/corpora beside the repo)")
+    return SHARED_CORPORA

@@ -1,0 +1,1 @@
+"""The decipherment engine: pure torch + OR-Tools, no UI imports."""

@@ -1,0 +1,56 @@
+"""Character sets: each language's symbols plus PAD, start-of-word, end-of-word and unknown."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import torch
+
+from .corpus import Word
+
+PAD, SOW, EOW, UNK = "<pad>", "<s>", "</s>", "<unk>"
+SPECIALS = (PAD, SOW, EOW, UNK)
+PAD_ID, SOW_ID, EOW_ID, UNK_ID = 0, 1, 2, 3
+
+
+class Charset:
+    """A language's symbol inventory; ids 0-3 are the special symbols, then symbols sorted."""
+
+    def __init__(self, symbols: Iterable[str]) -> None:
+        self.symbols: tuple[str, ...] = SPECIALS + tuple(sorted(set(symbols) - set(SPECIALS)))
+        self.index = {s: i for i, s in enumerate(self.symbols)}
+
+    @classmethod
+    def from_words(cls, words: Iterable[Word]) -> Charset:
+        return cls(s for w in words for s in w)
+
+    def __len__(self) -> int:
+        return len(self.symbols)
+
+    @property
+    def n_real(self) -> int:
+        """Number of real (non-special) symbols."""
+        return len(self.symbols) - len(SPECIALS)
+
+    def encode(self, word: Word) -> list[int]:
+        return [self.index.get(s, UNK_ID) for s in word]
+
+    def decode(self, ids: Iterable[int]) -> Word:
+        """Symbols up to the first end-of-word; specials other than UNK are dropped."""
+        out = []
+        for i in ids:
+            if i == EOW_ID:
+                break
+            if i >= len(SPECIALS) or i == UNK_ID:
+                out.append(self.symbols[i])
+        return tuple(out)
+
+    def encode_batch(self, words: Sequence[Word], add_eow: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+        """Pad a list of words into ids (n, L) and lengths (n,), each word followed by EOW."""
+        seqs = [self.encode(w) + ([EOW_ID] if add_eow else []) for w in words]
+        length = max((len(s) for s in seqs), default=1)
+        ids = torch.full((len(seqs), length), PAD_ID, dtype=torch.long)
+        for n, s in enumerate(seqs):
+            ids[n, : len(s)] = torch.tensor(s, dtype=torch.long)
+        lengths = torch.tensor([len(s) for s in seqs], dtype=torch.long)
+        return ids, lengths

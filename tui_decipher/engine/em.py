@@ -1,0 +1,422 @@
+"""The EM loop of Luo et al. (2019), Algorithm 1: M-step training on the flow, E-step flow solve.
+
+`run_decipherment(corpus, cfg, on_event, cancel)` is the engine's one entry point for front ends.
+It reports progress through `on_event`, checks `cancel` (a threading.Event) between epochs, and
+returns a `DecipherResult`. Gold is read only by `evaluation` (accuracy figures), never by training.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from . import evaluation
+from .charset import EOW_ID, SPECIALS, Charset
+from .config import DecipherConfig
+from .corpus import Corpus
+from .device import select_device
+from .edit_distance import expected_edit_distance, ids_to_text, sample_strings
+from .events import EpochEnd, EventCallback, RestartEnd, RoundEnd, RunFinished, RunStarted, ignore
+from .flow import FlowSolution, flow_matrix, solve_flow, top_k_edges, union_top_k_edges
+from .model import DecipherModel, build_model
+from .regularizers import regularizer
+from .scoring import KnownIndex, LostBatch, Scores, score_all_pairs
+
+
+class RunCancelled(Exception):
+    """Raised inside the loop when the cancel event is set; caught by `run_decipherment`."""
+
+
+@dataclass
+class RoundMetrics:
+    round: int
+    demand: int
+    cost_kind: str
+    loss: float
+    nll: float
+    reg: float
+    flow_cost: float
+    flow: int
+    accuracy: float | None
+    accuracy_model: float | None
+    seconds: float
+    phase_seconds: dict[str, float]
+
+
+@dataclass
+class Proposal:
+    """A proposed cognate pair: indices into the corpus vocabularies."""
+
+    lost: int
+    known: int
+    score: float  # model confidence: exp(mean per-symbol log P(known | lost)), in (0, 1]
+    cost: float  # flow cost of the pair (lower is better)
+    gold: bool | None  # whether it is a gold pair; None without gold
+
+
+@dataclass
+class DecipherResult:
+    config: DecipherConfig
+    corpus_name: str
+    lost_code: str
+    known_code: str
+    n_cognates: int
+    status: str  # "finished" | "cancelled"
+    device: str
+    proposals: list[Proposal] = field(default_factory=list)
+    char_map: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    rounds: list[RoundMetrics] = field(default_factory=list)
+    accuracy: float | None = None
+    accuracy_model: float | None = None
+    n_evaluated: int = 0
+    seconds: float = 0.0
+    objective: float | None = None
+    restart: int = 0
+    restart_objectives: list[float] = field(default_factory=list)
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    model: DecipherModel | None = None  # the kept model (for scoring other corpora)
+
+
+@dataclass
+class _Context:
+    """Everything fixed for a run: encoded vocabularies, sizes, callbacks."""
+
+    corpus: Corpus
+    cfg: DecipherConfig
+    device: torch.device
+    lost_charset: Charset
+    known_charset: Charset
+    lost: LostBatch
+    known: KnownIndex
+    known_texts: list[str]
+    n_cognates: int
+    on_event: EventCallback
+    cancel: threading.Event
+    started: float
+    phases: dict[str, float]
+
+    @property
+    def n_lost(self) -> int:
+        return len(self.corpus.lost_words)
+
+    @property
+    def n_known(self) -> int:
+        return len(self.corpus.known_words)
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+
+@dataclass
+class _RestartState:
+    restart: int
+    model: DecipherModel
+    flow: torch.Tensor  # F (n_lost, n_known): the decayed flow
+    rounds: list[RoundMetrics] = field(default_factory=list)
+    scores: Scores | None = None  # last E-step scoring
+    cost: np.ndarray | None = None  # last E-step cost (n_lost, n_known)
+    cost_kind: str = "nll"
+    objective: float = float("inf")
+    accuracy: float | None = None
+    cancelled: bool = False
+    kept_weights: dict[str, torch.Tensor] | None = None
+
+
+class _Timer:
+    def __init__(self, phases: dict[str, float], name: str) -> None:
+        self.phases, self.name = phases, name
+
+    def __enter__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.phases[self.name] += time.perf_counter() - self.t0
+
+
+def n_cognates_for(cfg: DecipherConfig, n_lost: int, n_known: int) -> int:
+    """N: how many cognate pairs the flow should find (a prior, never read from gold)."""
+    return max(1, min(n_lost, cfg.capacity * n_known, round(cfg.cognate_fraction * n_lost)))
+
+
+def demand_for_round(cfg: DecipherConfig, round_: int, n_cognates: int) -> int:
+    """D grows by `demand_step` per round up to N (published schedule); 0 means D = N at once."""
+    return n_cognates if cfg.demand_step == 0 else min(n_cognates, cfg.demand_step * round_)
+
+
+def m_step(ctx: _Context, model: DecipherModel, flow: torch.Tensor, restart: int, round_: int) -> tuple:
+    """Train theta on the flow F for `epochs` full-batch steps; returns (loss, nll, reg) of the last.
+
+    L = sum_j w_j * (-log sum_i f_ij P(y_j | x_i)) / sum_j w_j + lambda * Omega, w_j = sum_i f_ij.
+    One step decodes every lost word once and scores all known words from that single pass.
+    """
+    cfg = ctx.cfg
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    known_weight = flow.sum(0)  # w_j (n_known,)
+    active = torch.nonzero(known_weight > 0).squeeze(1)  # known words that receive flow
+    w = known_weight[active]
+    log_flow = flow[:, active].log()  # (n_lost, n_active)
+    lost_mass = flow.sum(1)  # (n_lost,) weights the regularizer by how much each lost word matters
+    model.train()
+    loss = nll = reg = torch.tensor(0.0)
+    for epoch in range(1, cfg.epochs + 1):
+        if ctx.cancel.is_set():
+            raise RunCancelled
+        dec = model(ctx.lost.ids, ctx.lost.lengths, ctx.known.steps)
+        log_p = ctx.known.log_prob(dec.log_probs, active)  # (n_lost, n_active)
+        ll = torch.logsumexp(log_flow + log_p, dim=0)  # log sum_i f_ij P(y_j|x_i): (n_active,)
+        nll = -(w * ll).sum() / w.sum()
+        reg = (lost_mass * regularizer(cfg.regularizer, dec.attention, dec.lost_lengths)).sum() / lost_mass.sum()
+        loss = nll + cfg.reg_weight * reg
+        if not torch.isfinite(loss):
+            raise FloatingPointError(f"round {round_} epoch {epoch}: loss became {loss.item()}")
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if cfg.grad_clip > 0:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+        optimizer.step()
+        ctx.on_event(
+            EpochEnd(restart, round_, epoch, cfg.epochs, loss.item(), nll.item(), reg.item(), ctx.elapsed())
+        )
+    return loss.item(), nll.item(), reg.item()
+
+
+def flow_costs(ctx: _Context, scores: Scores, kind: str, generator: torch.Generator) -> np.ndarray:
+    """Pair costs (n_lost, n_known): -log P in warm-up, the expected edit distance afterwards."""
+    if kind == "nll":
+        return (-scores.log_prob).numpy().astype(np.float64)
+    with _Timer(ctx.phases, "eed"):
+        texts, sample_lp = sample_strings(
+            scores.step_log_probs, ctx.cfg.eed_samples, ctx.cfg.eed_sharpen, generator
+        )
+        cost = expected_edit_distance(scores.log_prob, texts, sample_lp, ctx.known_texts)
+    return cost.numpy().astype(np.float64)
+
+
+def solve(ctx: _Context, cost: np.ndarray, demand: int) -> FlowSolution:
+    """Sparsify the cost matrix and solve the min-cost flow for demand D."""
+    with _Timer(ctx.phases, "flow"):
+        if ctx.cfg.sparsify == "union-top-k":
+            edges = union_top_k_edges(cost, ctx.cfg.top_k)
+        else:
+            edges = top_k_edges(cost, ctx.cfg.top_k)
+        return solve_flow(ctx.n_lost, ctx.n_known, edges, demand, ctx.cfg.capacity)
+
+
+def evaluate(ctx: _Context, scores: Scores, cost: np.ndarray | None) -> tuple[float | None, float | None]:
+    """(flow accuracy, model-argmax accuracy), or (None, None) without gold.
+
+    The flow is solved afresh with D = number of evaluated lost words and capacity C.
+    """
+    gold = ctx.corpus.gold
+    if not ctx.corpus.has_gold:
+        return None, None
+    with _Timer(ctx.phases, "eval"):
+        acc_model, _, n_eval = evaluation.accuracy(evaluation.model_predictions(scores.log_prob), gold)
+        acc_flow = None
+        if cost is not None:
+            solution = solve(ctx, cost, n_eval)
+            acc_flow, _, _ = evaluation.accuracy(evaluation.flow_predictions(solution, ctx.n_lost), gold)
+    return acc_flow, acc_model
+
+
+def objective(ctx: _Context, scores: Scores, flow: torch.Tensor) -> float:
+    """Training objective of a finished restart (eval mode): the flow-weighted NLL. Chooses restarts."""
+    flow = flow.cpu()
+    w = flow.sum(0)
+    active = w > 0
+    ll = torch.logsumexp(flow[:, active].log() + scores.log_prob[:, active], dim=0)
+    return float(-(w[active] * ll).sum() / w[active].sum())
+
+
+def run_restart(ctx: _Context, restart: int) -> _RestartState:
+    """One EM run from a fresh initialisation (seeded by config seed and restart index)."""
+    cfg = ctx.cfg
+    seed = cfg.seed + 1000 * restart
+    torch.manual_seed(seed)
+    model = build_model(len(ctx.lost_charset), len(ctx.known_charset), cfg).to(ctx.device)
+    uniform = ctx.n_cognates / (ctx.n_lost * ctx.n_known)  # f^(0) = N / (|X| |Y|)
+    state = _RestartState(restart, model, torch.full((ctx.n_lost, ctx.n_known), uniform, device=ctx.device))
+    sample_gen = torch.Generator().manual_seed(seed + 7)
+    rounds = cfg.rounds if cfg.use_flow else 1
+    try:
+        for round_ in range(1, rounds + 1):
+            _run_round(ctx, state, round_, rounds, seed, sample_gen)
+    except RunCancelled:
+        state.cancelled = True  # what the completed rounds produced is kept
+    return state
+
+
+def _run_round(
+    ctx: _Context, state: _RestartState, round_: int, rounds: int, seed: int, sample_gen: torch.Generator
+) -> None:
+    """One EM round: reset and M-step, score all pairs, E-step flow, decay, evaluate."""
+    cfg, model, restart = ctx.cfg, state.model, state.restart
+    round_start = ctx.elapsed()
+    phase_before = dict(ctx.phases)
+    # Periodic reset: every M-step starts from fresh parameters and a fresh optimiser, seeded
+    # per round so a round's result does not depend on how earlier rounds used the RNG.
+    torch.manual_seed(seed * 1009 + round_)
+    model.reset_parameters()
+    with _Timer(ctx.phases, "train"):
+        loss, nll, reg = m_step(ctx, model, state.flow, restart, round_)
+    with _Timer(ctx.phases, "score"):
+        scores = score_all_pairs(model, ctx.lost, ctx.known, cfg.score_chunk)
+    state.objective = objective(ctx, scores, state.flow)
+    demand = demand_for_round(cfg, round_, ctx.n_cognates)
+    kind = "nll" if round_ <= cfg.warmup_rounds else "eed"
+    flow_cost, achieved, cost = 0.0, 0, None
+    if cfg.use_flow:
+        cost = flow_costs(ctx, scores, kind, sample_gen)
+        solution = solve(ctx, cost, demand)
+        new_flow = torch.from_numpy(flow_matrix(solution, ctx.n_lost, ctx.n_known)).to(ctx.device)
+        state.flow = cfg.flow_decay * state.flow + (1.0 - cfg.flow_decay) * new_flow
+        flow_cost, achieved = solution.cost, solution.flow
+    acc, acc_model = evaluate(ctx, scores, cost)
+    state.scores, state.cost, state.cost_kind, state.accuracy = scores, cost, kind, acc
+    phase = {k: ctx.phases[k] - phase_before.get(k, 0.0) for k in ctx.phases}
+    metrics = RoundMetrics(
+        round_, demand, kind, loss, nll, reg, flow_cost, achieved, acc, acc_model,
+        ctx.elapsed() - round_start, phase,
+    )
+    state.rounds.append(metrics)
+    # Keep the weights of the last complete round: a cancel mid-M-step must not leak a half-trained model.
+    state.kept_weights = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    ctx.on_event(
+        RoundEnd(
+            restart, round_, rounds, demand, kind, loss, flow_cost, achieved, acc, acc_model,
+            ctx.elapsed(), phase,
+        )
+    )
+
+
+def character_map(ctx: _Context, model: DecipherModel, top: int = 5) -> dict[str, list[tuple[str, float]]]:
+    """Lost symbol -> its top known symbols with probabilities, from soft alignments.
+
+    Each decoding step's output distribution p_t(c) is credited to the lost positions it attends
+    to (alpha_t), weighted by the chance the word has not yet ended; counts are summed over the
+    lost vocabulary and normalised per lost symbol.
+    """
+    n_lost_chars, n_known_chars = len(ctx.lost_charset), len(ctx.known_charset)
+    counts = torch.zeros(n_lost_chars, n_known_chars)
+    model.eval()
+    with torch.no_grad():
+        for start in range(0, len(ctx.lost), ctx.cfg.score_chunk):
+            part = ctx.lost.slice(start, start + ctx.cfg.score_chunk)
+            dec = model(part.ids, part.lengths, ctx.known.steps)
+            probs = dec.log_probs.exp().cpu()  # (n, T, C)
+            ended = torch.cumprod(1.0 - probs[:, :, EOW_ID], dim=1)
+            alive = torch.cat([torch.ones_like(ended[:, :1]), ended[:, :-1]], dim=1)  # (n, T)
+            onehot = torch.nn.functional.one_hot(part.ids.cpu(), n_lost_chars).float()  # (n, L, n_x)
+            align = dec.attention.cpu() @ onehot  # (n, T, n_x)
+            counts += torch.einsum("ntx,ntc->xc", align * alive[:, :, None], probs)
+    counts[:, : len(SPECIALS)] = 0.0  # keep real known symbols only
+    result: dict[str, list[tuple[str, float]]] = {}
+    for x in range(len(SPECIALS), n_lost_chars):
+        row = counts[x]
+        total = float(row.sum())
+        if total <= 0:
+            continue
+        probs_row = row / total
+        values, idx = probs_row.topk(min(top, ctx.known_charset.n_real))
+        result[ctx.lost_charset.symbols[x]] = [
+            (ctx.known_charset.symbols[int(j)], float(v)) for v, j in zip(values, idx, strict=True)
+        ]
+    return result
+
+
+def proposals(ctx: _Context, state: _RestartState) -> list[Proposal]:
+    """The final flow with D = N: one proposed known word per covered lost word, best first."""
+    if state.scores is None:
+        return []
+    cost = state.cost if state.cost is not None else (-state.scores.log_prob).numpy().astype(np.float64)
+    solution = solve(ctx, cost, ctx.n_cognates)
+    known_len = ctx.known.lengths.cpu()  # incl. EOW
+    out = []
+    for i, j in zip(solution.lost.tolist(), solution.known.tolist(), strict=True):
+        per_symbol = float(state.scores.log_prob[i, j]) / float(known_len[j])
+        gold = (j in ctx.corpus.gold.get(i, ())) if ctx.corpus.has_gold else None
+        out.append(Proposal(i, j, float(np.exp(per_symbol)), float(cost[i, j]), gold))
+    out.sort(key=lambda p: (-p.score, p.lost))
+    return out
+
+
+def prepare(corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event) -> _Context:
+    """Encode the vocabularies once for the whole run."""
+    device = select_device(cfg.device)
+    lost_cs = Charset.from_words(corpus.lost_words)
+    known_cs = Charset.from_words(corpus.known_words)
+    known = KnownIndex(corpus.known_words, known_cs, device)
+    return _Context(
+        corpus=corpus,
+        cfg=cfg,
+        device=device,
+        lost_charset=lost_cs,
+        known_charset=known_cs,
+        lost=LostBatch.encode(corpus.lost_words, lost_cs, device),
+        known=known,
+        known_texts=[ids_to_text(ids[:-1]) for ids in known.ids],
+        n_cognates=n_cognates_for(cfg, len(corpus.lost_words), len(corpus.known_words)),
+        on_event=on_event,
+        cancel=cancel,
+        started=time.perf_counter(),
+        phases=defaultdict(float),
+    )
+
+
+def run_decipherment(
+    corpus: Corpus,
+    cfg: DecipherConfig,
+    on_event: EventCallback = ignore,
+    cancel: threading.Event | None = None,
+) -> DecipherResult:
+    """Run EM (with restarts) on a corpus; the engine's entry point for the CLI and the TUI."""
+    cfg.validate()
+    ctx = prepare(corpus, cfg, on_event, cancel or threading.Event())
+    on_event(
+        RunStarted(
+            corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(ctx.device),
+            cfg.rounds if cfg.use_flow else 1, cfg.epochs, cfg.restarts, ctx.n_cognates,
+        )
+    )
+    result = DecipherResult(
+        config=cfg,
+        corpus_name=corpus.name,
+        lost_code=corpus.lost_code,
+        known_code=corpus.known_code,
+        n_cognates=ctx.n_cognates,
+        status="finished",
+        device=str(ctx.device),
+    )
+    best: _RestartState | None = None
+    for restart in range(cfg.restarts):
+        state = run_restart(ctx, restart)
+        if state.scores is not None and (best is None or state.objective < best.objective):
+            best = state
+        if state.cancelled:
+            result.status = "cancelled"
+            break
+        result.restart_objectives.append(state.objective)
+        on_event(RestartEnd(restart, state.objective, state.accuracy))
+    if best is not None:
+        result.rounds = best.rounds
+        result.restart = best.restart
+        result.objective = best.objective
+        if best.kept_weights is not None:
+            best.model.load_state_dict(best.kept_weights)
+        result.model = best.model
+        result.proposals = proposals(ctx, best)
+        result.char_map = character_map(ctx, best.model)
+        if corpus.has_gold and best.scores is not None:
+            result.accuracy, result.accuracy_model = evaluate(ctx, best.scores, best.cost)
+            result.n_evaluated = corpus.n_gold_lost
+            if not cfg.use_flow:
+                result.accuracy = result.accuracy_model
+    result.seconds = ctx.elapsed()
+    result.phase_seconds = dict(ctx.phases)
+    on_event(RunFinished(result.status, result.accuracy, result.accuracy_model, result.seconds))
+    return result

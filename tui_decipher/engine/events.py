@@ -1,0 +1,74 @@
+"""Progress events the engine sends to a plain callback; front ends render them.
+
+They are small frozen dataclasses so a UI can forward them as messages across threads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    corpus: str
+    lost_code: str
+    known_code: str
+    stats: dict[str, int]
+    device: str
+    rounds: int
+    epochs: int
+    restarts: int
+    n_cognates: int  # N, the number of cognate pairs the flow aims for
+
+
+@dataclass(frozen=True)
+class EpochEnd:
+    restart: int  # 0-based
+    round: int  # 1-based
+    epoch: int  # 1-based
+    epochs: int
+    loss: float
+    nll: float
+    reg: float
+    seconds: float  # since the run started
+
+
+@dataclass(frozen=True)
+class RoundEnd:
+    restart: int
+    round: int
+    rounds: int
+    demand: int  # D used by this round's flow
+    cost_kind: str  # "nll" (-log P) or "eed" (expected edit distance)
+    loss: float  # last M-step loss
+    flow_cost: float  # total cost of this round's flow solution
+    flow: int  # flow achieved (<= demand)
+    accuracy: float | None  # flow-mode accuracy, when gold exists
+    accuracy_model: float | None  # model argmax accuracy, when gold exists
+    seconds: float
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RestartEnd:
+    restart: int
+    objective: float  # training objective (lower is better); chooses the kept restart
+    accuracy: float | None
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    status: str  # "finished" | "cancelled"
+    accuracy: float | None
+    accuracy_model: float | None
+    seconds: float
+
+
+Event = RunStarted | EpochEnd | RoundEnd | RestartEnd | RunFinished
+EventCallback = Callable[[Any], None]
+
+
+def ignore(_event: Any) -> None:
+    """The default callback: drop events."""

@@ -1,0 +1,149 @@
+"""The character seq2seq P_theta(y | x) of Luo et al. (2019), section 3.1.
+
+Because the decoder is fed the *expected* embedding of its previous output (no teacher forcing),
+one decoding pass per lost word yields per-step distributions p_t(c) that score every known word
+at once (see `scoring.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from .charset import EOW_ID, PAD_ID, SOW_ID, UNK_ID
+
+# Finite stand-in for -inf on impossible output symbols: keeps 0 * logp = 0 in the scoring matmul.
+MASKED_LOGIT = -1e4
+
+
+@dataclass
+class Decoded:
+    """One decoding pass over a batch of lost words."""
+
+    log_probs: torch.Tensor  # (n, T, n_known_chars) log p_t(c)
+    attention: torch.Tensor  # (n, T, L) alpha_t over lost positions (EOW included)
+    lost_lengths: torch.Tensor  # (n,) lost word lengths including EOW
+
+
+class DecipherModel(nn.Module):
+    """Universal character embedding + BiLSTM encoder + attentive LSTM decoder, output tied to E_y."""
+
+    def __init__(
+        self,
+        n_lost_chars: int,
+        n_known_chars: int,
+        n_universal: int = 50,
+        embed_dim: int = 250,
+        hidden_dim: int = 250,
+        dropout: float = 0.3,
+        residual: bool = True,
+        norm_ratio: float = 0.2,
+    ) -> None:
+        super().__init__()
+        self.residual = residual
+        self.norm_ratio = norm_ratio
+        self.hidden_dim = hidden_dim
+        # E_x = W_x U, E_y = W_y U: both languages live in one universal character space.
+        self.universal = nn.Parameter(torch.empty(n_universal, embed_dim))  # U (n_u, d)
+        self.lost_weight = nn.Parameter(torch.empty(n_lost_chars, n_universal))  # W_x (n_x, n_u)
+        self.known_weight = nn.Parameter(torch.empty(n_known_chars, n_universal))  # W_y (n_y, n_u)
+        self.encoder = nn.LSTM(embed_dim, hidden_dim, batch_first=True, bidirectional=True)
+        self.decoder = nn.LSTMCell(2 * embed_dim, hidden_dim)
+        self.attn = nn.Linear(hidden_dim, 2 * hidden_dim, bias=False)  # W_a, bilinear attention
+        self.combine = nn.Linear(2 * hidden_dim + hidden_dim, embed_dim)  # [ctx; h_t] -> d
+        self.drop = nn.Dropout(dropout)
+        output_mask = torch.zeros(n_known_chars)
+        output_mask[[PAD_ID, SOW_ID, UNK_ID]] = MASKED_LOGIT  # never emitted
+        self.register_buffer("output_mask", output_mask, persistent=False)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Xavier init, LSTM forget-gate bias 1 (the periodic reset calls this)."""
+        for p in (self.universal, self.lost_weight, self.known_weight):
+            nn.init.xavier_uniform_(p)
+        for name, p in self.named_parameters():
+            if name.startswith(("encoder", "decoder")):
+                if "weight" in name:
+                    nn.init.xavier_uniform_(p)
+                else:
+                    nn.init.zeros_(p)
+                    h = self.hidden_dim
+                    p.data[h : 2 * h] = 1.0  # forget gate (torch gate order: i, f, g, o)
+        for lin in (self.attn, self.combine):
+            nn.init.xavier_uniform_(lin.weight)
+            if lin.bias is not None:
+                nn.init.zeros_(lin.bias)
+
+    def lost_embeddings(self) -> torch.Tensor:
+        return self.lost_weight @ self.universal  # (n_x, d)
+
+    def known_embeddings(self) -> torch.Tensor:
+        return self.known_weight @ self.universal  # (n_y, d)
+
+    def forward(self, lost_ids: torch.Tensor, lost_lengths: torch.Tensor, steps: int) -> Decoded:
+        """Decode `steps` output positions for each lost word.
+
+        lost_ids: (n, L) lost symbol ids ending in EOW, padded; lost_lengths: (n,) incl. EOW.
+        """
+        n, length = lost_ids.shape
+        e_x = self.lost_embeddings()
+        e_y = self.known_embeddings()
+        src_emb = e_x[lost_ids]  # (n, L, d)
+        packed = pack_padded_sequence(
+            self.drop(src_emb), lost_lengths.cpu(), batch_first=True, enforce_sorted=False
+        )
+        enc_packed, (h_n, c_n) = self.encoder(packed)
+        enc, _ = pad_packed_sequence(enc_packed, batch_first=True, total_length=length)  # (n, L, 2H)
+        # Decoder starts from the encoder's final state, the two directions summed (published code).
+        h, c = h_n.sum(0), c_n.sum(0)  # (n, H)
+        pad_mask = torch.arange(length, device=lost_ids.device)[None, :] >= lost_lengths[:, None]  # (n, L)
+        enc_keys = enc  # (n, L, 2H)
+        prev_out = src_emb.new_zeros(n, e_y.shape[1])  # h~_0 (n, d)
+        prev_emb = e_y[SOW_ID].expand(n, -1)  # e_0 = E_y[SOW] (n, d)
+        log_probs, attentions = [], []
+        for _ in range(steps):
+            h, c = self.decoder(self.drop(torch.cat([prev_out, prev_emb], dim=-1)), (h, c))
+            scores = torch.bmm(enc_keys, self.attn(h).unsqueeze(-1)).squeeze(-1)  # (n, L)
+            alpha = torch.softmax(scores.masked_fill(pad_mask, float("-inf")), dim=-1)  # (n, L)
+            ctx = torch.bmm(alpha.unsqueeze(1), enc).squeeze(1)  # (n, 2H)
+            h_rnn = F.leaky_relu(self.combine(self.drop(torch.cat([ctx, h], dim=-1))))  # (n, d)
+            if self.residual:
+                # c_t: attention-weighted lost embedding; rescale h_rnn so it cannot drown it.
+                c_t = torch.bmm(alpha.unsqueeze(1), src_emb).squeeze(1)  # (n, d)
+                ratio = self.norm_ratio * c_t.norm(dim=-1) / h_rnn.norm(dim=-1).clamp_min(1e-8)
+                gate = ratio.clamp(max=1.0).unsqueeze(-1)  # (n, 1)
+                out = c_t + gate * h_rnn
+            else:
+                out = h_rnn
+            logits = out @ e_y.T + self.output_mask  # (n, n_y)
+            logp = torch.log_softmax(logits, dim=-1)
+            log_probs.append(logp)
+            attentions.append(alpha)
+            prev_out = out
+            prev_emb = logp.exp() @ e_y  # expected embedding of the previous output (n, d)
+        return Decoded(
+            log_probs=torch.stack(log_probs, dim=1),
+            attention=torch.stack(attentions, dim=1),
+            lost_lengths=lost_lengths,
+        )
+
+
+def build_model(n_lost_chars: int, n_known_chars: int, cfg) -> DecipherModel:
+    """A model sized from a DecipherConfig."""
+    return DecipherModel(
+        n_lost_chars,
+        n_known_chars,
+        n_universal=cfg.n_universal,
+        embed_dim=cfg.embed_dim,
+        hidden_dim=cfg.hidden_dim,
+        dropout=cfg.dropout,
+        residual=cfg.residual,
+        norm_ratio=cfg.norm_ratio,
+    )
+
+
+__all__ = ["Decoded", "DecipherModel", "build_model", "EOW_ID"]

@@ -29,6 +29,8 @@ class DecipherConfig:
     corpus: str = "demo"
     lost: str = ""  # language code or column index; "" = first column
     known: str = ""  # "" = second column
+    lost_words: str = ""  # a plain word list (one word per line) for the lost language, no gold
+    known_words: str = ""  # with lost_words: the known language's word list
     # --- model (paper section 3.1) ----------------------------------------------------------
     n_universal: int = 50  # n_u: universal character inventory (100 for Linear B)
     embed_dim: int = 250  # d: character embedding size

@@ -181,7 +181,7 @@ def read_cog_table(path: str | Path) -> CogTable:
     path = Path(path)
     lines = _read_lines(path)
     if not lines or not lines[0].strip():
-        raise CorpusError(path, 1 if lines else None, "empty file: expected a header of language codes")
+        raise CorpusError(path, 1, "empty file: expected a header of language codes")
     codes = tuple(c.strip() for c in lines[0].split("\t"))
     if len(codes) < 2:
         raise CorpusError(path, 1, "header must name at least 2 languages separated by tabs")
@@ -213,12 +213,14 @@ def _vocabulary(words: Sequence[Word]) -> tuple[tuple[Word, ...], dict[Word, int
     return tuple(index), index
 
 
-def _check_usable(path: Path, code: str, vocab: tuple[Word, ...]) -> None:
+def _check_usable(path: Path, code: str, vocab: tuple[Word, ...], line: int | None = None) -> None:
+    """Refuse an unusable vocabulary; `line` is where the language is named (a `.cog` header)."""
     if not vocab:
-        raise CorpusError(path, None, f"language {code!r} has no words")
+        raise CorpusError(path, line, f"language {code!r} has no words")
     symbols = {s for w in vocab for s in w}
     if len(symbols) < 2:
-        raise CorpusError(path, None, f"language {code!r} uses only {len(symbols)} symbol(s); need at least 2")
+        problem = f"language {code!r} uses only {len(symbols)} symbol(s); need at least 2"
+        raise CorpusError(path, line, problem)
 
 
 def read_cog(
@@ -236,8 +238,8 @@ def read_cog(
         raise CorpusError(table.path, 1, f"lost and known are the same column ({table.codes[li]!r})")
     lost_vocab, lost_index = _vocabulary([w for row in table.rows for w in row[li]])
     known_vocab, known_index = _vocabulary([w for row in table.rows for w in row[ki]])
-    _check_usable(table.path, table.codes[li], lost_vocab)
-    _check_usable(table.path, table.codes[ki], known_vocab)
+    _check_usable(table.path, table.codes[li], lost_vocab, line=1)
+    _check_usable(table.path, table.codes[ki], known_vocab, line=1)
     gold: dict[int, set[int]] = {i: set() for i in range(len(lost_vocab))}
     for row in table.rows:
         for lw in row[li]:

@@ -20,6 +20,17 @@ from .charset import EOW_ID, PAD_ID, SOW_ID, UNK_ID
 MASKED_LOGIT = -1e4
 
 
+def norm_controlled_residual(c: torch.Tensor, h_rnn: torch.Tensor, ratio: float) -> torch.Tensor:
+    """c + g * h_rnn with g = min(ratio * ||c|| / ||h_rnn||, 1), row-wise over the last dim.
+
+    The paper's norm control: the recurrent part is shrunk so that ||g * h_rnn|| <= ratio * ||c||
+    and can never drown the attention-weighted lost embedding c. c, h_rnn: (..., d) -> (..., d).
+    """
+    scale = ratio * c.norm(dim=-1) / h_rnn.norm(dim=-1).clamp_min(1e-8)
+    gate = scale.clamp(max=1.0).unsqueeze(-1)  # (..., 1)
+    return c + gate * h_rnn
+
+
 @dataclass
 class Decoded:
     """One decoding pass over a batch of lost words."""
@@ -114,9 +125,7 @@ class DecipherModel(nn.Module):
             if self.residual:
                 # c_t: attention-weighted lost embedding; rescale h_rnn so it cannot drown it.
                 c_t = torch.bmm(alpha.unsqueeze(1), src_emb).squeeze(1)  # (n, d)
-                ratio = self.norm_ratio * c_t.norm(dim=-1) / h_rnn.norm(dim=-1).clamp_min(1e-8)
-                gate = ratio.clamp(max=1.0).unsqueeze(-1)  # (n, 1)
-                out = c_t + gate * h_rnn
+                out = norm_controlled_residual(c_t, h_rnn, self.norm_ratio)
             else:
                 out = h_rnn
             logits = out @ e_y.T + self.output_mask  # (n, n_y)
@@ -146,4 +155,4 @@ def build_model(n_lost_chars: int, n_known_chars: int, cfg) -> DecipherModel:
     )
 
 
-__all__ = ["Decoded", "DecipherModel", "build_model", "EOW_ID"]
+__all__ = ["EOW_ID", "DecipherModel", "Decoded", "build_model", "norm_controlled_residual"]

@@ -1,0 +1,124 @@
+"""A run's files: summary.json, proposals.tsv and char_map.tsv, written atomically.
+
+Shared by `decipher run` and (later) the TUI; imports the engine only, never a UI library.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_data_dir
+
+from .engine.config import ConfigSources
+from .engine.corpus import Corpus, word_text
+from .engine.em import DecipherResult
+
+APP_NAME = "tui-decipher"
+
+
+def data_dir() -> Path:
+    """The user data folder ($DECIPHER_DATA_DIR overrides the platformdirs default)."""
+    override = os.environ.get("DECIPHER_DATA_DIR")
+    return Path(override).expanduser() if override else Path(user_data_dir(APP_NAME, appauthor=False))
+
+
+def new_run_dir(corpus_name: str, preset: str | None) -> Path:
+    """A fresh folder under the data dir's runs/, named by time, corpus and preset."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{corpus_name}-{preset or 'custom'}").strip("-")
+    base = data_dir() / "runs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}"
+    path, n = base, 1
+    while path.exists():
+        n += 1
+        path = base.with_name(f"{base.name}-{n}")
+    return path
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def summary_dict(
+    result: DecipherResult, corpus: Corpus, sources: ConfigSources, corpus_path: str
+) -> dict[str, Any]:
+    """Everything a reader of the run needs, as JSON-ready values."""
+    return {
+        "corpus": corpus.name,
+        "corpus_path": corpus_path,
+        "lost_language": corpus.lost_code,
+        "known_language": corpus.known_code,
+        "corpus_stats": corpus.stats(),
+        "preset": sources.preset,
+        "config_file": sources.toml,
+        "overrides": sources.overrides,
+        "seed": result.config.seed,
+        "config": result.config.to_dict(),
+        "status": result.status,
+        "device": result.device,
+        "n_cognates": result.n_cognates,
+        "accuracy": result.accuracy,
+        "accuracy_model": result.accuracy_model,
+        "n_evaluated": result.n_evaluated,
+        "n_proposals": len(result.proposals),
+        "seconds": round(result.seconds, 3),
+        "phase_seconds": {k: round(v, 3) for k, v in result.phase_seconds.items()},
+        "objective": result.objective,
+        "restart": result.restart,
+        "restart_objectives": result.restart_objectives,
+        "rounds": [dataclasses.asdict(r) for r in result.rounds],
+        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
+def proposals_tsv(result: DecipherResult, corpus: Corpus) -> str:
+    has_gold = corpus.has_gold
+    header = ["lost", "known", "score", "cost"] + (["gold"] if has_gold else [])
+    lines = ["\t".join(header)]
+    for p in result.proposals:
+        row = [
+            word_text(corpus.lost_words[p.lost]),
+            word_text(corpus.known_words[p.known]),
+            f"{p.score:.6f}",
+            f"{p.cost:.4f}",
+        ]
+        if has_gold:
+            row.append("1" if p.gold else "0")
+        lines.append("\t".join(row))
+    return "\n".join(lines) + "\n"
+
+
+def char_map_tsv(result: DecipherResult) -> str:
+    """One row per lost symbol: its top known symbols with probabilities."""
+    width = max((len(v) for v in result.char_map.values()), default=0)
+    header = ["lost"] + [f"{kind}{n}" for n in range(1, width + 1) for kind in ("known", "p")]
+    lines = ["\t".join(header)]
+    for lost, tops in sorted(result.char_map.items()):
+        cells = [lost]
+        for known, prob in tops:
+            cells += [known, f"{prob:.4f}"]
+        lines.append("\t".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def write_run_files(
+    out_dir: Path, result: DecipherResult, corpus: Corpus, sources: ConfigSources, corpus_path: str
+) -> dict[str, Path]:
+    """Write the three run files into out_dir (created if needed); returns their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "summary": out_dir / "summary.json",
+        "proposals": out_dir / "proposals.tsv",
+        "char_map": out_dir / "char_map.tsv",
+    }
+    _write_atomic(paths["proposals"], proposals_tsv(result, corpus))
+    _write_atomic(paths["char_map"], char_map_tsv(result))
+    summary = summary_dict(result, corpus, sources, corpus_path)
+    _write_atomic(paths["summary"], json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    return paths

@@ -21,7 +21,7 @@ class KnownIndex:
 
     def __init__(self, words: list[Word] | tuple[Word, ...], charset: Charset, device: torch.device) -> None:
         self.n_chars = len(charset)
-        self.ids = [charset.encode(w) + [EOW_ID] for w in words]
+        self.ids = [[*charset.encode(w), EOW_ID] for w in words]
         self.lengths = torch.tensor([len(s) for s in self.ids], dtype=torch.long)  # incl. EOW
         self.steps = int(self.lengths.max())
         rows = torch.tensor([t * self.n_chars + c for s in self.ids for t, c in enumerate(s)], dtype=torch.long)

@@ -1,0 +1,139 @@
+"""`decipher` through typer's CliRunner: errors, outputs, presets, corpus commands."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+
+import pytest
+from typer.testing import CliRunner
+
+from tui_decipher.cli import app
+
+runner = CliRunner()
+TINY = ["--set", "embed_dim=16", "--set", "hidden_dim=16", "--set", "n_universal=8"]
+
+
+def _run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def test_help_lists_subcommands():
+    result = _run("--help")
+    assert result.exit_code == 0
+    for name in ("run", "corpus", "presets"):
+        assert name in result.output
+
+
+def test_bad_corpus_file_is_one_line_error_with_file_and_line(tmp_path):
+    bad = tmp_path / "bad.cog"
+    bad.write_text("aa\tbb\nxy\tzw\nab\tcd\tef\n", encoding="utf-8")
+    result = _run("run", "--corpus", str(bad), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1
+    assert f"{bad}:3:" in lines[0] and "3 column(s)" in lines[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_invalid_utf8_names_line(tmp_path):
+    bad = tmp_path / "latin1.cog"
+    bad.write_bytes("a\tb\nxy\tzw\ncaf\xe9\tzz\n".encode("latin-1"))
+    result = _run("run", "--corpus", str(bad))
+    assert result.exit_code == 2
+    assert f"{bad}:3:" in result.output and "UTF-8" in result.output
+
+
+def test_unknown_corpus_name_and_bad_setting():
+    result = _run("run", "--corpus", "no-such-corpus")
+    assert result.exit_code == 2 and "no-such-corpus" in result.output
+    result = _run("run", "--set", "flow_decay=3")
+    assert result.exit_code == 2 and "flow_decay" in result.output and "0.0..1.0" in result.output
+    result = _run("run", "--set", "epochs=ten")
+    assert result.exit_code == 2 and "epochs" in result.output
+
+
+def test_unknown_language_code(tmp_path):
+    cog = tmp_path / "two.cog"
+    cog.write_text("aa\tbb\nab\tba\nbb\taa\n", encoding="utf-8")
+    result = _run("run", "--corpus", str(cog), "--lost", "zz")
+    assert result.exit_code == 2 and "'zz'" in result.output and ":1:" in result.output
+
+
+def test_run_demo_writes_the_three_files(tmp_path):
+    out = tmp_path / "run"
+    result = _run("run", "--rounds", "2", "--epochs", "3", "--seed", "5", "--out", str(out), "--quiet", *TINY)
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["corpus"] == "demo" and summary["preset"] == "demo" and summary["seed"] == 5
+    assert summary["lost_language"] == "ves" and summary["known_language"] == "kal"
+    assert summary["config"]["embed_dim"] == 16 and summary["config"]["rounds"] == 2
+    assert 0.0 <= summary["accuracy"] <= 1.0 and 0.0 <= summary["accuracy_model"] <= 1.0
+    assert summary["n_evaluated"] == 200 and len(summary["rounds"]) == 2
+    assert summary["status"] == "finished" and summary["seconds"] > 0
+    rows = (out / "proposals.tsv").read_text(encoding="utf-8").splitlines()
+    assert rows[0].split("\t") == ["lost", "known", "score", "cost", "gold"]
+    assert len(rows) - 1 == summary["n_proposals"] > 0
+    assert all(r.split("\t")[4] in ("0", "1") for r in rows[1:])
+    char_rows = (out / "char_map.tsv").read_text(encoding="utf-8").splitlines()
+    assert char_rows[0].startswith("lost\tknown1\tp1")
+    assert len(char_rows) - 1 == 21  # every Old Veshic letter
+
+
+def test_word_lists_have_no_gold(tmp_path):
+    lost = tmp_path / "lost.txt"
+    known = tmp_path / "known.txt"
+    lost.write_text("abc\nbca\ncab\nbb\n", encoding="utf-8")
+    known.write_text("xyz\nyzx\nzxy\nyy\nxx\n", encoding="utf-8")
+    out = tmp_path / "run"
+    result = _run(
+        "run", "--lost-words", str(lost), "--known-words", str(known), "--rounds", "1", "--epochs", "2",
+        "--out", str(out), "--quiet", *TINY,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["accuracy"] is None and summary["n_evaluated"] == 0
+    header = (out / "proposals.tsv").read_text(encoding="utf-8").splitlines()[0]
+    assert header.split("\t") == ["lost", "known", "score", "cost"]
+
+
+def test_presets_toml_round_trips_through_config(tmp_path):
+    result = _run("presets", "ugaritic")
+    assert result.exit_code == 0
+    data = tomllib.loads(result.output)
+    assert data["preset"] == "ugaritic" and data["capacity"] == 3 and data["flow_decay"] == 0.25
+    data.update(corpus="demo", rounds=1, epochs=2, embed_dim=16, hidden_dim=16, n_universal=8)
+    cfg_file = tmp_path / "my.toml"
+    cfg_file.write_text("\n".join(f"{k} = {json.dumps(v)}" for k, v in data.items()) + "\n", encoding="utf-8")
+    out = tmp_path / "run"
+    result = _run("run", "--config", str(cfg_file), "--out", str(out), "--quiet", "--lost", "ves", "--known", "kal")
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["preset"] == "ugaritic" and summary["config"]["capacity"] == 3
+    assert summary["config"]["epochs"] == 2 and summary["corpus"] == "demo"
+
+
+def test_corpus_show_and_list():
+    result = _run("corpus", "show", "demo")
+    assert result.exit_code == 0
+    assert "lost words: 240" in result.output and "known words: 360" in result.output
+    result = _run("corpus", "list")
+    assert result.exit_code == 0 and "ugaritic-small" in result.output and "demo" in result.output
+
+
+def test_registry_finds_shared_corpora(shared_corpora):
+    result = _run("corpus", "show", "ugaritic-small")
+    assert result.exit_code == 0, result.output
+    assert "lost words: 735" in result.output and "known words: 4103" in result.output
+    result = _run("corpus", "show", "ugaritic-noiseless")
+    assert "lost words: 2182" in result.output and "known words: 2767" in result.output
+
+
+@pytest.mark.parametrize("module", ["tui_decipher.engine.em", "tui_decipher.cli"])
+def test_engine_and_cli_never_import_textual(module):
+    code = f"import sys, {module}; print('textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

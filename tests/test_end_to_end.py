@@ -1,0 +1,56 @@
+"""A full run of the demo preset: the engine must decipher the synthetic language."""
+
+from __future__ import annotations
+
+import threading
+
+from tui_decipher.engine.config import preset
+from tui_decipher.engine.em import run_decipherment
+from tui_decipher.engine.events import EpochEnd, RoundEnd, RunFinished, RunStarted
+from tui_decipher.engine.registry import load_corpus
+
+
+def test_demo_run_reaches_the_accuracy_bar():
+    cfg = preset("demo")
+    corpus = load_corpus(cfg).corpus
+    events: list[object] = []
+    result = run_decipherment(corpus, cfg, events.append)
+    assert result.status == "finished"
+    assert result.n_evaluated == 200
+    assert result.accuracy is not None and result.accuracy >= 0.90
+    assert result.accuracy_model is not None and result.accuracy_model >= 0.85
+    kinds = [type(e) for e in events]
+    assert kinds[0] is RunStarted and kinds[-1] is RunFinished
+    assert kinds.count(RoundEnd) == cfg.rounds and kinds.count(EpochEnd) == cfg.rounds * cfg.epochs
+    # The proposals are mostly right and the character map found the regular correspondences.
+    correct = sum(p.gold for p in result.proposals)
+    assert correct / len(result.proposals) >= 0.9
+    assert result.char_map["γ"][0][0] == "n" and result.char_map["β"][0][0] == "d"
+
+
+def test_cancel_stops_within_an_epoch_and_keeps_completed_rounds():
+    cfg = preset("demo").replace(embed_dim=16, hidden_dim=16, n_universal=8, epochs=5, rounds=4)
+    corpus = load_corpus(cfg).corpus
+    cancel = threading.Event()
+    epochs_seen: list[EpochEnd] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, EpochEnd):
+            epochs_seen.append(event)
+            if event.round == 2 and event.epoch == 2:
+                cancel.set()
+
+    result = run_decipherment(corpus, cfg, on_event, cancel)
+    assert result.status == "cancelled"
+    assert len(result.rounds) == 1  # round 1 complete, round 2 interrupted
+    assert epochs_seen[-1].round == 2 and epochs_seen[-1].epoch == 2
+    assert result.proposals  # from the completed round
+
+
+def test_runs_are_reproducible_on_cpu():
+    cfg = preset("demo").replace(embed_dim=16, hidden_dim=16, n_universal=8, epochs=4, rounds=2, device="cpu")
+    corpus = load_corpus(cfg).corpus
+    a = run_decipherment(corpus, cfg)
+    b = run_decipherment(corpus, cfg)
+    assert [(p.lost, p.known) for p in a.proposals] == [(p.lost, p.known) for p in b.proposals]
+    assert [r.loss for r in a.rounds] == [r.loss for r in b.rounds]

@@ -106,7 +106,8 @@ def _laws(rng: random.Random) -> _Laws:
     consonants = [c for c in KNOWN_CONSONANTS if c != merger[0]] + [_PALATAL, "".join(cluster)]
     vowel_letters = rng.sample(_GREEK_VOWELS, len(KNOWN_VOWELS))
     consonant_letters = rng.sample(_GREEK_CONSONANTS, len(consonants))
-    script = dict(zip(KNOWN_VOWELS, vowel_letters, strict=False)) | dict(zip(consonants, consonant_letters, strict=False))
+    script = dict(zip(KNOWN_VOWELS, vowel_letters, strict=False))
+    script |= dict(zip(consonants, consonant_letters, strict=False))
     return _Laws(cluster=cluster, merger=merger, script=script)
 
 

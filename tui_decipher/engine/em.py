@@ -198,19 +198,20 @@ def flow_costs(ctx: _Context, scores: Scores, kind: str, generator: torch.Genera
 
 
 def solve(ctx: _Context, cost: np.ndarray, demand: int) -> FlowSolution:
-    """Sparsify the cost matrix and solve the min-cost flow for demand D."""
+    """Sparsify the cost matrix (n_rows, n_known) and solve the min-cost flow for demand D."""
     with _Timer(ctx.phases, "flow"):
         if ctx.cfg.sparsify == "union-top-k":
             edges = union_top_k_edges(cost, ctx.cfg.top_k)
         else:
             edges = top_k_edges(cost, ctx.cfg.top_k)
-        return solve_flow(ctx.n_lost, ctx.n_known, edges, demand, ctx.cfg.capacity)
+        return solve_flow(cost.shape[0], cost.shape[1], edges, demand, ctx.cfg.capacity)
 
 
 def evaluate(ctx: _Context, scores: Scores, cost: np.ndarray | None) -> tuple[float | None, float | None]:
     """(flow accuracy, model-argmax accuracy), or (None, None) without gold.
 
-    The flow is solved afresh with D = number of evaluated lost words and capacity C.
+    As in the published evaluation, the flow is solved afresh over the evaluated lost words only
+    (those with a gold cognate) with D = their number and capacity C, so each gets a prediction.
     """
     gold = ctx.corpus.gold
     if not ctx.corpus.has_gold:
@@ -219,8 +220,11 @@ def evaluate(ctx: _Context, scores: Scores, cost: np.ndarray | None) -> tuple[fl
         acc_model, _, n_eval = evaluation.accuracy(evaluation.model_predictions(scores.log_prob), gold)
         acc_flow = None
         if cost is not None:
-            solution = solve(ctx, cost, n_eval)
-            acc_flow, _, _ = evaluation.accuracy(evaluation.flow_predictions(solution, ctx.n_lost), gold)
+            rows = np.asarray(evaluation.evaluated_lost(gold), dtype=np.int64)
+            solution = solve(ctx, cost[rows], n_eval)
+            predictions = np.full(ctx.n_lost, -1, dtype=np.int64)
+            predictions[rows[solution.lost]] = solution.known
+            acc_flow, _, _ = evaluation.accuracy(predictions, gold)
     return acc_flow, acc_model
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_CORPORA = REPO_ROOT.parent / "shared" / "corpora"
@@ -16,3 +17,12 @@ def shared_corpora() -> Path:
     if not SHARED_CORPORA.is_dir():
         pytest.skip(f"real corpora not found at {SHARED_CORPORA} (../shared/corpora beside the repo)")
     return SHARED_CORPORA
+
+
+@pytest.fixture
+def single_thread():
+    """Tiny tensors: intra-op threads only add overhead (hundreds of ms per decode on a busy box)."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)

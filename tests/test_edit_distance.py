@@ -17,13 +17,7 @@ A, B, C, D, X, Y = 4, 5, 6, 7, 8, 9
 IMPOSSIBLE = -1e4  # the model's masked log-probability
 
 
-@pytest.fixture(autouse=True)
-def _single_thread():
-    """Tiny tensors: intra-op threads only add overhead (hundreds of ms per decode on a busy box)."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+pytestmark = pytest.mark.usefixtures("single_thread")
 
 
 def deterministic_steps(paths: list[list[int]], steps: int) -> torch.Tensor:

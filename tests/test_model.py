@@ -17,13 +17,7 @@ from tui_decipher.engine.scoring import KnownIndex, LostBatch, score_all_pairs
 CPU = torch.device("cpu")
 
 
-@pytest.fixture(autouse=True)
-def _single_thread():
-    """Tiny tensors: intra-op threads only add overhead (hundreds of ms per decode on a busy box)."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+pytestmark = pytest.mark.usefixtures("single_thread")
 
 
 LOST_WORDS = [graphemes(t) for t in ["abc", "d", "bead", "cc", "eabdc", "ba"]]

@@ -12,14 +12,7 @@ from tui_decipher.engine.regularizers import (
     regularizer,
 )
 
-
-@pytest.fixture(autouse=True)
-def _single_thread():
-    """Tiny tensors: intra-op threads only add overhead (hundreds of ms per decode on a busy box)."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+pytestmark = pytest.mark.usefixtures("single_thread")
 
 
 def one_hot_attention(positions: list[int], width: int) -> torch.Tensor:

@@ -223,7 +223,7 @@ def evaluate(ctx: _Context, scores: Scores, cost: np.ndarray | None) -> tuple[fl
             rows = np.asarray(evaluation.evaluated_lost(gold), dtype=np.int64)
             solution = solve(ctx, cost[rows], n_eval)
             predictions = np.full(ctx.n_lost, -1, dtype=np.int64)
-            predictions[rows[solution.lost]] = solution.known
+            predictions[rows] = evaluation.flow_predictions(solution, len(rows))
             acc_flow, _, _ = evaluation.accuracy(predictions, gold)
     return acc_flow, acc_model
 

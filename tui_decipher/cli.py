@@ -29,7 +29,8 @@ from .engine.corpus import CorpusError, read_cog_table, word_text
 from .engine.em import DecipherResult, run_decipherment
 from .engine.events import EpochEnd, RestartEnd, RoundEnd, RunStarted
 from .engine.registry import entry_path, load_corpus, load_registry
-from .results import new_run_dir, write_run_files
+from .results import data_dir, new_run_dir, write_run_files
+from .store import RunRecorder, Store, StoreError, default_path
 
 app = typer.Typer(
     help="Decipher a lost language by finding its cognates in a known related language "
@@ -43,6 +44,7 @@ app.add_typer(corpus_app, name="corpus")
 
 EXIT_BAD_INPUT = 2
 EXIT_CANCELLED = 130
+_DATA_DIR_HELP = "Data folder holding the run database (default: $DECIPHER_DATA_DIR or the user data dir)."
 
 
 def _version(value: bool) -> None:
@@ -136,7 +138,7 @@ class _RichReporter:
             )
 
 
-def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None, out: Path) -> Table:
+def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None, out: Path, run_id: int) -> Table:
     table = Table(title="Decipherment run", show_header=False, title_justify="left")
     table.add_column("field", style="bold")
     table.add_column("value")
@@ -150,6 +152,7 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
         table.add_row("accuracy (model argmax)", _percent(result.accuracy_model))
     table.add_row("proposals", str(len(result.proposals)))
     table.add_row("seconds", f"{result.seconds:.1f}")
+    table.add_row("run id", f"{run_id} (review it in `decipher-tui`)")
     table.add_row("output", str(out))
     return table
 
@@ -185,6 +188,10 @@ def run(
         Path | None, typer.Option("--out", "-o", help="Output folder (default: a new run folder in the data dir).")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    data: Annotated[
+        Path | None,
+        typer.Option("--data-dir", help=_DATA_DIR_HELP, show_default=False),
+    ] = None,
 ) -> None:
     """Run decipherment headless, with progress, and write summary.json, proposals.tsv, char_map.tsv.
 
@@ -212,16 +219,32 @@ def run(
         raise _fail(str(exc)) from None
     for warning in loaded.warnings:
         console.print(f"[yellow]warning:[/] {warning}")
-    out_dir = out or new_run_dir(loaded.corpus.name, sources.preset)
+    root = data_dir(data)
+    out_dir = out or new_run_dir(loaded.corpus.name, sources.preset, root)
+    db_path = default_path(root)
+    try:
+        with Store(db_path) as store:
+            run_id = store.create_run(
+                loaded.corpus, loaded.path, sources.preset, cfg.to_dict(), cfg.rounds, str(out_dir.resolve())
+            )
+    except StoreError as exc:
+        raise _fail(str(exc)) from None
     reporter = _RichReporter(console, quiet)
     cancel = threading.Event()
     box: dict[str, Any] = {}
 
     def work() -> None:
+        # The recorder opens its own database connection in this thread and commits each round.
+        recorder = RunRecorder(db_path, run_id, forward=reporter)
         try:
-            box["result"] = run_decipherment(loaded.corpus, cfg, reporter, cancel)
+            result = run_decipherment(loaded.corpus, cfg, recorder, cancel)
+            recorder.finish(result, loaded.corpus)
+            box["result"] = result
         except BaseException as exc:  # reported on the main thread
             box["error"] = exc
+            recorder.fail(f"{type(exc).__name__}: {exc}")
+        finally:
+            recorder.close()
 
     worker = threading.Thread(target=work, name="decipher-engine", daemon=True)
     with reporter.progress:
@@ -241,7 +264,7 @@ def run(
     result: DecipherResult = box["result"]
     write_run_files(out_dir, result, loaded.corpus, sources, loaded.path)
     stdout = Console(highlight=False)
-    stdout.print(_summary_table(result, loaded.corpus.name, sources.preset, out_dir))
+    stdout.print(_summary_table(result, loaded.corpus.name, sources.preset, out_dir, run_id))
     if result.proposals:
         top = Table(title="Top proposals", title_justify="left")
         for col in ("lost", "known", "score") + (("gold",) if loaded.corpus.has_gold else ()):
@@ -331,9 +354,43 @@ def corpus_make_demo(
     typer.echo(f"wrote {path}")
 
 
+def _open_tui(data: Path | None, corpus: str | None) -> None:
+    # Textual is imported here only, so `decipher run` and the engine never load it.
+    from .tui.app import DecipherApp
+
+    try:
+        tui_app = DecipherApp(data, corpus)
+    except StoreError as exc:
+        raise _fail(str(exc)) from None
+    tui_app.run()
+
+
+
+@app.command()
+def tui(
+    data: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP, show_default=False)] = None,
+    corpus: Annotated[
+        str | None, typer.Option("--corpus", "-c", help="Open the new-run form on this corpus (name or .cog path).")
+    ] = None,
+) -> None:
+    """Open the interactive app (same as `decipher-tui`): start runs, watch them, review cognates."""
+    _open_tui(data, corpus)
+
+
+tui_app_cli = typer.Typer(add_completion=False, rich_markup_mode="rich")
+tui_app_cli.command(
+    help="Interactive decipherment: configure runs, watch EM learn, review cognate pairs by keyboard."
+)(tui)
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point of `decipher`."""
     app()
+
+
+def tui_main() -> None:
+    """Console-script entry point of `decipher-tui`."""
+    tui_app_cli()
 
 
 if __name__ == "__main__":

@@ -22,16 +22,16 @@ from .engine.em import DecipherResult
 APP_NAME = "tui-decipher"
 
 
-def data_dir() -> Path:
-    """The user data folder ($DECIPHER_DATA_DIR overrides the platformdirs default)."""
-    override = os.environ.get("DECIPHER_DATA_DIR")
+def data_dir(override: str | Path | None = None) -> Path:
+    """The user data folder: `override` (--data-dir), else $DECIPHER_DATA_DIR, else platformdirs'."""
+    override = override or os.environ.get("DECIPHER_DATA_DIR")
     return Path(override).expanduser() if override else Path(user_data_dir(APP_NAME, appauthor=False))
 
 
-def new_run_dir(corpus_name: str, preset: str | None) -> Path:
+def new_run_dir(corpus_name: str, preset: str | None, root: Path | None = None) -> Path:
     """A fresh folder under the data dir's runs/, named by time, corpus and preset."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{corpus_name}-{preset or 'custom'}").strip("-")
-    base = data_dir() / "runs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}"
+    base = (root or data_dir()) / "runs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}"
     path, n = base, 1
     while path.exists():
         n += 1

@@ -76,12 +76,9 @@ class DecipherConfig:
         """Refuse out-of-range values with the field's name and the allowed range."""
         for f in fields(self):
             _check_type(f.name, getattr(self, f.name), _HINTS[f.name])
-        for name, (lo, hi) in _RANGES.items():
-            value = getattr(self, name)
-            if not lo <= value <= hi:
-                raise ConfigError(f"{name} = {value!r} is out of range (allowed {lo}..{hi})")
-        if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
-            raise ConfigError(f"device = {self.device!r} is not one of auto, cpu, cuda")
+        for name in _RANGES:
+            _check_range(name, getattr(self, name))
+        _check_range("device", self.device)
 
 
 _HINTS = get_type_hints(DecipherConfig)
@@ -109,6 +106,27 @@ _RANGES: dict[str, tuple[float, float]] = {
     "seed": (0, 2**31 - 1),
     "score_chunk": (1, 1_000_000),
 }
+
+
+def _check_range(name: str, value: Any) -> None:
+    if name in _RANGES:
+        lo, hi = _RANGES[name]
+        if not lo <= value <= hi:
+            raise ConfigError(f"{name} = {value!r} is out of range (allowed {lo}..{hi})")
+    if name == "device" and value not in ("auto", "cpu", "cuda") and not value.startswith("cuda:"):
+        raise ConfigError(f"device = {value!r} is not one of auto, cpu, cuda")
+
+
+def field_range(name: str) -> tuple[float, float] | None:
+    """The allowed (low, high) of a numeric field, for help texts and form hints."""
+    return _RANGES.get(name)
+
+
+def check_field(name: str, value: Any) -> Any:
+    """Coerce one field's value (e.g. a form's text) and check its type and range; the value or ConfigError."""
+    value = coerce_field(name, value)
+    _check_range(name, value)
+    return value
 
 
 def _check_type(name: str, value: Any, hint: Any) -> None:

@@ -57,6 +57,11 @@ class Proposal:
     score: float  # model confidence: exp(mean per-symbol log P(known | lost)), in (0, 1]
     cost: float  # flow cost of the pair (lower is better)
     gold: bool | None  # whether it is a gold pair; None without gold
+    # The model's best known words for this lost word, (known index, score), best first.
+    alternatives: list[tuple[int, float]] = field(default_factory=list)
+    # Soft alignment alpha for this pair: one row per known symbol (and EOW), one column per
+    # lost symbol (and EOW): (|y| + 1, |x| + 1), rows sum to 1.
+    attention: list[list[float]] = field(default_factory=list)
 
 
 @dataclass
@@ -333,19 +338,52 @@ def character_map(ctx: _Context, model: DecipherModel, top: int = 5) -> dict[str
     return result
 
 
-def proposals(ctx: _Context, state: _RestartState) -> list[Proposal]:
-    """The final flow with D = N: one proposed known word per covered lost word, best first."""
+def proposals(ctx: _Context, state: _RestartState, n_alternatives: int = 5) -> list[Proposal]:
+    """The final flow with D = N: one proposed known word per covered lost word, best first.
+
+    Each proposal carries the model's top alternative known words and its attention grid, so a
+    front end can explain it without the model.
+    """
     if state.scores is None:
         return []
     cost = state.cost if state.cost is not None else (-state.scores.log_prob).numpy().astype(np.float64)
     solution = solve(ctx, cost, ctx.n_cognates)
-    known_len = ctx.known.lengths.cpu()  # incl. EOW
+    known_len = ctx.known.lengths.cpu().double()  # incl. EOW
+    per_symbol = state.scores.log_prob.double() / known_len[None, :]  # (n_lost, n_known)
+    top_scores, top_known = per_symbol.topk(min(n_alternatives, ctx.n_known), dim=1)  # (n_lost, k)
+    pairs = list(zip(solution.lost.tolist(), solution.known.tolist(), strict=True))
+    grids = _attention_grids(ctx, state.model, pairs)
     out = []
-    for i, j in zip(solution.lost.tolist(), solution.known.tolist(), strict=True):
-        per_symbol = float(state.scores.log_prob[i, j]) / float(known_len[j])
+    for (i, j), grid in zip(pairs, grids, strict=True):
         gold = (j in ctx.corpus.gold.get(i, ())) if ctx.corpus.has_gold else None
-        out.append(Proposal(i, j, float(np.exp(per_symbol)), float(cost[i, j]), gold))
+        alternatives = [
+            (int(k), float(np.exp(v))) for k, v in zip(top_known[i].tolist(), top_scores[i].tolist(), strict=True)
+        ]
+        out.append(
+            Proposal(i, j, float(np.exp(per_symbol[i, j])), float(cost[i, j]), gold, alternatives, grid)
+        )
     out.sort(key=lambda p: (-p.score, p.lost))
+    return out
+
+
+@torch.no_grad()
+def _attention_grids(ctx: _Context, model: DecipherModel, pairs: list[tuple[int, int]]) -> list[list[list[float]]]:
+    """alpha for each (lost, known) pair, cut to (|y| + 1, |x| + 1) and rounded for storage."""
+    was_training = model.training
+    model.eval()
+    lengths = ctx.known.lengths.tolist()
+    out: list[list[list[float]]] = []
+    chunk = ctx.cfg.score_chunk
+    for start in range(0, len(pairs), chunk):
+        part = pairs[start : start + chunk]
+        rows = torch.tensor([i for i, _ in part], dtype=torch.long, device=ctx.lost.ids.device)
+        ids, lost_len = ctx.lost.ids[rows], ctx.lost.lengths[rows]
+        ids = ids[:, : int(lost_len.max())]
+        attention = model(ids, lost_len, ctx.known.steps).attention.cpu()  # (n, T, L)
+        for n, (_, j) in enumerate(part):
+            grid = attention[n, : lengths[j], : int(lost_len[n])]
+            out.append([[round(float(v), 4) for v in row] for row in grid])
+    model.train(was_training)
     return out
 
 

@@ -1,0 +1,542 @@
+"""The run store: one SQLite database of runs, their metrics, proposals and review decisions.
+
+It lives in the user data dir (platformdirs; `$DECIPHER_DATA_DIR` or `--data-dir` override).
+`decipher run` and the TUI both write here, possibly at once, so the database uses WAL and a
+busy timeout, every write is its own short transaction, and each review decision is committed
+the moment it is made. The schema is versioned through `PRAGMA user_version`; a database from a
+newer program, or one that is not a database at all, is reported and left untouched.
+
+Depends on the engine only; never imports a UI library.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .engine.corpus import Corpus, word_text
+from .engine.em import DecipherResult
+from .engine.events import EpochEnd, RoundEnd, RunFinished, RunStarted
+
+DB_NAME = "decipher.sqlite3"
+BUSY_TIMEOUT_MS = 10_000
+
+# Review statuses. "open" is stored as the absence of a decision row.
+OPEN, ACCEPTED, REJECTED = "open", "accepted", "rejected"
+STATUSES = (OPEN, ACCEPTED, REJECTED)
+
+# Run statuses.
+RUNNING, FINISHED, CANCELLED, FAILED, INTERRUPTED = "running", "finished", "cancelled", "failed", "interrupted"
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used (newer schema, corrupted, unwritable); the message says why."""
+
+
+# Each migration takes the schema from version i to i + 1. Never edit a released one: add another.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        created_at REAL NOT NULL,
+        finished_at REAL,
+        status TEXT NOT NULL,
+        corpus TEXT NOT NULL,
+        corpus_path TEXT NOT NULL,
+        preset TEXT,
+        lost_code TEXT NOT NULL,
+        known_code TEXT NOT NULL,
+        config_json TEXT NOT NULL,
+        stats_json TEXT NOT NULL DEFAULT '{}',
+        has_gold INTEGER NOT NULL DEFAULT 0,
+        n_cognates INTEGER,
+        device TEXT,
+        pid INTEGER,
+        host TEXT,
+        rounds_planned INTEGER,
+        accuracy REAL,
+        accuracy_model REAL,
+        n_evaluated INTEGER,
+        seconds REAL,
+        phase_json TEXT,
+        objective REAL,
+        run_dir TEXT,
+        error TEXT
+    );
+    CREATE TABLE rounds (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        restart INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        demand INTEGER NOT NULL,
+        cost_kind TEXT NOT NULL,
+        loss REAL NOT NULL,
+        flow_cost REAL NOT NULL,
+        flow INTEGER NOT NULL,
+        accuracy REAL,
+        accuracy_model REAL,
+        seconds REAL NOT NULL,
+        PRIMARY KEY (run_id, restart, round)
+    );
+    CREATE TABLE epochs (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        restart INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        epoch INTEGER NOT NULL,
+        loss REAL NOT NULL,
+        nll REAL NOT NULL,
+        reg REAL NOT NULL,
+        seconds REAL NOT NULL,
+        PRIMARY KEY (run_id, restart, round, epoch)
+    );
+    CREATE TABLE proposals (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        rank INTEGER NOT NULL,
+        lost_index INTEGER NOT NULL,
+        known_index INTEGER NOT NULL,
+        lost TEXT NOT NULL,
+        known TEXT NOT NULL,
+        score REAL NOT NULL,
+        cost REAL NOT NULL,
+        gold INTEGER,
+        gold_known_json TEXT NOT NULL DEFAULT '[]',
+        alternatives_json TEXT NOT NULL DEFAULT '[]',
+        attention_json TEXT NOT NULL DEFAULT '[]',
+        PRIMARY KEY (run_id, rank)
+    );
+    CREATE INDEX proposals_pair ON proposals (run_id, lost_index, known_index);
+    CREATE TABLE decisions (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        lost_index INTEGER NOT NULL,
+        known_index INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('accepted', 'rejected')),
+        decided_at REAL NOT NULL,
+        PRIMARY KEY (run_id, lost_index, known_index)
+    );
+    CREATE TABLE char_map (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        lost_symbol TEXT NOT NULL,
+        rank INTEGER NOT NULL,
+        known_symbol TEXT NOT NULL,
+        prob REAL NOT NULL,
+        PRIMARY KEY (run_id, lost_symbol, rank)
+    );
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def default_path(data_dir: Path) -> Path:
+    return data_dir / DB_NAME
+
+
+@dataclass
+class RunRow:
+    """One run as listed in the Runs screen."""
+
+    id: int
+    created_at: float
+    status: str
+    corpus: str
+    preset: str | None
+    lost_code: str
+    known_code: str
+    has_gold: bool
+    accuracy: float | None
+    accuracy_model: float | None
+    n_evaluated: int | None
+    seconds: float | None
+    rounds_planned: int | None
+    corpus_path: str
+    config: dict[str, Any]
+    stats: dict[str, int]
+    run_dir: str | None
+    error: str | None
+    pid: int | None
+    host: str | None
+    n_cognates: int | None
+    device: str | None
+
+
+@dataclass
+class ProposalRow:
+    """A proposed cognate pair with its review status."""
+
+    rank: int
+    lost_index: int
+    known_index: int
+    lost: str
+    known: str
+    score: float
+    cost: float
+    gold: bool | None
+    status: str = OPEN
+    gold_known: list[str] = field(default_factory=list)
+    alternatives: list[tuple[str, float]] = field(default_factory=list)
+    attention: list[list[float]] = field(default_factory=list)
+
+
+@dataclass
+class RoundRow:
+    restart: int
+    round: int
+    demand: int
+    cost_kind: str
+    loss: float
+    flow_cost: float
+    flow: int
+    accuracy: float | None
+    accuracy_model: float | None
+    seconds: float
+
+
+class Store:
+    """A connection to the run database. One per thread: SQLite connections are not shared."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{self.path.parent}: cannot create the data folder ({exc.strerror})") from None
+        self._check_header()
+        try:
+            self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            self.conn.row_factory = sqlite3.Row
+            self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+            self.conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a usable run database ({exc}); left untouched") from None
+
+    def _check_header(self) -> None:
+        # sqlite3 would happily "open" any file and fail later; check the magic header first so
+        # a corrupted or foreign file is reported and never written to.
+        if self.path.exists() and self.path.stat().st_size > 0:
+            with self.path.open("rb") as fh:
+                magic = fh.read(16)
+            if magic != b"SQLite format 3\x00":
+                raise StoreError(f"{self.path}: not an SQLite database (corrupted?); left untouched")
+
+    def _migrate(self) -> None:
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: schema version {version} is newer than this program's ({SCHEMA_VERSION}); "
+                "upgrade tui-decipher; the database was left untouched"
+            )
+        for target in range(version, SCHEMA_VERSION):
+            # BEGIN IMMEDIATE, then re-read the version: another process may have migrated meanwhile.
+            self.conn.execute("BEGIN IMMEDIATE")
+            with self.transaction() as conn:
+                if conn.execute("PRAGMA user_version").fetchone()[0] != target:
+                    continue
+                for statement in MIGRATIONS[target].split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {target + 1}")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on error (executescript manages its own BEGIN)."""
+        try:
+            yield self.conn
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+
+    def _write(self, sql: str, params: tuple | dict = ()) -> sqlite3.Cursor:
+        self.conn.execute("BEGIN IMMEDIATE")
+        with self.transaction():
+            return self.conn.execute(sql, params)
+
+    # --- runs -----------------------------------------------------------------------------
+
+    def create_run(
+        self,
+        corpus: Corpus,
+        corpus_path: str,
+        preset: str | None,
+        config: dict[str, Any],
+        rounds_planned: int,
+        run_dir: str | None = None,
+    ) -> int:
+        """Record a new run as running; returns its id."""
+        cur = self._write(
+            """INSERT INTO runs (created_at, status, corpus, corpus_path, preset, lost_code, known_code,
+                   config_json, stats_json, has_gold, pid, host, rounds_planned, run_dir)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                time.time(), RUNNING, corpus.name, corpus_path, preset, corpus.lost_code, corpus.known_code,
+                json.dumps(config), json.dumps(corpus.stats()), int(corpus.has_gold), os.getpid(),
+                socket.gethostname(), rounds_planned, run_dir,
+            ),
+        )  # fmt: skip
+        return int(cur.lastrowid)
+
+    def record_started(self, run_id: int, event: RunStarted) -> None:
+        self._write("UPDATE runs SET device = ?, n_cognates = ? WHERE id = ?", (event.device, event.n_cognates, run_id))
+
+    def record_round(self, run_id: int, event: RoundEnd, epochs: list[EpochEnd]) -> None:
+        """A finished EM round and the epochs of its M-step, in one transaction."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        with self.transaction() as conn:
+            conn.execute(
+                """INSERT OR REPLACE INTO rounds VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (
+                    run_id, event.restart, event.round, event.demand, event.cost_kind, event.loss,
+                    event.flow_cost, event.flow, event.accuracy, event.accuracy_model, event.seconds,
+                ),
+            )  # fmt: skip
+            conn.executemany(
+                "INSERT OR REPLACE INTO epochs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(run_id, e.restart, e.round, e.epoch, e.loss, e.nll, e.reg, e.seconds) for e in epochs],
+            )
+
+    def record_result(self, run_id: int, result: DecipherResult, corpus: Corpus) -> None:
+        """The finished (or cancelled) run: its figures, proposals and character map."""
+        rows = []
+        for rank, p in enumerate(result.proposals, start=1):
+            gold_known = [word_text(corpus.known_words[j]) for j in sorted(corpus.gold.get(p.lost, ()))]
+            alternatives = [(word_text(corpus.known_words[j]), round(s, 6)) for j, s in p.alternatives]
+            rows.append(
+                (
+                    run_id, rank, p.lost, p.known, word_text(corpus.lost_words[p.lost]),
+                    word_text(corpus.known_words[p.known]), p.score, p.cost,
+                    None if p.gold is None else int(p.gold), json.dumps(gold_known, ensure_ascii=False),
+                    json.dumps(alternatives, ensure_ascii=False), json.dumps(p.attention),
+                )
+            )  # fmt: skip
+        char_rows = [
+            (run_id, lost, rank, known, prob)
+            for lost, tops in result.char_map.items()
+            for rank, (known, prob) in enumerate(tops, start=1)
+        ]
+        self.conn.execute("BEGIN IMMEDIATE")
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM proposals WHERE run_id = ?", (run_id,))
+            conn.executemany("INSERT INTO proposals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            conn.execute("DELETE FROM char_map WHERE run_id = ?", (run_id,))
+            conn.executemany("INSERT INTO char_map VALUES (?, ?, ?, ?, ?)", char_rows)
+            conn.execute(
+                """UPDATE runs SET status = ?, finished_at = ?, accuracy = ?, accuracy_model = ?,
+                       n_evaluated = ?, seconds = ?, phase_json = ?, objective = ?, device = ?, n_cognates = ?
+                   WHERE id = ?""",
+                (
+                    result.status, time.time(), result.accuracy, result.accuracy_model,
+                    result.n_evaluated, result.seconds, json.dumps(result.phase_seconds), result.objective,
+                    result.device, result.n_cognates, run_id,
+                ),
+            )  # fmt: skip
+
+    def set_run_dir(self, run_id: int, run_dir: str) -> None:
+        self._write("UPDATE runs SET run_dir = ? WHERE id = ?", (run_dir, run_id))
+
+    def mark_failed(self, run_id: int, error: str, status: str = FAILED) -> None:
+        self._write(
+            "UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?", (status, error, time.time(), run_id)
+        )
+
+    def delete_run(self, run_id: int) -> None:
+        """Remove a run and everything recorded for it (its decisions included)."""
+        self._write("DELETE FROM runs WHERE id = ?", (run_id,))
+
+    def runs(self) -> list[RunRow]:
+        """All runs, newest first. A run still marked running whose process is gone shows as interrupted."""
+        rows = self.conn.execute("SELECT * FROM runs ORDER BY created_at DESC, id DESC").fetchall()
+        return [self._run_row(r) for r in rows]
+
+    def run(self, run_id: int) -> RunRow | None:
+        row = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return None if row is None else self._run_row(row)
+
+    @staticmethod
+    def _run_row(r: sqlite3.Row) -> RunRow:
+        status = r["status"]
+        if status == RUNNING and r["host"] == socket.gethostname() and not _pid_alive(r["pid"]):
+            status = INTERRUPTED
+        return RunRow(
+            id=r["id"], created_at=r["created_at"], status=status, corpus=r["corpus"], preset=r["preset"],
+            lost_code=r["lost_code"], known_code=r["known_code"], has_gold=bool(r["has_gold"]),
+            accuracy=r["accuracy"], accuracy_model=r["accuracy_model"], n_evaluated=r["n_evaluated"],
+            seconds=r["seconds"], rounds_planned=r["rounds_planned"], corpus_path=r["corpus_path"],
+            config=json.loads(r["config_json"]), stats=json.loads(r["stats_json"]), run_dir=r["run_dir"],
+            error=r["error"], pid=r["pid"], host=r["host"], n_cognates=r["n_cognates"], device=r["device"],
+        )  # fmt: skip
+
+    def rounds(self, run_id: int) -> list[RoundRow]:
+        rows = self.conn.execute(
+            "SELECT * FROM rounds WHERE run_id = ? ORDER BY restart, round", (run_id,)
+        ).fetchall()
+        return [RoundRow(*tuple(r)[1:]) for r in rows]  # columns after run_id, in RoundRow's field order
+
+    def epoch_losses(self, run_id: int) -> list[float]:
+        rows = self.conn.execute(
+            "SELECT loss FROM epochs WHERE run_id = ? ORDER BY restart, round, epoch", (run_id,)
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    # --- proposals and decisions ------------------------------------------------------------
+
+    def proposals(self, run_id: int) -> list[ProposalRow]:
+        """The run's proposals by rank (best first) with their review status."""
+        rows = self.conn.execute(
+            """SELECT p.*, d.status AS decision FROM proposals p
+               LEFT JOIN decisions d ON d.run_id = p.run_id AND d.lost_index = p.lost_index
+                    AND d.known_index = p.known_index
+               WHERE p.run_id = ? ORDER BY p.rank""",
+            (run_id,),
+        ).fetchall()
+        return [
+            ProposalRow(
+                rank=r["rank"], lost_index=r["lost_index"], known_index=r["known_index"], lost=r["lost"],
+                known=r["known"], score=r["score"], cost=r["cost"],
+                gold=None if r["gold"] is None else bool(r["gold"]), status=r["decision"] or OPEN,
+                gold_known=json.loads(r["gold_known_json"]),
+                alternatives=[tuple(a) for a in json.loads(r["alternatives_json"])],
+                attention=json.loads(r["attention_json"]),
+            )
+            for r in rows
+        ]
+
+    def set_decision(self, run_id: int, lost_index: int, known_index: int, status: str) -> None:
+        """Record a review decision now (committed before returning); OPEN clears it."""
+        if status not in STATUSES:
+            raise ValueError(f"unknown review status {status!r}")
+        if status == OPEN:
+            self._write(
+                "DELETE FROM decisions WHERE run_id = ? AND lost_index = ? AND known_index = ?",
+                (run_id, lost_index, known_index),
+            )
+        else:
+            self._write(
+                "INSERT OR REPLACE INTO decisions VALUES (?, ?, ?, ?, ?)",
+                (run_id, lost_index, known_index, status, time.time()),
+            )
+
+    def decisions(self, run_id: int) -> dict[tuple[int, int], str]:
+        rows = self.conn.execute(
+            "SELECT lost_index, known_index, status FROM decisions WHERE run_id = ?", (run_id,)
+        ).fetchall()
+        return {(r[0], r[1]): r[2] for r in rows}
+
+    def review_counts(self, run_id: int) -> dict[str, int]:
+        """How many of the run's proposals are accepted, rejected and still open."""
+        total = self.conn.execute("SELECT COUNT(*) FROM proposals WHERE run_id = ?", (run_id,)).fetchone()[0]
+        counts = {ACCEPTED: 0, REJECTED: 0}
+        for status, n in self.conn.execute(
+            """SELECT d.status, COUNT(*) FROM decisions d JOIN proposals p ON p.run_id = d.run_id
+                   AND p.lost_index = d.lost_index AND p.known_index = d.known_index
+               WHERE d.run_id = ? GROUP BY d.status""",
+            (run_id,),
+        ):
+            counts[status] = n
+        counts[OPEN] = total - counts[ACCEPTED] - counts[REJECTED]
+        return counts
+
+    def char_map(self, run_id: int) -> dict[str, list[tuple[str, float]]]:
+        rows = self.conn.execute(
+            "SELECT lost_symbol, known_symbol, prob FROM char_map WHERE run_id = ? ORDER BY lost_symbol, rank",
+            (run_id,),
+        ).fetchall()
+        out: dict[str, list[tuple[str, float]]] = {}
+        for lost, known, prob in rows:
+            out.setdefault(lost, []).append((known, prob))
+        return out
+
+
+def _pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class RunRecorder:
+    """An engine event callback that records a run into the store as it goes, then forwards.
+
+    Created in the thread that runs the engine (it opens its own connection there). Rounds and
+    their epochs are committed at each round's end, so a crash keeps every finished round.
+    """
+
+    def __init__(self, store_path: Path, run_id: int, forward: Any = None) -> None:
+        self.store_path, self.run_id, self.forward = store_path, run_id, forward
+        self._store: Store | None = None
+        self._epochs: list[EpochEnd] = []
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = Store(self.store_path)
+        return self._store
+
+    def __call__(self, event: object) -> None:
+        if isinstance(event, RunStarted):
+            self.store.record_started(self.run_id, event)
+        elif isinstance(event, EpochEnd):
+            self._epochs.append(event)
+        elif isinstance(event, RoundEnd):
+            self.store.record_round(self.run_id, event, self._epochs)
+            self._epochs = []
+        elif isinstance(event, RunFinished):
+            pass  # the result (with proposals) is recorded by `finish`
+        if self.forward is not None:
+            self.forward(event)
+
+    def finish(self, result: DecipherResult, corpus: Corpus) -> None:
+        self.store.record_result(self.run_id, result, corpus)
+
+    def fail(self, error: str) -> None:
+        self.store.mark_failed(self.run_id, error)
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+
+def export_tsv(rows: list[ProposalRow], include_all: bool = False) -> str:
+    """Accepted pairs (or every decided pair, with its status) as TSV."""
+    chosen = [r for r in rows if r.status == ACCEPTED or (include_all and r.status != OPEN)]
+    header = ["lost", "known", "score", "status"]
+    lines = ["\t".join(header)] + [f"{r.lost}\t{r.known}\t{r.score:.6f}\t{r.status}" for r in chosen]
+    return "\n".join(lines) + "\n"
+
+
+def export_cog(rows: list[ProposalRow], lost_code: str, known_code: str) -> str:
+    """Accepted pairs as a two-column .cog file (several known words for one lost word joined by |)."""
+    by_lost: dict[str, list[str]] = {}
+    for r in rows:
+        if r.status == ACCEPTED:
+            by_lost.setdefault(r.lost, []).append(r.known)
+    lines = [f"{lost_code}\t{known_code}"] + [f"{lost}\t{'|'.join(known)}" for lost, known in by_lost.items()]
+    return "\n".join(lines) + "\n"
+
+
+def round_dicts(rows: list[RoundRow]) -> list[dict[str, Any]]:
+    return [asdict(r) for r in rows]

@@ -1,0 +1,1 @@
+"""The Textual front end (`decipher-tui`). Only this package imports Textual."""

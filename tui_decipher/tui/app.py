@@ -1,0 +1,203 @@
+"""The Textual app: a thin shell that owns the store, the engine worker and the four screens.
+
+The engine runs in one exclusive thread worker. It talks back only through `post_message`
+(thread-safe) and records the run in the store through its own database connection, so no
+widget is ever touched from the thread. Errors of every worker are handled in one place.
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from ..engine.config import ConfigSources, DecipherConfig
+from ..engine.corpus import CorpusError
+from ..engine.em import run_decipherment
+from ..engine.registry import load_corpus
+from ..results import data_dir, new_run_dir, write_run_files
+from ..store import RunRecorder, Store, default_path
+from .live import LiveRun
+from .messages import EngineEvent, RunCreated, RunDone, RunRefused
+from .screens.help import HelpScreen
+from .screens.key import KeyScreen
+from .screens.progress import ProgressScreen
+from .screens.review import ReviewScreen
+from .screens.runs import RunsScreen
+
+ASSETS = Path(__file__).resolve().parent.parent.parent / "assets"  # the source tree (editable install)
+if not (ASSETS / "app.tcss").exists():  # an installed wheel puts them under <prefix>/share
+    ASSETS = Path(sys.prefix) / "share" / "tui-decipher" / "assets"
+
+
+class DecipherApp(App[None]):
+    """`decipher-tui`: configure runs, watch EM learn, review cognates by keyboard."""
+
+    TITLE = "tui-decipher"
+    CSS_PATH = ASSETS / "app.tcss"
+    ENABLE_COMMAND_PALETTE = False
+    MODES = {"runs": RunsScreen, "progress": ProgressScreen, "review": ReviewScreen, "key": KeyScreen}
+    BINDINGS = [
+        Binding("1", "switch_mode('runs')", "Runs", show=False, id="app.runs"),
+        Binding("2", "switch_mode('progress')", "Progress", show=False, id="app.progress"),
+        Binding("3", "switch_mode('review')", "Review", show=False, id="app.review"),
+        Binding("4", "switch_mode('key')", "Key", show=False, id="app.key"),
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    selected_run: reactive[int | None] = reactive(None, init=False)
+
+    def __init__(self, data: Path | str | None = None, corpus: str | None = None) -> None:
+        super().__init__()
+        self.data_dir = data_dir(data)
+        self.db_path = default_path(self.data_dir)
+        self.store = Store(self.db_path)  # the UI thread's connection; StoreError is raised to the caller
+        self.initial_corpus = corpus
+        self.live: LiveRun | None = None
+        runs = self.store.runs()
+        self.selected_run = runs[0].id if runs else None
+
+    def on_mount(self) -> None:
+        self._load_keymap()
+        self.switch_mode("runs")
+
+    def _load_keymap(self) -> None:
+        """Optional `keymap.toml` in the data dir: `[keymap]` binding id = key, e.g. `"review.accept" = "y"`."""
+        path = self.data_dir / "keymap.toml"
+        if not path.exists():
+            return
+        try:
+            keymap = tomllib.loads(path.read_text(encoding="utf-8")).get("keymap", {})
+            self.set_keymap({str(k): str(v) for k, v in keymap.items()})
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            self.notify(f"{path}: ignored ({exc})", severity="warning")
+
+    # --- navigation ---------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(self.screen))
+
+    def open_run(self, run_id: int, mode: str = "review") -> None:
+        self.selected_run = run_id
+        self.switch_mode(mode)
+
+    # --- the engine worker --------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.live is not None and self.live.status in ("loading", "running", "cancelling")
+
+    def start_run(self, cfg: DecipherConfig, sources: ConfigSources) -> bool:
+        """Start the engine on a validated config; False (and a notice) if a run is already going."""
+        if self.running:
+            self.notify("A run is already in progress: cancel it first (c on Progress).", severity="warning")
+            return False
+        self.live = LiveRun()
+        self.live.log.append(f"loading corpus {cfg.corpus}...")
+        self._engine(cfg, sources)
+        self.switch_mode("progress")
+        return True
+
+    def cancel_run(self) -> None:
+        if not self.running or self.live is None:
+            self.notify("No run in progress.", severity="information")
+            return
+        self.live.status = "cancelling"
+        self.live.log.append("cancelling: the current epoch finishes, completed rounds are kept")
+        self.workers.cancel_group(self, "engine")  # sets the worker's cancelled_event, the engine's flag
+        self._refresh_screen()
+
+    @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="decipherment")
+    def _engine(self, cfg: DecipherConfig, sources: ConfigSources) -> None:
+        worker = get_current_worker()
+        try:
+            loaded = load_corpus(cfg)
+        except CorpusError as exc:
+            self.post_message(RunRefused(str(exc)))
+            return
+        run_dir = new_run_dir(loaded.corpus.name, sources.preset, self.data_dir)
+        with Store(self.db_path) as store:
+            run_id = store.create_run(
+                loaded.corpus, loaded.path, sources.preset, cfg.to_dict(), cfg.rounds, str(run_dir)
+            )
+        self.post_message(RunCreated(run_id))
+        recorder = RunRecorder(self.db_path, run_id, lambda event: self.post_message(EngineEvent(run_id, event)))
+        try:
+            result = run_decipherment(loaded.corpus, cfg, recorder, worker.cancelled_event)
+            recorder.finish(result, loaded.corpus)
+            write_run_files(run_dir, result, loaded.corpus, sources, loaded.path)
+        except BaseException as exc:
+            recorder.fail(f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            recorder.close()
+        self.post_message(RunDone(run_id, result.status))
+
+    @on(Worker.StateChanged)
+    def _worker_state(self, event: Worker.StateChanged) -> None:
+        """The one place worker errors land: the engine's, and the screens' preview loaders'."""
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        if event.worker.group == "engine" and self.live is not None:
+            self.live.status = "failed"
+            self.live.log.append(f"failed: {error}")
+            self._refresh_screen()
+        self.notify(f"{type(error).__name__}: {error}", title="error", severity="error", timeout=10)
+
+    def on_run_created(self, message: RunCreated) -> None:
+        if self.live is not None:
+            self.live.run_id = message.run_id
+            self.live.log.append(f"run #{message.run_id} recorded")
+        self.selected_run = message.run_id
+        self._refresh_screen()
+
+    def on_run_refused(self, message: RunRefused) -> None:
+        self.live = None
+        self.notify(message.error, title="cannot start", severity="error", timeout=10)
+        self.switch_mode("runs")
+
+    def on_engine_event(self, message: EngineEvent) -> None:
+        if self.live is None or self.live.run_id != message.run_id:
+            return
+        cancelling = self.live.status == "cancelling"
+        line = self.live.apply(message.event)
+        if cancelling and self.live.status == "running":
+            self.live.status = "cancelling"
+        if line:
+            self.live.log.append(line)
+        self._refresh_screen(message.event)
+
+    def on_run_done(self, message: RunDone) -> None:
+        if self.live is not None and self.live.run_id == message.run_id:
+            self.live.status = message.status
+        self.notify(f"Run #{message.run_id} {message.status}: press 3 to review its proposals.")
+        self._refresh_screen()
+
+    def _refresh_screen(self, event: Any = None) -> None:
+        refresh = getattr(self.screen, "refresh_from_app", None)
+        if refresh is not None:
+            refresh(event)
+
+    async def action_quit(self) -> None:
+        """Quit; a running engine is cancelled first and stops within one epoch, so exit never hangs."""
+        if self.running:
+            self.workers.cancel_group(self, "engine")
+        self.exit()
+
+    def on_unmount(self) -> None:
+        self.store.close()
+
+
+def run_app(data: Path | str | None = None, corpus: str | None = None) -> None:
+    DecipherApp(data, corpus).run()

@@ -1,0 +1,81 @@
+"""The state of the run the engine is working on, built from its events (no Textual here)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ..engine.events import EpochEnd, RestartEnd, RoundEnd, RunFinished, RunStarted
+
+
+@dataclass
+class LiveRun:
+    """What the Progress screen shows while a run trains; updated on the UI thread only."""
+
+    run_id: int | None = None
+    status: str = "loading"  # loading | running | cancelling | finished | cancelled | failed
+    started: float = field(default_factory=time.monotonic)
+    corpus: str = ""
+    rounds: int = 0
+    epochs: int = 0
+    restarts: int = 1
+    restart: int = 0
+    round: int = 0  # rounds completed in the current restart
+    epoch: int = 0
+    losses: list[float] = field(default_factory=list)  # every M-step epoch's loss
+    round_ends: list[RoundEnd] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+    finished_seconds: float | None = None
+
+    def apply(self, event: object) -> str | None:
+        """Update from one engine event; returns a log line when the event deserves one."""
+        if isinstance(event, RunStarted):
+            self.status = "running" if self.status == "loading" else self.status
+            self.corpus = event.corpus
+            self.rounds, self.epochs, self.restarts = event.rounds, event.epochs, event.restarts
+            s = event.stats
+            return (
+                f"{event.corpus}: {s['lost_words']} lost ({event.lost_code}) x {s['known_words']} known "
+                f"({event.known_code}) words; N = {event.n_cognates}; device {event.device}"
+            )
+        if isinstance(event, EpochEnd):
+            self.restart, self.epoch = event.restart, event.epoch
+            self.round = event.round - 1
+            self.losses.append(event.loss)
+            return None
+        if isinstance(event, RoundEnd):
+            self.round, self.epoch = event.round, self.epochs
+            self.round_ends.append(event)
+            acc = "" if event.accuracy is None else f"  accuracy {100 * event.accuracy:.1f}%"
+            return (
+                f"round {event.round}/{event.rounds}: D={event.demand} cost={event.cost_kind} "
+                f"loss {event.loss:.3f} flow {event.flow} ({event.flow_cost:.1f}){acc}"
+            )
+        if isinstance(event, RestartEnd):
+            return f"restart {event.restart + 1} done: objective {event.objective:.4f}"
+        if isinstance(event, RunFinished):
+            self.status = event.status
+            self.finished_seconds = event.seconds
+            acc = "" if event.accuracy is None else f", accuracy {100 * event.accuracy:.1f}%"
+            return f"{event.status} in {event.seconds:.1f}s{acc}"
+        return None
+
+    @property
+    def steps_total(self) -> int:
+        return max(1, self.restarts * self.rounds * self.epochs)
+
+    @property
+    def steps_done(self) -> int:
+        return (self.restart * self.rounds + self.round) * self.epochs + (
+            0 if self.epoch >= self.epochs else self.epoch
+        )
+
+    def elapsed(self) -> float:
+        return self.finished_seconds if self.finished_seconds is not None else time.monotonic() - self.started
+
+    def eta(self) -> float | None:
+        """Seconds left, from the pace of M-step epochs so far (None before the first)."""
+        done = self.steps_done
+        if done == 0 or self.status not in ("running", "cancelling"):
+            return None
+        return self.elapsed() / done * (self.steps_total - done)

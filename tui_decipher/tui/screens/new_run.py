@@ -1,0 +1,233 @@
+"""The new-run form: corpus (registry name or path) with a preview, preset, main hyperparameters.
+
+Every field maps to one config field and is checked by the config's own rules as you type:
+an invalid value is marked on the field with the allowed range, and Start refuses to go.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.validation import ValidationResult, Validator
+from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.worker import get_current_worker
+
+from ...engine.config import PRESETS, ConfigError, DecipherConfig, build_config, check_field
+from ...engine.registry import entry_path, load_registry
+from ..widgets.corpus_preview import CorpusPreview, CorpusSummary, summarize_corpus
+
+# (config field, label) of the hyperparameters the form shows; the rest come from the preset.
+FIELDS: tuple[tuple[str, str], ...] = (
+    ("rounds", "EM rounds T"),
+    ("epochs", "steps per M-step"),
+    ("restarts", "restarts"),
+    ("seed", "seed"),
+    ("embed_dim", "embedding d"),
+    ("hidden_dim", "hidden size"),
+    ("n_universal", "universal chars n_u"),
+    ("capacity", "capacity C"),
+    ("cognate_fraction", "cognate fraction"),
+    ("flow_decay", "flow decay gamma"),
+    ("reg_weight", "regularizer lambda"),
+    ("lr", "learning rate"),
+)
+REGULARIZERS = ("alphabetic", "syllabic", "none")
+DEVICES = ("auto", "cpu", "cuda")
+
+
+class FieldValidator(Validator):
+    """Validates a text field with the config's own coercion and range check."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.field = name
+
+    def validate(self, value: str) -> ValidationResult:
+        try:
+            check_field(self.field, value)
+        except ConfigError as exc:
+            return self.failure(str(exc))
+        return self.success()
+
+
+class NewRunScreen(Screen):
+    """Configure and start a run. ctrl+s starts, escape goes back."""
+
+    HELP_TITLE = "New run"
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start", id="new.start"),
+        Binding("escape", "back", "Back", id="new.back"),
+    ]
+
+    def __init__(self, corpus: str | None = None) -> None:
+        super().__init__()
+        self.initial_corpus = corpus
+
+    def compose(self) -> ComposeResult:
+        registry = load_registry()
+        self.available = [name for name, entry in registry.items() if entry_path(entry) is not None or name == "demo"]
+        corpus_options = [(name, name) for name in self.available]
+        yield Static("[b]New run[/]  (ctrl+s start, escape back)", id="new-title")
+        with VerticalScroll(id="new-form"):
+            with Horizontal(classes="form-row"):
+                yield Label("corpus", classes="form-label")
+                yield Select(corpus_options, value="demo" if "demo" in self.available else Select.NULL,
+                             id="corpus-select", allow_blank=True, prompt="(registry)")  # fmt: skip
+            with Horizontal(classes="form-row"):
+                yield Label("or .cog path", classes="form-label")
+                yield Input(placeholder="path/to/file.cog", id="corpus-path")
+            with Horizontal(classes="form-row"):
+                yield Label("lost / known", classes="form-label")
+                yield Input(placeholder="lost code", id="lost")
+                yield Input(placeholder="known code", id="known")
+            yield CorpusPreview("loading...", id="corpus-preview")
+            with Horizontal(classes="form-row"):
+                yield Label("preset", classes="form-label")
+                yield Select([(p, p) for p in PRESETS], value="demo", id="preset", allow_blank=False)
+            with Horizontal(classes="form-row"):
+                yield Label("regularizer", classes="form-label")
+                yield Select([(r, r) for r in REGULARIZERS], value="alphabetic", id="regularizer",
+                             allow_blank=False)  # fmt: skip
+            with Horizontal(classes="form-row"):
+                yield Label("device", classes="form-label")
+                yield Select([(d, d) for d in DEVICES], value="auto", id="device", allow_blank=False)
+            for name, label in FIELDS:
+                with Horizontal(classes="form-row"):
+                    yield Label(label, classes="form-label")
+                    yield Input(id=f"field-{name}", validators=[FieldValidator(name)], validate_on=["changed"])
+            yield Static("", id="form-error")
+            with Horizontal(id="form-buttons"):
+                yield Button("Start", variant="primary", id="start")
+                yield Button("Back", id="back")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        if self.initial_corpus:
+            if self.initial_corpus in self.available:
+                self.query_one("#corpus-select", Select).value = self.initial_corpus
+            else:
+                self.query_one("#corpus-path", Input).value = self.initial_corpus
+        self._fill_from_preset(self._preset_name())
+        self._preview()
+
+    # --- values -------------------------------------------------------------------------------
+
+    def _preset_name(self) -> str:
+        value = self.query_one("#preset", Select).value
+        return str(value) if value is not Select.NULL else "demo"
+
+    def corpus_value(self) -> str:
+        path = self.query_one("#corpus-path", Input).value.strip()
+        if path:
+            return path
+        value = self.query_one("#corpus-select", Select).value
+        return "" if value is Select.NULL else str(value)
+
+    def _fill_from_preset(self, name: str) -> None:
+        cfg = DecipherConfig(**PRESETS[name])
+        for field_name, _ in FIELDS:
+            self.query_one(f"#field-{field_name}", Input).value = str(getattr(cfg, field_name))
+        self.query_one("#regularizer", Select).value = cfg.regularizer
+
+    def overrides(self) -> dict[str, Any]:
+        """Every form value as {config field: text}; build_config coerces and validates them."""
+        values: dict[str, Any] = {"corpus": self.corpus_value()}
+        values["lost"] = self.query_one("#lost", Input).value.strip()
+        values["known"] = self.query_one("#known", Input).value.strip()
+        values["regularizer"] = str(self.query_one("#regularizer", Select).value)
+        values["device"] = str(self.query_one("#device", Select).value)
+        for name, _ in FIELDS:
+            values[name] = self.query_one(f"#field-{name}", Input).value
+        return values
+
+    # --- events -------------------------------------------------------------------------------
+
+    @on(Select.Changed, "#preset")
+    def _preset_changed(self, event: Select.Changed) -> None:
+        if event.value is not Select.NULL:
+            self._fill_from_preset(str(event.value))
+
+    @on(Select.Changed, "#corpus-select")
+    def _corpus_changed(self, event: Select.Changed) -> None:
+        if event.value is Select.NULL:
+            return
+        entry = load_registry().get(str(event.value))
+        if entry is not None and entry.preset in PRESETS:
+            self.query_one("#preset", Select).value = entry.preset
+        self._preview()
+
+    @on(Input.Changed, "#corpus-path, #lost, #known")
+    def _corpus_text_changed(self) -> None:
+        self._preview()
+
+    @on(Input.Changed)
+    def _field_changed(self, event: Input.Changed) -> None:
+        if event.validation_result is not None and not event.validation_result.is_valid:
+            self.query_one("#form-error", Static).update(
+                f"[red]{'; '.join(event.validation_result.failure_descriptions)}[/]"
+            )
+        elif event.validation_result is not None:
+            self.query_one("#form-error", Static).update("")
+
+    @on(Input.Submitted)
+    def _next_field(self) -> None:
+        self.focus_next()
+
+    @on(Button.Pressed, "#start")
+    def _start_pressed(self) -> None:
+        self.action_start()
+
+    @on(Button.Pressed, "#back")
+    def _back_pressed(self) -> None:
+        self.action_back()
+
+    def _preview(self) -> None:
+        self.query_one(CorpusPreview).show(None)
+        self._load_preview(
+            self.corpus_value(), self.query_one("#lost", Input).value.strip(),
+            self.query_one("#known", Input).value.strip(),
+        )  # fmt: skip
+
+    @work(thread=True, exclusive=True, group="preview", description="corpus preview")
+    def _load_preview(self, corpus: str, lost: str, known: str) -> None:
+        summary = summarize_corpus(corpus, lost, known) if corpus else CorpusSummary("choose a corpus", False)
+        if not get_current_worker().is_cancelled:  # a newer preview superseded this one
+            self.app.call_from_thread(self._show_preview, summary)
+
+    def _show_preview(self, summary: CorpusSummary) -> None:
+        if self.is_attached:
+            self.query_one(CorpusPreview).show(summary)
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def action_start(self) -> None:
+        for name, _ in FIELDS:
+            field_input = self.query_one(f"#field-{name}", Input)
+            result = field_input.validate(field_input.value)
+            if result is not None and not result.is_valid:
+                field_input.focus()
+                self.query_one("#form-error", Static).update(f"[red]{result.failure_descriptions[0]}[/]")
+                self.notify(result.failure_descriptions[0], title="invalid field", severity="error")
+                return
+        if not self.corpus_value():
+            self.notify("Choose a corpus or type a path.", severity="error")
+            return
+        try:
+            cfg, sources = build_config(self._preset_name(), None, self.overrides())
+        except ConfigError as exc:
+            self.query_one("#form-error", Static).update(f"[red]{exc}[/]")
+            self.notify(str(exc), title="invalid settings", severity="error")
+            return
+        if self.app.running:
+            self.notify("A run is already in progress: cancel it first.", severity="warning")
+            return
+        self.dismiss()
+        self.app.start_run(cfg, sources)
+
+    def action_back(self) -> None:
+        self.dismiss()

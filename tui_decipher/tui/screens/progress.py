@@ -1,0 +1,197 @@
+"""Progress: the live run (or a stored one): rounds and M-step bars, loss and accuracy plots,
+the per-round table (loss, flow, cost, accuracy), elapsed and remaining time, and a log."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Label, ProgressBar, RichLog, Sparkline, Static
+
+from ...engine.events import EpochEnd, RoundEnd
+from ...store import RoundRow
+from ..widgets.mode_bar import ModeBar
+
+
+def clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else (
+        f"{seconds // 60}:{seconds % 60:02d}"
+    )
+
+
+def pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+class ProgressScreen(Screen):
+    """Watch EM learn. `c` cancels the running run within one epoch; finished rounds are kept."""
+
+    HELP_TITLE = "Progress"
+    BINDINGS = [
+        Binding("c", "cancel", "Cancel run", id="progress.cancel"),
+        Binding("n", "new_run", "New run", id="progress.new"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield ModeBar("progress")
+        with Vertical(id="progress-body"):
+            yield Static("", id="progress-head")
+            with Horizontal(classes="bar-row"):
+                yield Label("EM rounds", classes="bar-label")
+                yield ProgressBar(id="round-bar", show_eta=False)
+            with Horizontal(classes="bar-row"):
+                yield Label("M-step", classes="bar-label")
+                yield ProgressBar(id="epoch-bar", show_eta=False)
+            with Horizontal(classes="spark-row"):
+                yield Label("loss", id="loss-label", classes="spark-label")
+                yield Sparkline([], id="loss-spark")
+            with Horizontal(classes="spark-row short"):
+                yield Label("accuracy", id="acc-label", classes="spark-label")
+                yield Sparkline([], id="acc-spark")
+            yield DataTable(id="rounds-table", cursor_type="none", zebra_stripes=True)
+            yield RichLog(id="log", wrap=True, markup=False, max_lines=500)
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#rounds-table", DataTable)
+        for label in ("round", "D", "cost", "loss", "flow", "flow cost", "acc %", "model %", "s"):
+            table.add_column(label, key=label)
+        self._log_lines = 0
+        self._shown_run: int | None = None
+        self.set_interval(1.0, self._tick)
+        self._render_all()
+
+    def on_screen_resume(self) -> None:
+        self._render_all()
+
+    # --- rendering ----------------------------------------------------------------------------
+
+    def _is_live(self) -> bool:
+        live = self.app.live
+        return live is not None and (live.run_id is None or live.run_id == self.app.selected_run)
+
+    def refresh_from_app(self, event: object = None) -> None:
+        if not self._is_live():
+            return
+        if isinstance(event, EpochEnd):
+            self._render_bars()
+            self.query_one("#loss-spark", Sparkline).data = list(self.app.live.losses)
+            self._render_loss_label(self.app.live.losses)
+        elif isinstance(event, RoundEnd):
+            self._add_round_row(event)
+            self._render_bars()
+            self._render_acc([e.accuracy for e in self.app.live.round_ends])
+        self._render_log()
+        self._tick()
+
+    def _render_all(self) -> None:
+        """Redraw everything, from the live run or the selected stored run."""
+        table = self.query_one("#rounds-table", DataTable)
+        table.clear()
+        log = self.query_one("#log", RichLog)
+        log.clear()
+        self._log_lines = 0
+        if self._is_live():
+            live = self.app.live
+            for event in live.round_ends:
+                self._add_round_row(event)
+            self.query_one("#loss-spark", Sparkline).data = list(live.losses)
+            self._render_loss_label(live.losses)
+            self._render_acc([e.accuracy for e in live.round_ends])
+            self._render_bars()
+            self._render_log()
+        else:
+            self._render_stored()
+        self._tick()
+
+    def _render_stored(self) -> None:
+        run_id = self.app.selected_run
+        run = self.app.store.run(run_id) if run_id is not None else None
+        log = self.query_one("#log", RichLog)
+        if run is None:
+            self.query_one("#progress-head", Static).update("No run selected: start one with [b]n[/].")
+            for bar in self.query(ProgressBar):
+                bar.update(total=1, progress=0)
+            self.query_one("#loss-spark", Sparkline).data = []
+            self.query_one("#acc-spark", Sparkline).data = []
+            return
+        rounds = self.app.store.rounds(run.id)
+        losses = self.app.store.epoch_losses(run.id)
+        for row in rounds:
+            self._add_round_row(row)
+        self.query_one("#loss-spark", Sparkline).data = losses
+        self._render_loss_label(losses)
+        self._render_acc([r.accuracy for r in rounds])
+        planned = (run.rounds_planned or len(rounds) or 1) * int(run.config.get("restarts", 1))
+        self.query_one("#round-bar", ProgressBar).update(total=planned, progress=len(rounds))
+        epochs = int(run.config.get("epochs", 1))
+        self.query_one("#epoch-bar", ProgressBar).update(total=epochs, progress=epochs if rounds else 0)
+        accuracy = f", accuracy {pct(run.accuracy)}%" if run.accuracy is not None else ""
+        seconds = f" in {clock(run.seconds)}" if run.seconds is not None else ""
+        self.query_one("#progress-head", Static).update(
+            f"[b]Run #{run.id}[/] {escape(run.corpus)} ({run.lost_code} -> {run.known_code}): "
+            f"{run.status}{seconds}{accuracy}"
+        )
+        log.write(f"stored run #{run.id}: {len(rounds)} round(s) recorded" + (f"; {run.error}" if run.error else ""))
+
+    def _render_bars(self) -> None:
+        live = self.app.live
+        if live is None or live.rounds == 0:
+            return
+        self.query_one("#round-bar", ProgressBar).update(
+            total=live.rounds * live.restarts, progress=live.restart * live.rounds + live.round
+        )
+        self.query_one("#epoch-bar", ProgressBar).update(total=live.epochs, progress=live.epoch)
+
+    def _render_loss_label(self, losses: list[float]) -> None:
+        text = "loss" if not losses else f"loss {losses[-1]:.2f}"
+        self.query_one("#loss-label", Label).update(text)
+
+    def _render_acc(self, accuracies: list[float | None]) -> None:
+        values = [a for a in accuracies if a is not None]
+        self.query_one("#acc-spark", Sparkline).data = [100 * a for a in values]
+        label = f"acc {100 * values[-1]:.1f}%" if values else ("acc (no gold)" if accuracies else "accuracy")
+        self.query_one("#acc-label", Label).update(label)
+
+    def _add_round_row(self, r: RoundEnd | RoundRow) -> None:
+        self.query_one("#rounds-table", DataTable).add_row(
+            f"{r.restart + 1}.{r.round}", str(r.demand), r.cost_kind, f"{r.loss:.3f}", str(r.flow),
+            f"{r.flow_cost:.1f}", pct(r.accuracy), pct(r.accuracy_model), f"{r.seconds:.0f}",
+        )  # fmt: skip
+
+    def _render_log(self) -> None:
+        live = self.app.live
+        if live is None:
+            return
+        log = self.query_one("#log", RichLog)
+        for line in live.log[self._log_lines :]:
+            log.write(line)
+        self._log_lines = len(live.log)
+
+    def _tick(self) -> None:
+        if not self._is_live():
+            return
+        live = self.app.live
+        run = f"Run #{live.run_id}" if live.run_id is not None else "New run"
+        where = f"round {min(live.round + 1, live.rounds)}/{live.rounds}" if live.rounds else ""
+        if live.restarts > 1:
+            where = f"restart {live.restart + 1}/{live.restarts}, {where}"
+        self.query_one("#progress-head", Static).update(
+            f"[b]{run}[/] {escape(live.corpus)}  {live.status}  {where}  "
+            f"elapsed {clock(live.elapsed())}  left {clock(live.eta())}"
+        )
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def action_cancel(self) -> None:
+        self.app.cancel_run()
+
+    def action_new_run(self) -> None:
+        from .new_run import NewRunScreen
+
+        self.app.push_screen(NewRunScreen())

@@ -1,0 +1,274 @@
+"""Review: the proposed cognate pairs of the selected run, by confidence, judged one key at a time.
+
+Each decision is committed to the store when its key is pressed, so killing the terminal loses
+nothing. The detail pane explains the selected pair: its attention alignment, the model's other
+candidates for the lost word and, when the corpus has them, the gold cognates.
+"""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from ...store import ACCEPTED, OPEN, REJECTED, ProposalRow
+from ..widgets.alignment import AlignmentGrid
+from ..widgets.mode_bar import ModeBar
+from .export import ExportScreen
+
+CYCLE = {OPEN: ACCEPTED, ACCEPTED: REJECTED, REJECTED: OPEN}
+STATUS_FILTERS = ("all", OPEN, ACCEPTED, REJECTED)
+STATUS_STYLE = {OPEN: "dim", ACCEPTED: "bold green", REJECTED: "bold red"}
+
+
+class ReviewScreen(Screen):
+    """Accept or reject proposed cognates by keyboard."""
+
+    HELP_TITLE = "Review"
+    AUTO_FOCUS = "#pairs"
+    BINDINGS = [
+        Binding("a", "decide('accepted')", "Accept", tooltip="Accept the pair and move down", id="review.accept"),
+        Binding("r", "decide('rejected')", "Reject", tooltip="Reject the pair and move down", id="review.reject"),
+        Binding("u", "undo", "Undo", tooltip="Undo the last decision", id="review.undo"),
+        Binding("space", "cycle", "Cycle", key_display="␣", tooltip="Cycle open -> accepted -> rejected",
+                id="review.cycle"),
+        Binding("n", "next_open(1)", "Next", key_display="n/N", tooltip="Next open (unreviewed) pair",
+                id="review.next"),
+        Binding("N", "next_open(-1)", "Prev", show=False, tooltip="Previous open (unreviewed) pair",
+                id="review.previous"),
+        Binding("slash", "filter", "Find", tooltip="Filter by text in the lost or known word", id="review.filter"),
+        Binding("f", "status_filter", "Status", tooltip="Show all / open / accepted / rejected",
+                id="review.status"),
+        Binding("e", "export", "Export", tooltip="Export accepted pairs as .tsv and .cog", id="review.export"),
+    ]  # fmt: skip
+
+    def compose(self) -> ComposeResult:
+        yield ModeBar("review")
+        yield Input(placeholder="filter: text in the lost or known word (enter/escape: back to the list)",
+                    id="filter")  # fmt: skip
+        with Horizontal(id="review-body"):
+            yield DataTable(id="pairs", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="pair-detail"):
+                yield Static("", id="pair-title")
+                yield AlignmentGrid("", id="alignment")
+                yield Static("", id="pair-extra")
+        yield Static("", id="review-counts")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.run_id: int | None = None
+        self.rows: list[ProposalRow] = []
+        self.by_rank: dict[int, ProposalRow] = {}
+        self.shown_ranks: list[int] = []  # ranks shown, in order
+        self.undo_stack: list[tuple[int, str]] = []  # (rank, status before the change)
+        self.status_filter = "all"
+        self.query_one("#filter", Input).display = False
+        self.load()
+
+    def on_screen_resume(self) -> None:
+        if self.run_id != self.app.selected_run:
+            self.load()
+
+    def refresh_from_app(self, event: object = None) -> None:
+        # A run that just finished may be the one on screen: reload its proposals.
+        if event is None and self.app.selected_run == self.run_id:
+            cursor = self._current_rank()
+            self.load(keep_rank=cursor)
+
+    # --- data ---------------------------------------------------------------------------------
+
+    def load(self, keep_rank: int | None = None) -> None:
+        """Read the selected run's proposals and decisions from the store."""
+        self.run_id = self.app.selected_run
+        self.undo_stack = [] if keep_rank is None else self.undo_stack
+        run = self.app.store.run(self.run_id) if self.run_id is not None else None
+        self.run_row = run
+        self.rows = self.app.store.proposals(self.run_id) if run is not None else []
+        self.by_rank = {r.rank: r for r in self.rows}
+        table = self.query_one("#pairs", DataTable)
+        table.clear(columns=True)
+        table.add_column("#", key="rank")
+        table.add_column("lost", key="lost")
+        table.add_column("known", key="known")
+        table.add_column("score", key="score")
+        table.add_column("status", key="status", width=8)
+        if run is not None and run.has_gold:
+            table.add_column("gold", key="gold")
+        self.apply_filter(keep_rank)
+        if run is None:
+            self.query_one("#pair-title", Static).update("No run selected: pick one on Runs (1).")
+        elif not self.rows:
+            self.query_one("#pair-title", Static).update(
+                f"Run #{run.id} has no proposals yet ({run.status})."
+            )
+
+    def _matches(self, row: ProposalRow, text: str) -> bool:
+        if self.status_filter != "all" and row.status != self.status_filter:
+            return False
+        return not text or text in row.lost.casefold() or text in row.known.casefold()
+
+    def apply_filter(self, keep_rank: int | None = None) -> None:
+        text = self.query_one("#filter", Input).value.strip().casefold()
+        table = self.query_one("#pairs", DataTable)
+        keep_rank = keep_rank if keep_rank is not None else self._current_rank()
+        table.clear()
+        self.shown_ranks = [r.rank for r in self.rows if self._matches(r, text)]
+        has_gold = self.run_row is not None and self.run_row.has_gold
+        for rank in self.shown_ranks:
+            row = self.by_rank[rank]
+            cells: list = [str(rank), row.lost, row.known, f"{row.score:.3f}", self._status_cell(row.status)]
+            if has_gold:
+                cells.append("yes" if row.gold else "")
+            table.add_row(*cells, key=str(rank))
+        if keep_rank in self.shown_ranks:
+            table.move_cursor(row=self.shown_ranks.index(keep_rank))
+        self._update_counts()
+        self._show_detail()
+
+    @staticmethod
+    def _status_cell(status: str) -> Text:
+        return Text(status, style=STATUS_STYLE[status])
+
+    def _current_rank(self) -> int | None:
+        table = self.query_one("#pairs", DataTable)
+        if table.row_count == 0:
+            return None
+        row = table.cursor_coordinate.row
+        return self.shown_ranks[row] if 0 <= row < len(self.shown_ranks) else None
+
+    def _update_counts(self) -> None:
+        counts = {OPEN: 0, ACCEPTED: 0, REJECTED: 0}
+        for row in self.rows:
+            counts[row.status] += 1
+        text = self.query_one("#filter", Input).value.strip()
+        shown = f"showing {len(self.shown_ranks)}/{len(self.rows)}"
+        if self.status_filter != "all":
+            shown += f" {self.status_filter}"
+        if text:
+            shown += f" ~{text!r}"
+        title = f"run #{self.run_id}  " if self.run_id is not None else ""
+        self.query_one("#review-counts", Static).update(
+            f"{title}[green]{counts[ACCEPTED]} accepted[/]  [red]{counts[REJECTED]} rejected[/]  "
+            f"{counts[OPEN]} open  |  {escape(shown)}"
+        )
+
+    # --- detail pane --------------------------------------------------------------------------
+
+    @on(DataTable.RowHighlighted, "#pairs")
+    def _highlighted(self) -> None:
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        rank = self._current_rank()
+        title = self.query_one("#pair-title", Static)
+        extra = self.query_one("#pair-extra", Static)
+        grid = self.query_one("#alignment", AlignmentGrid)
+        if rank is None:
+            if self.rows:
+                title.update("No pair matches the filter.")
+            grid.update("")
+            extra.update("")
+            return
+        row = self.by_rank[rank]
+        status = f"[{STATUS_STYLE[row.status]}]{row.status}[/]"
+        title.update(
+            f"[b]{escape(row.lost)}[/] -> [b]{escape(row.known)}[/]  #{row.rank}\n"
+            f"score {row.score:.3f}  cost {row.cost:.2f}  {status}"
+        )
+        grid.show(row.lost, row.known, row.attention)
+        lines = ["[b]model's candidates[/]"]
+        for known, score in row.alternatives:
+            mark = " <" if known == row.known else ""
+            lines.append(f"  {escape(known)}  {score:.3f}{mark}")
+        if self.run_row is not None and self.run_row.has_gold:
+            gold = ", ".join(escape(g) for g in row.gold_known) or "(none: no cognate)"
+            lines.append(f"[b]gold[/] {gold}")
+        extra.update("\n".join(lines))
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def _set_status(self, rank: int, status: str, record_undo: bool = True) -> None:
+        row = self.by_rank[rank]
+        if record_undo:
+            self.undo_stack.append((rank, row.status))
+        self.app.store.set_decision(self.run_id, row.lost_index, row.known_index, status)  # committed now
+        row.status = status
+        table = self.query_one("#pairs", DataTable)
+        if str(rank) in table.rows:
+            table.update_cell(str(rank), "status", self._status_cell(status))
+        self._update_counts()
+        self._show_detail()
+
+    def action_decide(self, status: str) -> None:
+        rank = self._current_rank()
+        if rank is None:
+            return
+        self._set_status(rank, status)
+        self.query_one("#pairs", DataTable).action_cursor_down()
+
+    def action_cycle(self) -> None:
+        rank = self._current_rank()
+        if rank is not None:
+            self._set_status(rank, CYCLE[self.by_rank[rank].status])
+
+    def action_undo(self) -> None:
+        if not self.undo_stack:
+            self.notify("Nothing to undo.")
+            return
+        rank, previous = self.undo_stack.pop()
+        if rank not in self.by_rank:
+            return
+        self._set_status(rank, previous, record_undo=False)
+        if rank in self.shown_ranks:
+            self.query_one("#pairs", DataTable).move_cursor(row=self.shown_ranks.index(rank))
+
+    def action_next_open(self, step: int) -> None:
+        if not self.shown_ranks:
+            return
+        current = self._current_rank()
+        start = self.shown_ranks.index(current) if current in self.shown_ranks else -step
+        n = len(self.shown_ranks)
+        for offset in range(1, n + 1):
+            index = (start + step * offset) % n
+            if self.by_rank[self.shown_ranks[index]].status == OPEN:
+                self.query_one("#pairs", DataTable).move_cursor(row=index)
+                return
+        self.notify("No open pairs here: every shown pair is judged.")
+
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self) -> None:
+        self.apply_filter()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self) -> None:
+        self._leave_filter()
+
+    def _leave_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.display = bool(box.value)
+        self.query_one("#pairs", DataTable).focus()
+
+    def key_escape(self) -> None:
+        if self.query_one("#filter", Input).has_focus:
+            self._leave_filter()
+
+    def action_status_filter(self) -> None:
+        index = STATUS_FILTERS.index(self.status_filter)
+        self.status_filter = STATUS_FILTERS[(index + 1) % len(STATUS_FILTERS)]
+        self.apply_filter()
+
+    def action_export(self) -> None:
+        if self.run_row is None or not self.rows:
+            self.notify("Nothing to export.")
+            return
+        self.app.push_screen(ExportScreen(self.run_row, self.rows))

@@ -1,0 +1,161 @@
+"""Runs: every stored run (from this app or `decipher run`), and the actions on them."""
+
+from __future__ import annotations
+
+import time
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from ...store import RUNNING, RunRow
+from ..widgets.mode_bar import ModeBar
+from .confirm import ConfirmScreen
+from .new_run import NewRunScreen
+
+
+def percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+class RunsScreen(Screen):
+    """The list of past runs; `n` opens the new-run form."""
+
+    HELP_TITLE = "Runs"
+    AUTO_FOCUS = "#runs-table"
+    BINDINGS = [
+        Binding("n", "new_run", "New run", id="runs.new"),
+        Binding("enter", "open", "Review", id="runs.open", priority=True),
+        Binding("p", "progress", "Progress", id="runs.progress"),
+        Binding("c", "cancel", "Cancel run", id="runs.cancel"),
+        Binding("d", "delete", "Delete", id="runs.delete"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield ModeBar("runs")
+        with Vertical(id="runs-body"):
+            yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+            yield Static(id="run-detail")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#runs-table", DataTable)
+        for label, key in (
+            ("#", "id"), ("started", "date"), ("corpus", "corpus"), ("preset", "preset"),
+            ("status", "status"), ("accuracy", "accuracy"), ("time", "seconds"),
+        ):  # fmt: skip
+            table.add_column(label, key=key)
+        self._shown: list[tuple] = []
+        self.reload()
+        if getattr(self.app, "initial_corpus", None):
+            self.app.call_after_refresh(self.action_new_run)
+        # Runs started elsewhere (`decipher run`) and status changes appear without a keypress.
+        self.set_interval(2.0, self.reload)
+
+    def on_screen_resume(self) -> None:
+        self.reload()
+
+    def refresh_from_app(self, event: object = None) -> None:
+        if event is None:
+            self.reload()
+
+    def reload(self) -> None:
+        runs = self.app.store.runs()
+        rows = [self._cells(r) for r in runs]
+        table = self.query_one("#runs-table", DataTable)
+        if rows != self._shown:
+            selected = self.app.selected_run
+            table.clear()
+            for run, cells in zip(runs, rows, strict=True):
+                table.add_row(*cells, key=str(run.id))
+            self._shown = rows
+            if selected is not None and any(r.id == selected for r in runs):
+                table.move_cursor(row=table.get_row_index(str(selected)))
+        self._runs = {r.id: r for r in runs}
+        self._show_detail()
+
+    @staticmethod
+    def _cells(run: RunRow) -> tuple:
+        seconds = "-" if run.seconds is None else f"{run.seconds:.0f}s"
+        accuracy = percent(run.accuracy) if run.has_gold else "no gold"
+        date = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created_at))
+        return (str(run.id), date, run.corpus, run.preset or "-", run.status, accuracy, seconds)
+
+    def _current(self) -> RunRow | None:
+        table = self.query_one("#runs-table", DataTable)
+        if table.row_count == 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self._runs.get(int(key)) if key is not None else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is not None:
+            self.app.selected_run = int(event.row_key.value)
+        self._show_detail()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open()
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#run-detail", Static)
+        run = self._current()
+        if run is None:
+            detail.update("No runs yet. Press [b]n[/] to start one (the demo corpus is a good first run).")
+            return
+        cfg = run.config
+        s = run.stats
+        lines = [
+            f"[b]#{run.id} {run.corpus}[/] ({run.lost_code} -> {run.known_code}), preset {run.preset or '-'}, "
+            f"{run.status}" + (f": {run.error}" if run.error else ""),
+            f"{s.get('lost_words', '?')} lost x {s.get('known_words', '?')} known words; "
+            f"{cfg.get('rounds')} rounds x {cfg.get('epochs')} steps, d={cfg.get('embed_dim')}, "
+            f"C={cfg.get('capacity')}, gamma={cfg.get('flow_decay')}, seed {cfg.get('seed')}",
+        ]
+        if run.has_gold and run.accuracy is not None:
+            lines.append(
+                f"accuracy {percent(run.accuracy)} (flow), {percent(run.accuracy_model)} (model) "
+                f"on {run.n_evaluated} words"
+            )
+        if run.status not in (RUNNING,):
+            counts = self.app.store.review_counts(run.id)
+            lines.append(f"review: {counts['accepted']} accepted, {counts['rejected']} rejected, {counts['open']} open")
+        detail.update("\n".join(lines))
+
+    def action_new_run(self) -> None:
+        self.app.push_screen(NewRunScreen(getattr(self.app, "initial_corpus", None)))
+        self.app.initial_corpus = None
+
+    def action_open(self) -> None:
+        run = self._current()
+        if run is not None:
+            self.app.open_run(run.id, "review")
+
+    def action_progress(self) -> None:
+        run = self._current()
+        if run is not None:
+            self.app.open_run(run.id, "progress")
+
+    def action_cancel(self) -> None:
+        self.app.cancel_run()
+
+    def action_delete(self) -> None:
+        run = self._current()
+        if run is None:
+            return
+        if run.status == RUNNING:
+            self.notify("That run is still training: cancel it first (c, or Ctrl-C in its terminal).",
+                        severity="warning")
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.app.store.delete_run(run.id)
+                self.notify(f"Deleted run #{run.id} and its decisions.")
+                self.reload()
+
+        self.app.push_screen(
+            ConfirmScreen(f"Delete run #{run.id} ({run.corpus}) with its proposals and review decisions?"),
+            confirmed,
+        )

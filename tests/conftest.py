@@ -26,3 +26,11 @@ def single_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(old)
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, monkeypatch) -> Path:
+    """Every test gets its own data folder (run database, run files): never the user's real one."""
+    path = tmp_path / "data"
+    monkeypatch.setenv("DECIPHER_DATA_DIR", str(path))
+    return path

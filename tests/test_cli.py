@@ -132,7 +132,7 @@ def test_registry_finds_shared_corpora(shared_corpora):
     assert "lost words: 2182" in result.output and "known words: 2767" in result.output
 
 
-@pytest.mark.parametrize("module", ["tui_decipher.engine.em", "tui_decipher.cli"])
+@pytest.mark.parametrize("module", ["tui_decipher.engine.em", "tui_decipher.cli", "tui_decipher.store"])
 def test_engine_and_cli_never_import_textual(module):
     code = f"import sys, {module}; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -7,6 +7,7 @@ returns a `DecipherResult`. Gold is read only by `evaluation` (accuracy figures)
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import defaultdict
@@ -357,10 +358,10 @@ def proposals(ctx: _Context, state: _RestartState, n_alternatives: int = 5) -> l
     for (i, j), grid in zip(pairs, grids, strict=True):
         gold = (j in ctx.corpus.gold.get(i, ())) if ctx.corpus.has_gold else None
         alternatives = [
-            (int(k), float(np.exp(v))) for k, v in zip(top_known[i].tolist(), top_scores[i].tolist(), strict=True)
+            (int(k), math.exp(v)) for k, v in zip(top_known[i].tolist(), top_scores[i].tolist(), strict=True)
         ]
         out.append(
-            Proposal(i, j, float(np.exp(per_symbol[i, j])), float(cost[i, j]), gold, alternatives, grid)
+            Proposal(i, j, math.exp(float(per_symbol[i, j])), float(cost[i, j]), gold, alternatives, grid)
         )
     out.sort(key=lambda p: (-p.score, p.lost))
     return out

@@ -1,0 +1,41 @@
+"""SVG snapshots of the key screens at 80x24, over a fixed stored run (no training, fixed clock).
+
+Regenerate after an intended change with `pytest tests/test_snapshots.py --snapshot-update`
+and look at the SVGs before committing them. Textual is pinned in constraints.txt: upgrades
+change the rendering.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from tui_support import seed_store
+
+from tui_decipher.tui.app import DecipherApp
+
+
+@pytest.fixture
+def stored_app(data_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")  # the Runs table shows local start times
+    time.tzset()
+    seed_store(data_dir, tmp_path)
+    yield DecipherApp(data_dir)
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_runs_screen(snap_compare, stored_app):
+    assert snap_compare(stored_app, terminal_size=(80, 24))
+
+
+def test_review_screen_after_some_decisions(snap_compare, stored_app):
+    assert snap_compare(stored_app, terminal_size=(80, 24), press=["3", "a", "r", "down"])
+
+
+def test_key_screen(snap_compare, stored_app):
+    assert snap_compare(stored_app, terminal_size=(80, 24), press=["4"])
+
+
+def test_progress_screen_of_a_stored_run(snap_compare, stored_app):
+    assert snap_compare(stored_app, terminal_size=(80, 24), press=["2"])

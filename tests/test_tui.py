@@ -1,0 +1,243 @@
+"""`decipher-tui` driven by keyboard through Textual's Pilot: runs, cancel, review, export, form, help."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from textual.widgets import DataTable, Input, RichLog
+from tui_support import seed_store
+from typer.testing import CliRunner
+
+from tui_decipher.cli import app as cli_app
+from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
+from tui_decipher.tui.app import DecipherApp
+from tui_decipher.tui.screens.help import HelpScreen
+from tui_decipher.tui.screens.new_run import NewRunScreen
+from tui_decipher.tui.screens.review import ReviewScreen
+
+SIZE = (100, 32)
+
+
+async def wait_until(pilot, condition, timeout: float = 60.0) -> None:
+    """Let the app run until condition() holds (the engine trains in a thread meanwhile)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.05)
+
+
+async def set_field(pilot, selector: str, text: str) -> None:
+    """Focus a form field and retype it by keyboard."""
+    pilot.app.screen.query_one(selector, Input).focus()
+    await pilot.press("end", "ctrl+u", *list(text))
+
+
+async def start_tiny_run(pilot, epochs: str = "4", rounds: str = "2") -> None:
+    await pilot.press("n")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, NewRunScreen))
+    for selector, text in (
+        ("#field-rounds", rounds), ("#field-epochs", epochs), ("#field-embed_dim", "16"),
+        ("#field-hidden_dim", "16"), ("#field-n_universal", "8"),
+    ):  # fmt: skip
+        await set_field(pilot, selector, text)
+    await pilot.press("ctrl+s")
+
+
+@pytest.mark.slow
+async def test_tiny_demo_run_streams_progress_and_finishes(data_dir, single_thread):
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await start_tiny_run(pilot)
+        await wait_until(pilot, lambda: app.live is not None and app.live.status == "finished")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.current_mode == "progress"
+        live = app.live
+        assert len(live.losses) == 2 * 4  # every epoch's loss reached the UI
+        assert [e.round for e in live.round_ends] == [1, 2]
+        assert any(line.startswith("finished in") for line in live.log)
+        assert app.screen.query_one("#rounds-table", DataTable).row_count == 2
+        log_text = "\n".join(str(line) for line in app.screen.query_one("#log", RichLog).lines)
+        assert "round 2/2" in log_text
+        with Store(default_path(data_dir)) as store:
+            run = store.run(live.run_id)
+            assert run.status == "finished" and run.accuracy is not None
+            assert store.proposals(run.id) and store.char_map(run.id)
+            assert len(store.epoch_losses(run.id)) == 8
+        assert (data_dir / "runs").is_dir() and any((data_dir / "runs").iterdir())
+
+
+@pytest.mark.slow
+async def test_cancel_stops_the_run_and_keeps_completed_rounds(data_dir, single_thread):
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await start_tiny_run(pilot, epochs="3000", rounds="3")
+        await wait_until(pilot, lambda: app.live is not None and len(app.live.losses) >= 3)
+        await pilot.press("c")
+        assert app.live.status in ("cancelling", "cancelled")
+        await wait_until(pilot, lambda: app.live.status == "cancelled", timeout=30)
+        await app.workers.wait_for_complete()
+        assert len(app.live.losses) < 3000  # stopped within the first M-step
+        with Store(default_path(data_dir)) as store:
+            assert store.run(app.live.run_id).status == "cancelled"
+
+
+@pytest.mark.slow
+async def test_quit_during_a_run_cancels_it_and_exits(data_dir, single_thread):
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await start_tiny_run(pilot, epochs="3000", rounds="3")
+        await wait_until(pilot, lambda: app.live is not None and len(app.live.losses) >= 2)
+        run_id = app.live.run_id
+        await pilot.press("q")
+    # run_test returned: the app exited; the engine thread saw the cancel and recorded the run.
+    with Store(default_path(data_dir)) as store:
+        assert store.run(run_id).status == "cancelled"
+
+
+async def test_review_keys_write_decisions_to_the_store(data_dir, tmp_path):
+    run_id = seed_store(data_dir, tmp_path)
+    app = DecipherApp(data_dir)
+    db = default_path(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3")
+        assert isinstance(app.screen, ReviewScreen)
+        screen = app.screen
+        rows = {r.rank: r for r in app.store.proposals(run_id)}
+        await pilot.press("a")  # rank 1 accepted, cursor moves to rank 2
+        await pilot.press("r")  # rank 2 rejected
+        with Store(db) as other:  # committed at the keypress, visible to another connection
+            decided = other.decisions(run_id)
+        assert decided[(rows[1].lost_index, rows[1].known_index)] == ACCEPTED
+        assert decided[(rows[2].lost_index, rows[2].known_index)] == REJECTED
+        await pilot.press("u")  # undo the reject
+        assert (rows[2].lost_index, rows[2].known_index) not in app.store.decisions(run_id)
+        assert screen._current_rank() == 2  # undo returns to the pair it changed
+        await pilot.press("down", "space")  # rank 3: open -> accepted
+        await pilot.press("space")  # accepted -> rejected
+        assert app.store.decisions(run_id)[(rows[3].lost_index, rows[3].known_index)] == REJECTED
+        counts_text = str(screen.query_one("#review-counts").render())
+        assert "1 accepted" in counts_text and "1 rejected" in counts_text
+        # n / N: next and previous unreviewed pair (ranks 1 and 3 are judged).
+        screen.query_one("#pairs", DataTable).move_cursor(row=0)
+        await pilot.press("n")
+        assert screen._current_rank() == 2
+        await pilot.press("n")
+        assert screen._current_rank() == 4
+        await pilot.press("N")
+        assert screen._current_rank() == 2
+        # / filters by text; f cycles the status filter.
+        await pilot.press("slash", *list("sand"))
+        assert screen.shown_ranks == [r.rank for r in rows.values() if "sand" in r.known or "sand" in r.lost]
+        await pilot.press("enter", "escape")
+        await pilot.press("/", "end", "ctrl+u", "enter")
+        assert len(screen.shown_ranks) == len(rows)
+        await pilot.press("f", "f")  # all -> open -> accepted
+        assert screen.status_filter == ACCEPTED
+        assert screen.shown_ranks == [1]
+    # Reopen: the decisions were kept.
+    app2 = DecipherApp(data_dir)
+    async with app2.run_test(size=SIZE) as pilot:
+        await pilot.press("3")
+        statuses = {r.rank: r.status for r in app2.store.proposals(run_id)}
+        assert statuses[1] == ACCEPTED and statuses[3] == REJECTED and statuses[2] == "open"
+
+
+async def test_export_writes_accepted_pairs_as_tsv_and_cog(data_dir, tmp_path):
+    run_id = seed_store(data_dir, tmp_path)
+    app = DecipherApp(data_dir)
+    target = tmp_path / "out" / "mine"
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "a", "a", "r", "e")
+        await set_field(pilot, "#export-path", str(target))
+        await pilot.press("enter")
+        await pilot.pause()
+    rows = Store(default_path(data_dir)).proposals(run_id)
+    accepted = [r for r in rows if r.status == ACCEPTED]
+    assert len(accepted) == 2
+    tsv = (tmp_path / "out" / "mine.tsv").read_text(encoding="utf-8").splitlines()
+    assert tsv[0] == "lost\tknown\tscore\tstatus"
+    assert [line.split("\t")[:2] for line in tsv[1:]] == [[r.lost, r.known] for r in accepted]
+    cog = (tmp_path / "out" / "mine.cog").read_text(encoding="utf-8").splitlines()
+    assert cog[0] == "ves\tkal"
+    assert cog[1:] == [f"{r.lost}\t{r.known}" for r in accepted]
+
+
+async def test_invalid_form_values_are_marked_and_refused(data_dir):
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, NewRunScreen))
+        screen = app.screen
+        await set_field(pilot, "#field-epochs", "abc")
+        await set_field(pilot, "#field-flow_decay", "1.5")
+        assert screen.query_one("#field-epochs", Input).has_class("-invalid")
+        assert screen.query_one("#field-flow_decay", Input).has_class("-invalid")
+        assert "flow_decay = 1.5 is out of range (allowed 0.0..1.0)" in str(screen.query_one("#form-error").render())
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.live is None  # nothing started
+        assert isinstance(app.screen, NewRunScreen)
+        assert app.screen.focused is screen.query_one("#field-epochs", Input)  # the first bad field
+        assert app.store.runs() == []
+        await set_field(pilot, "#field-epochs", "5")
+        assert not screen.query_one("#field-epochs", Input).has_class("-invalid")
+
+
+async def test_bad_corpus_path_is_reported_and_nothing_is_stored(data_dir, tmp_path):
+    bad = tmp_path / "bad.cog"
+    bad.write_text("aa\tbb\nxy\tzw\nab\tcd\tef\n", encoding="utf-8")
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, NewRunScreen))
+        await set_field(pilot, "#corpus-path", str(bad))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        preview = str(app.screen.query_one("#corpus-preview").render())
+        assert f"{bad}:3:" in preview and "3 column(s)" in preview
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.live is None
+        assert app.current_mode == "runs"
+        assert app.store.runs() == []
+
+
+async def test_help_lists_the_bindings_of_the_current_screen(data_dir, tmp_path):
+    seed_store(data_dir, tmp_path)
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        table = app.screen._table()
+        ids = table.columns[2]._cells
+        for ident in ("review.accept", "review.reject", "review.undo", "review.next", "review.export", "app.quit"):
+            assert ident in ids
+        await pilot.press("escape")
+        assert isinstance(app.screen, ReviewScreen)
+        await pilot.press("1", "question_mark")
+        assert "runs.new" in app.screen._table().columns[2]._cells
+
+
+async def test_runs_screen_lists_a_cli_run_and_deletes_with_confirmation(data_dir, single_thread):
+    result = CliRunner().invoke(
+        cli_app,
+        ["run", "--quiet", "--epochs", "2", "--rounds", "1", "--data-dir", str(data_dir),
+         "--set", "embed_dim=16", "--set", "hidden_dim=16", "--set", "n_universal=8"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one("#runs-table", DataTable)
+        assert table.row_count == 1
+        assert [str(c) for c in table.get_row_at(0)][2:5] == ["demo", "demo", "finished"]
+        await pilot.press("d", "n")  # asked, answered no
+        assert len(app.store.runs()) == 1
+        await pilot.press("d", "y")
+        await pilot.pause()
+        assert app.store.runs() == []
+        assert table.row_count == 0

@@ -1,0 +1,80 @@
+"""A fixed stored run (no training) for the TUI tests and snapshots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_decipher.engine.config import DecipherConfig
+from tui_decipher.engine.corpus import Corpus, read_cog
+from tui_decipher.engine.em import DecipherResult, Proposal, RoundMetrics
+from tui_decipher.engine.events import EpochEnd, RoundEnd, RunStarted
+from tui_decipher.store import RunRecorder, Store, default_path
+
+COG = """ves\tkal
+λιγβυ\tsande
+λυγρο\tsento
+σιγβο\tlando
+γιθυ\tnake
+σιπρο\tlarto
+ριλιγ\ttasan
+γιψι\tnafa
+σιπβιτ\tlardam
+_\tkesi
+_\tmendus
+"""
+FIXED_TIME = 1_790_000_000.0  # 2026-09-21 14:13 UTC
+
+
+def fixed_corpus(tmp: Path) -> Corpus:
+    path = tmp / "fixed.cog"
+    path.write_text(COG, encoding="utf-8")
+    return read_cog(path, name="fixed")
+
+
+def _diagonal(n_known: int, n_lost: int) -> list[list[float]]:
+    return [[0.9 if i == j else round(0.1 / max(1, n_lost - 1), 4) for j in range(n_lost)] for i in range(n_known)]
+
+
+def fixed_result(corpus: Corpus) -> DecipherResult:
+    """Proposals pairing lost i with known (i + shift) so some are right and some wrong, fixed scores."""
+    cfg = DecipherConfig(corpus="fixed", rounds=2, epochs=3, embed_dim=16, hidden_dim=16)
+    n = len(corpus.lost_words)
+    proposals = []
+    for i in range(n):
+        j = i if i % 3 else (i + 1) % len(corpus.known_words)  # every third one is wrong
+        lost, known = corpus.lost_words[i], corpus.known_words[j]
+        alternatives = [(j, 0.9 - 0.01 * i), ((j + 1) % len(corpus.known_words), 0.2)]
+        proposals.append(
+            Proposal(i, j, round(0.95 - 0.05 * i, 3), 0.5 + i, j in corpus.gold.get(i, ()), alternatives,
+                     _diagonal(len(known) + 1, len(lost) + 1))
+        )  # fmt: skip
+    rounds = [
+        RoundMetrics(1, 6, "nll", 9.5, 9.0, 0.5, 40.0, 6, 0.5, 0.375, 1.0, {}),
+        RoundMetrics(2, 8, "eed", 4.25, 4.0, 0.25, 12.0, 8, 0.75, 0.625, 1.0, {}),
+    ]
+    char_map = {"γ": [("n", 0.9), ("s", 0.05)], "λ": [("s", 0.8), ("l", 0.1)], "σ": [("l", 0.7), ("s", 0.2)]}
+    return DecipherResult(
+        config=cfg, corpus_name="fixed", lost_code="ves", known_code="kal", n_cognates=8, status="finished",
+        device="cpu", proposals=proposals, char_map=char_map, rounds=rounds, accuracy=0.75, accuracy_model=0.625,
+        n_evaluated=8, seconds=12.5,
+    )  # fmt: skip
+
+
+def seed_store(data_dir: Path, tmp: Path) -> int:
+    """Record the fixed run as `decipher run` would (events, then result); returns its id."""
+    corpus = fixed_corpus(tmp)
+    result = fixed_result(corpus)
+    db = default_path(data_dir)
+    with Store(db) as store:
+        run_id = store.create_run(corpus, "fixed.cog", "demo", result.config.to_dict(), 2)
+        store.conn.execute("UPDATE runs SET created_at = ? WHERE id = ?", (FIXED_TIME, run_id))
+    recorder = RunRecorder(db, run_id)
+    recorder(RunStarted("fixed", "ves", "kal", corpus.stats(), "cpu", 2, 3, 1, 8))
+    for r in result.rounds:
+        for epoch in range(1, 4):
+            recorder(EpochEnd(0, r.round, epoch, 3, r.loss + 3 - epoch, r.nll + 3 - epoch, r.reg, float(epoch)))
+        recorder(RoundEnd(0, r.round, 2, r.demand, r.cost_kind, r.loss, r.flow_cost, r.flow, r.accuracy,
+                          r.accuracy_model, r.seconds))  # fmt: skip
+    recorder.finish(result, corpus)
+    recorder.close()
+    return run_id

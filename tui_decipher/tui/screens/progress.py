@@ -72,8 +72,9 @@ class ProgressScreen(Screen):
     # --- rendering ----------------------------------------------------------------------------
 
     def _is_live(self) -> bool:
+        # A run in progress is always what this screen shows; otherwise the selected stored run.
         live = self.app.live
-        return live is not None and (live.run_id is None or live.run_id == self.app.selected_run)
+        return live is not None and (self.app.running or live.run_id in (None, self.app.selected_run))
 
     def refresh_from_app(self, event: object = None) -> None:
         if not self._is_live():

@@ -96,7 +96,7 @@ class ReviewScreen(Screen):
         table.add_column("lost", key="lost")
         table.add_column("known", key="known")
         table.add_column("score", key="score")
-        table.add_column("status", key="status", width=8)
+        table.add_column("status", key="status", width=9)
         if run is not None and run.has_gold:
             table.add_column("gold", key="gold")
         self.apply_filter(keep_rank)

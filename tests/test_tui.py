@@ -241,3 +241,15 @@ async def test_runs_screen_lists_a_cli_run_and_deletes_with_confirmation(data_di
         await pilot.pause()
         assert app.store.runs() == []
         assert table.row_count == 0
+
+
+async def test_keymap_file_remaps_a_binding_by_id(data_dir, tmp_path):
+    run_id = seed_store(data_dir, tmp_path)
+    (data_dir / "keymap.toml").write_text('[keymap]\n"review.accept" = "y"\n', encoding="utf-8")
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "a")  # no longer bound
+        assert app.store.decisions(run_id) == {}
+        await pilot.press("y")
+        first = app.store.proposals(run_id)[0]
+        assert app.store.decisions(run_id) == {(first.lost_index, first.known_index): ACCEPTED}

@@ -206,28 +206,30 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"{self.path.parent}: cannot create the data folder ({exc.strerror})") from None
-        self._check_header()
+        # No plain open() of the database file here, ever: closing any descriptor of the file drops
+        # this process's POSIX locks on it, and another process could then delete the WAL from
+        # under our connections (a "malformed" database). Garbage files are caught by SQLite.
         try:
             self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the run database ({exc})") from None
+        try:
             self.conn.row_factory = sqlite3.Row
             self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self.conn.execute("PRAGMA foreign_keys = ON")
             self._migrate()
-            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA journal_mode = WAL").fetchall()
         except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            if "not a database" in str(exc):
+                raise StoreError(f"{self.path}: not an SQLite database (corrupted?); left untouched") from None
             raise StoreError(f"{self.path}: not a usable run database ({exc}); left untouched") from None
-
-    def _check_header(self) -> None:
-        # sqlite3 would happily "open" any file and fail later; check the magic header first so
-        # a corrupted or foreign file is reported and never written to.
-        if self.path.exists() and self.path.stat().st_size > 0:
-            with self.path.open("rb") as fh:
-                magic = fh.read(16)
-            if magic != b"SQLite format 3\x00":
-                raise StoreError(f"{self.path}: not an SQLite database (corrupted?); left untouched")
+        except StoreError:
+            self.conn.close()
+            raise
 
     def _migrate(self) -> None:
-        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        version = self._scalar("PRAGMA user_version")
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: schema version {version} is newer than this program's ({SCHEMA_VERSION}); "
@@ -237,12 +239,17 @@ class Store:
             # BEGIN IMMEDIATE, then re-read the version: another process may have migrated meanwhile.
             self.conn.execute("BEGIN IMMEDIATE")
             with self.transaction() as conn:
-                if conn.execute("PRAGMA user_version").fetchone()[0] != target:
+                if self._scalar("PRAGMA user_version") != target:
                     continue
                 for statement in MIGRATIONS[target].split(";"):
                     if statement.strip():
                         conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {target + 1}")
+
+    def _scalar(self, sql: str, params: tuple = ()) -> Any:
+        # fetchall, never fetchone: a statement left un-finished keeps its read snapshot open in WAL
+        # mode, and this connection would stop seeing other processes' writes.
+        return self.conn.execute(sql, params).fetchall()[0][0]
 
     def close(self) -> None:
         self.conn.close()
@@ -367,8 +374,8 @@ class Store:
         return [self._run_row(r) for r in rows]
 
     def run(self, run_id: int) -> RunRow | None:
-        row = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
-        return None if row is None else self._run_row(row)
+        rows = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchall()
+        return self._run_row(rows[0]) if rows else None
 
     @staticmethod
     def _run_row(r: sqlite3.Row) -> RunRow:
@@ -442,7 +449,7 @@ class Store:
 
     def review_counts(self, run_id: int) -> dict[str, int]:
         """How many of the run's proposals are accepted, rejected and still open."""
-        total = self.conn.execute("SELECT COUNT(*) FROM proposals WHERE run_id = ?", (run_id,)).fetchone()[0]
+        total = self._scalar("SELECT COUNT(*) FROM proposals WHERE run_id = ?", (run_id,))
         counts = {ACCEPTED: 0, REJECTED: 0}
         for status, n in self.conn.execute(
             """SELECT d.status, COUNT(*) FROM decisions d JOIN proposals p ON p.run_id = d.run_id

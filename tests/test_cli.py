@@ -137,3 +137,26 @@ def test_engine_and_cli_never_import_textual(module):
     code = f"import sys, {module}; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_tui_commands_have_help_with_data_dir_and_corpus():
+    from tui_decipher.cli import tui_app_cli
+
+    for result in (runner.invoke(tui_app_cli, ["--help"]), _run("tui", "--help")):
+        assert result.exit_code == 0
+        assert "--data-dir" in result.output and "--corpus" in result.output
+
+
+@pytest.mark.parametrize("command", [["run", "--epochs", "1", "--rounds", "1"], ["tui"]])
+def test_a_corrupted_run_database_is_one_line_error_and_left_untouched(tmp_path, command):
+    data = tmp_path / "data"
+    data.mkdir()
+    db = data / "decipher.sqlite3"
+    db.write_bytes(b"this is not a database, just some bytes\n" * 50)
+    before = db.read_bytes()
+    result = _run(*command, "--data-dir", str(data))
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "not an SQLite database" in lines[0] and str(db) in lines[0].replace("\n", "")
+    assert db.read_bytes() == before
+    assert not (data / "runs").exists()

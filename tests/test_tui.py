@@ -253,3 +253,24 @@ async def test_keymap_file_remaps_a_binding_by_id(data_dir, tmp_path):
         await pilot.press("y")
         first = app.store.proposals(run_id)[0]
         assert app.store.decisions(run_id) == {(first.lost_index, first.known_index): ACCEPTED}
+
+
+@pytest.mark.slow
+async def test_resume_continues_a_cancelled_run_to_the_end(data_dir, single_thread):
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await start_tiny_run(pilot, epochs="30", rounds="3")
+        await wait_until(pilot, lambda: app.live is not None and len(app.live.round_ends) >= 1)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app.live.status == "cancelled", timeout=30)
+        await app.workers.wait_for_complete()
+        run_id = app.live.run_id
+        done_rounds = [r.round for r in app.store.rounds(run_id)]
+        assert 1 <= len(done_rounds) < 3
+        await pilot.press("1", "R")
+        await wait_until(pilot, lambda: app.live.status == "finished")
+        await app.workers.wait_for_complete()
+        assert app.live.run_id == run_id  # the same stored run, continued
+        assert [r.round for r in app.store.rounds(run_id)] == [1, 2, 3]
+        assert app.store.run(run_id).status == "finished"
+        assert app.store.proposals(run_id)

@@ -24,7 +24,8 @@ from rich.progress import (
 from rich.table import Table
 
 from . import __version__
-from .engine.config import PRESETS, ConfigError, DecipherConfig, build_config
+from .engine.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
+from .engine.config import PRESETS, ConfigError, ConfigSources, DecipherConfig, build_config
 from .engine.corpus import CorpusError, read_cog_table, word_text
 from .engine.em import DecipherResult, run_decipherment
 from .engine.events import EpochEnd, RestartEnd, RoundEnd, RunStarted
@@ -157,6 +158,23 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
     return table
 
 
+def _find_resumable(run: str, db_path: Path) -> tuple[int | None, Path, dict[str, Any]]:
+    """A stored run id or a run folder -> (its run id if stored, its folder, its checkpoint)."""
+    run_id: int | None = None
+    if run.isdigit():
+        with Store(db_path) as store:
+            row = store.run(int(run))
+        if row is None or not row.run_dir:
+            raise StoreError(f"{db_path}: no run #{run} with a run folder")
+        run_id, folder = row.id, Path(row.run_dir)
+    else:
+        folder = Path(run).expanduser()
+        with Store(db_path) as store:
+            matches = [r.id for r in store.runs() if r.run_dir and Path(r.run_dir) == folder.resolve()]
+        run_id = matches[0] if matches else None
+    return run_id, folder, load_checkpoint(folder)
+
+
 @app.command()
 def run(
     corpus: Annotated[
@@ -188,6 +206,14 @@ def run(
         Path | None, typer.Option("--out", "-o", help="Output folder (default: a new run folder in the data dir).")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            help="Continue a stopped run (its id in the store, or its run folder) from its last complete "
+            "round; settings come from its checkpoint.",
+        ),
+    ] = None,
     data: Annotated[
         Path | None,
         typer.Option("--data-dir", help=_DATA_DIR_HELP, show_default=False),
@@ -198,37 +224,58 @@ def run(
     With no options it runs the built-in demo corpus.
     """
     console = Console(stderr=True, highlight=False)
+    root = data_dir(data)
+    db_path = default_path(root)
+    checkpoint: dict[str, Any] | None = None
+    run_id: int | None = None
     try:
-        overrides: dict[str, Any] = _parse_sets(set_ or [])
-        flags = {
-            "corpus": corpus, "lost": lost, "known": known, "seed": seed, "rounds": rounds,
-            "epochs": epochs, "restarts": restarts, "device": device,
-            "lost_words": str(lost_words) if lost_words else None,
-            "known_words": str(known_words) if known_words else None,
-        }  # fmt: skip
-        overrides.update({k: v for k, v in flags.items() if v is not None})
-        if preset is None and config is None:
-            registry = load_registry()
-            name = corpus or "demo"
-            preset = registry[name].preset if name in registry else None
-            if preset is None and not (lost_words or known_words) and corpus is None:
-                preset = "demo"
-        cfg, sources = build_config(preset, config, overrides)
+        if resume is not None:
+            given = [name for name, v in (("--corpus", corpus), ("--preset", preset), ("--config", config),
+                     ("--set", set_), ("--seed", seed), ("--rounds", rounds), ("--epochs", epochs)) if v]  # fmt: skip
+            if given:
+                raise ConfigError(f"--resume takes its settings from the checkpoint; drop {', '.join(given)}")
+            run_id, out_dir, checkpoint = _find_resumable(resume, db_path)
+            cfg = DecipherConfig(**checkpoint["config"])
+            cfg.validate()
+            sources = ConfigSources(preset=None, overrides={"resume": str(out_dir)})
+        else:
+            overrides: dict[str, Any] = _parse_sets(set_ or [])
+            flags = {
+                "corpus": corpus, "lost": lost, "known": known, "seed": seed, "rounds": rounds,
+                "epochs": epochs, "restarts": restarts, "device": device,
+                "lost_words": str(lost_words) if lost_words else None,
+                "known_words": str(known_words) if known_words else None,
+            }  # fmt: skip
+            overrides.update({k: v for k, v in flags.items() if v is not None})
+            if preset is None and config is None:
+                registry = load_registry()
+                name = corpus or "demo"
+                preset = registry[name].preset if name in registry else None
+                if preset is None and not (lost_words or known_words) and corpus is None:
+                    preset = "demo"
+            cfg, sources = build_config(preset, config, overrides)
         loaded = load_corpus(cfg)
-    except (ConfigError, CorpusError) as exc:
+    except (ConfigError, CorpusError, CheckpointError, StoreError) as exc:
         raise _fail(str(exc)) from None
     for warning in loaded.warnings:
         console.print(f"[yellow]warning:[/] {warning}")
-    root = data_dir(data)
-    out_dir = out or new_run_dir(loaded.corpus.name, sources.preset, root)
-    db_path = default_path(root)
+    if checkpoint is None:
+        out_dir = out or new_run_dir(loaded.corpus.name, sources.preset, root)
     try:
         with Store(db_path) as store:
-            run_id = store.create_run(
-                loaded.corpus, loaded.path, sources.preset, cfg.to_dict(), cfg.rounds, str(out_dir.resolve())
-            )
+            if run_id is None:
+                run_id = store.create_run(
+                    loaded.corpus, loaded.path, sources.preset, cfg.to_dict(), cfg.rounds, str(out_dir.resolve())
+                )
+            else:
+                store.mark_running(run_id)
     except StoreError as exc:
         raise _fail(str(exc)) from None
+    if checkpoint is not None:
+        console.print(
+            f"resuming run #{run_id} from restart {checkpoint['restart'] + 1} round {checkpoint['round']} "
+            f"({out_dir / CHECKPOINT_NAME})"
+        )
     reporter = _RichReporter(console, quiet)
     cancel = threading.Event()
     box: dict[str, Any] = {}
@@ -237,7 +284,9 @@ def run(
         # The recorder opens its own database connection in this thread and commits each round.
         recorder = RunRecorder(db_path, run_id, forward=reporter)
         try:
-            result = run_decipherment(loaded.corpus, cfg, recorder, cancel)
+            result = run_decipherment(
+                loaded.corpus, cfg, recorder, cancel, checkpoint=out_dir / CHECKPOINT_NAME, resume=checkpoint
+            )
             recorder.finish(result, loaded.corpus)
             box["result"] = result
         except BaseException as exc:  # reported on the main thread

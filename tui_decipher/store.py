@@ -356,6 +356,13 @@ class Store:
                 ),
             )  # fmt: skip
 
+    def mark_running(self, run_id: int) -> None:
+        """A resumed run: running again, in this process."""
+        self._write(
+            "UPDATE runs SET status = ?, pid = ?, host = ?, error = NULL, finished_at = NULL WHERE id = ?",
+            (RUNNING, os.getpid(), socket.gethostname(), run_id),
+        )
+
     def set_run_dir(self, run_id: int, run_dir: str) -> None:
         self._write("UPDATE runs SET run_dir = ? WHERE id = ?", (run_dir, run_id))
 

@@ -7,17 +7,20 @@ returns a `DecipherResult`. Gold is read only by `evaluation` (accuracy figures)
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import torch
 
 from . import evaluation
 from .charset import EOW_ID, SPECIALS, Charset
+from .checkpoint import CheckpointError, save_checkpoint
 from .config import DecipherConfig
 from .corpus import Corpus
 from .device import select_device
@@ -105,6 +108,9 @@ class _Context:
     cancel: threading.Event
     started: float
     phases: dict[str, float]
+    checkpoint_path: Path | None = None  # written after every complete round
+    best: _RestartState | None = None  # best completed restart so far (by objective)
+    restart_objectives: list[float] = field(default_factory=list)
 
     @property
     def n_lost(self) -> int:
@@ -123,6 +129,7 @@ class _RestartState:
     restart: int
     model: DecipherModel
     flow: torch.Tensor  # F (n_lost, n_known): the decayed flow
+    sample_gen: torch.Generator | None = None  # draws the expected-edit-distance samples
     rounds: list[RoundMetrics] = field(default_factory=list)
     scores: Scores | None = None  # last E-step scoring
     cost: np.ndarray | None = None  # last E-step cost (n_lost, n_known)
@@ -243,22 +250,76 @@ def objective(ctx: _Context, scores: Scores, flow: torch.Tensor) -> float:
     return float(-(w[active] * ll).sum() / w[active].sum())
 
 
-def run_restart(ctx: _Context, restart: int) -> _RestartState:
-    """One EM run from a fresh initialisation (seeded by config seed and restart index)."""
+def run_restart(ctx: _Context, restart: int, resume: dict | None = None) -> _RestartState:
+    """One EM run from a fresh initialisation (seeded by config seed and restart index), or from
+    the checkpoint of a round of this restart when `resume` is given."""
     cfg = ctx.cfg
     seed = cfg.seed + 1000 * restart
     torch.manual_seed(seed)
     model = build_model(len(ctx.lost_charset), len(ctx.known_charset), cfg).to(ctx.device)
     uniform = ctx.n_cognates / (ctx.n_lost * ctx.n_known)  # f^(0) = N / (|X| |Y|)
     state = _RestartState(restart, model, torch.full((ctx.n_lost, ctx.n_known), uniform, device=ctx.device))
-    sample_gen = torch.Generator().manual_seed(seed + 7)
+    state.sample_gen = torch.Generator().manual_seed(seed + 7)
+    first_round = 1
+    if resume is not None:
+        _restore_restart(ctx, state, resume["current"])
+        state.flow = resume["flow"].to(ctx.device)
+        state.sample_gen.set_state(resume["sample_gen"])
+        first_round = resume["round"] + 1
     rounds = cfg.rounds if cfg.use_flow else 1
     try:
-        for round_ in range(1, rounds + 1):
-            _run_round(ctx, state, round_, rounds, seed, sample_gen)
+        for round_ in range(first_round, rounds + 1):
+            _run_round(ctx, state, round_, rounds, seed, state.sample_gen)
     except RunCancelled:
         state.cancelled = True  # what the completed rounds produced is kept
     return state
+
+
+def _snapshot(state: _RestartState) -> dict:
+    """What a finished round leaves that the proposals and the restart choice need (CPU tensors)."""
+    return {
+        "restart": state.restart,
+        "weights": {k: v.cpu() for k, v in (state.kept_weights or {}).items()},
+        "rounds": [dataclasses.asdict(m) for m in state.rounds],
+        "cost": state.cost,
+        "cost_kind": state.cost_kind,
+        "objective": state.objective,
+        "accuracy": state.accuracy,
+    }
+
+
+def _restore_restart(ctx: _Context, state: _RestartState, snap: dict) -> None:
+    """Load a snapshot into a restart state; the scores are recomputed from the kept weights."""
+    state.kept_weights = {k: v.to(ctx.device) for k, v in snap["weights"].items()}
+    state.model.load_state_dict(state.kept_weights)
+    state.rounds = [RoundMetrics(**m) for m in snap["rounds"]]
+    state.cost, state.cost_kind = snap["cost"], snap["cost_kind"]
+    state.objective, state.accuracy = snap["objective"], snap["accuracy"]
+    with _Timer(ctx.phases, "score"):
+        state.scores = score_all_pairs(state.model, ctx.lost, ctx.known, ctx.cfg.score_chunk)
+
+
+def write_checkpoint(ctx: _Context, state: _RestartState, round_: int) -> None:
+    """Save the run after a complete round (atomically), if the run has a checkpoint path."""
+    if ctx.checkpoint_path is None:
+        return
+    save_checkpoint(
+        ctx.checkpoint_path,
+        {
+            "config": ctx.cfg.to_dict(),
+            "corpus": ctx.corpus.name,
+            "shape": (ctx.n_lost, ctx.n_known),
+            "restart": state.restart,
+            "round": round_,
+            "flow": state.flow.cpu(),
+            "sample_gen": state.sample_gen.get_state(),
+            "current": _snapshot(state),
+            "best": None if ctx.best is None else _snapshot(ctx.best),
+            "restart_objectives": list(ctx.restart_objectives),
+            "phases": dict(ctx.phases),
+            "seconds": ctx.elapsed(),
+        },
+    )
 
 
 def _run_round(
@@ -296,6 +357,7 @@ def _run_round(
     state.rounds.append(metrics)
     # Keep the weights of the last complete round: a cancel mid-M-step must not leak a half-trained model.
     state.kept_weights = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    write_checkpoint(ctx, state, round_)
     ctx.on_event(
         RoundEnd(
             restart, round_, rounds, demand, kind, loss, flow_cost, achieved, acc, acc_model,
@@ -416,10 +478,29 @@ def run_decipherment(
     cfg: DecipherConfig,
     on_event: EventCallback = ignore,
     cancel: threading.Event | None = None,
+    checkpoint: str | Path | None = None,
+    resume: dict | None = None,
 ) -> DecipherResult:
-    """Run EM (with restarts) on a corpus; the engine's entry point for the CLI and the TUI."""
+    """Run EM (with restarts) on a corpus; the engine's entry point for the CLI and the TUI.
+
+    With `checkpoint`, the run is saved there after every complete round; `resume` (a loaded
+    checkpoint of the same config and corpus) continues from its last round and reaches the
+    same result as an uninterrupted run.
+    """
     cfg.validate()
     ctx = prepare(corpus, cfg, on_event, cancel or threading.Event())
+    ctx.checkpoint_path = Path(checkpoint) if checkpoint is not None else None
+    if resume is not None:
+        _check_resumable(resume, ctx)
+        ctx.phases.update(resume["phases"])
+        ctx.started -= resume["seconds"]  # elapsed time includes the interrupted part
+        ctx.restart_objectives = list(resume["restart_objectives"])
+        if resume["best"] is not None:
+            best_snap = resume["best"]
+            torch.manual_seed(cfg.seed + 1000 * best_snap["restart"])
+            model = build_model(len(ctx.lost_charset), len(ctx.known_charset), cfg).to(ctx.device)
+            ctx.best = _RestartState(best_snap["restart"], model, torch.zeros(0))
+            _restore_restart(ctx, ctx.best, best_snap)
     on_event(
         RunStarted(
             corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(ctx.device),
@@ -435,16 +516,18 @@ def run_decipherment(
         status="finished",
         device=str(ctx.device),
     )
-    best: _RestartState | None = None
-    for restart in range(cfg.restarts):
-        state = run_restart(ctx, restart)
-        if state.scores is not None and (best is None or state.objective < best.objective):
-            best = state
+    first_restart = resume["restart"] if resume is not None else 0
+    for restart in range(first_restart, cfg.restarts):
+        state = run_restart(ctx, restart, resume if restart == first_restart else None)
+        if state.scores is not None and (ctx.best is None or state.objective < ctx.best.objective):
+            ctx.best = state
         if state.cancelled:
             result.status = "cancelled"
             break
-        result.restart_objectives.append(state.objective)
+        ctx.restart_objectives.append(state.objective)
         on_event(RestartEnd(restart, state.objective, state.accuracy))
+    result.restart_objectives = list(ctx.restart_objectives)
+    best = ctx.best
     if best is not None:
         result.rounds = best.rounds
         result.restart = best.restart
@@ -463,3 +546,13 @@ def run_decipherment(
     result.phase_seconds = dict(ctx.phases)
     on_event(RunFinished(result.status, result.accuracy, result.accuracy_model, result.seconds))
     return result
+
+
+def _check_resumable(resume: dict, ctx: _Context) -> None:
+    """A checkpoint continues only the run it came from: same settings, same corpus."""
+    saved = DecipherConfig(**resume["config"])
+    if saved != ctx.cfg:
+        changed = [k for k, v in saved.to_dict().items() if getattr(ctx.cfg, k) != v]
+        raise CheckpointError(f"checkpoint was made with other settings ({', '.join(changed)})")
+    if resume["corpus"] != ctx.corpus.name or tuple(resume["shape"]) != (ctx.n_lost, ctx.n_known):
+        raise CheckpointError(f"checkpoint was made on another corpus ({resume['corpus']} {tuple(resume['shape'])})")

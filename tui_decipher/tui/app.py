@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from ..engine.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
 from ..engine.config import ConfigSources, DecipherConfig
 from ..engine.corpus import CorpusError
 from ..engine.em import run_decipherment
@@ -117,23 +118,48 @@ class DecipherApp(App[None]):
         self.workers.cancel_group(self, "engine")  # sets the worker's cancelled_event, the engine's flag
         self._refresh_screen()
 
+    def resume_run(self, run_id: int, run_dir: str) -> bool:
+        """Continue a stopped run from its last checkpoint, recording into the same stored run."""
+        if self.running:
+            self.notify("A run is already in progress: cancel it first.", severity="warning")
+            return False
+        self.live = LiveRun()
+        self.live.log.append(f"resuming run #{run_id} from {run_dir}...")
+        self.selected_run = run_id
+        self._engine(None, None, resume=(run_id, run_dir))
+        self.switch_mode("progress")
+        return True
+
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="decipherment")
-    def _engine(self, cfg: DecipherConfig, sources: ConfigSources) -> None:
+    def _engine(
+        self, cfg: DecipherConfig | None, sources: ConfigSources | None, resume: tuple[int, str] | None = None
+    ) -> None:
         worker = get_current_worker()
+        checkpoint = None
         try:
+            if resume is not None:
+                checkpoint = load_checkpoint(resume[1])
+                cfg, sources = DecipherConfig(**checkpoint["config"]), ConfigSources()
             loaded = load_corpus(cfg)
-        except CorpusError as exc:
+        except (CorpusError, CheckpointError) as exc:
             self.post_message(RunRefused(str(exc)))
             return
-        run_dir = new_run_dir(loaded.corpus.name, sources.preset, self.data_dir)
         with Store(self.db_path) as store:
-            run_id = store.create_run(
-                loaded.corpus, loaded.path, sources.preset, cfg.to_dict(), cfg.rounds, str(run_dir)
-            )
+            if resume is None:
+                run_dir = new_run_dir(loaded.corpus.name, sources.preset, self.data_dir)
+                run_id = store.create_run(
+                    loaded.corpus, loaded.path, sources.preset, cfg.to_dict(), cfg.rounds, str(run_dir)
+                )
+            else:
+                run_id, run_dir = resume[0], Path(resume[1])
+                store.mark_running(run_id)
         self.post_message(RunCreated(run_id))
         recorder = RunRecorder(self.db_path, run_id, lambda event: self.post_message(EngineEvent(run_id, event)))
         try:
-            result = run_decipherment(loaded.corpus, cfg, recorder, worker.cancelled_event)
+            result = run_decipherment(
+                loaded.corpus, cfg, recorder, worker.cancelled_event, checkpoint=run_dir / CHECKPOINT_NAME,
+                resume=checkpoint,
+            )
             recorder.finish(result, loaded.corpus)
             write_run_files(run_dir, result, loaded.corpus, sources, loaded.path)
         except BaseException as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from ...engine.checkpoint import CHECKPOINT_NAME
 from ...store import RUNNING, RunRow
 from ..widgets.mode_bar import ModeBar
 from .confirm import ConfirmScreen
@@ -30,6 +32,8 @@ class RunsScreen(Screen):
         Binding("enter", "open", "Review", id="runs.open", priority=True),
         Binding("p", "progress", "Progress", id="runs.progress"),
         Binding("c", "cancel", "Cancel run", id="runs.cancel"),
+        Binding("R", "resume", "Resume", tooltip="Continue a stopped run from its last complete round",
+                id="runs.resume"),
         Binding("d", "delete", "Delete", id="runs.delete"),
     ]
 
@@ -139,6 +143,19 @@ class RunsScreen(Screen):
 
     def action_cancel(self) -> None:
         self.app.cancel_run()
+
+    def action_resume(self) -> None:
+        run = self._current()
+        if run is None:
+            return
+        if run.status in (RUNNING, "finished"):
+            self.notify(f"Run #{run.id} is {run.status}: only a cancelled, failed or interrupted run resumes.")
+            return
+        if not run.run_dir or not (Path(run.run_dir) / CHECKPOINT_NAME).exists():
+            self.notify(f"Run #{run.id} has no checkpoint: it stopped before its first round ended.",
+                        severity="warning")
+            return
+        self.app.resume_run(run.id, run.run_dir)
 
     def action_delete(self) -> None:
         run = self._current()

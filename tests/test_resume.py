@@ -1,0 +1,117 @@
+"""Checkpoints and `decipher run --resume`: a run killed with SIGKILL mid-run, resumed, ends exactly
+where an uninterrupted run with the same seed ends."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tui_decipher.cli import app
+from tui_decipher.engine.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
+from tui_decipher.store import INTERRUPTED, Store, default_path
+
+RUN = ["run", "--quiet", "--epochs", "60", "--rounds", "3", "--set", "embed_dim=16", "--set", "hidden_dim=16",
+       "--set", "n_universal=8"]  # fmt: skip
+
+
+def _env(data: Path) -> dict[str, str]:
+    # One intra-op thread in both processes: float reductions then agree bit for bit across processes.
+    return {**os.environ, "DECIPHER_DATA_DIR": str(data), "OMP_NUM_THREADS": "1"}
+
+
+def _cli(*args: str, data: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tui_decipher.cli", *args], env=_env(data),
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+
+
+@pytest.mark.slow
+def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path):
+    data = tmp_path / "data"
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    done = _cli(*RUN, "--out", str(whole), data=data)
+    assert done.returncode == 0, done.stderr
+
+    proc = subprocess.Popen([sys.executable, "-m", "tui_decipher.cli", *RUN, "--out", str(killed)], env=_env(data),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    deadline = time.monotonic() + 240
+    while not (killed / CHECKPOINT_NAME).exists():
+        assert proc.poll() is None, "the run ended before writing a checkpoint"
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait() == -signal.SIGKILL
+    saved = load_checkpoint(killed)
+    assert saved["round"] < 3  # really interrupted before the end
+    assert not (killed / "proposals.tsv").exists()
+    with Store(default_path(data)) as store:
+        interrupted = [r for r in store.runs() if r.run_dir == str(killed.resolve())]
+        assert [r.status for r in interrupted] == [INTERRUPTED]
+
+    resumed = _cli("run", "--quiet", "--resume", str(killed), data=data)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"round {saved['round']}" in resumed.stderr
+    assert (killed / "proposals.tsv").read_text() == (whole / "proposals.tsv").read_text()
+    assert (killed / "char_map.tsv").read_text() == (whole / "char_map.tsv").read_text()
+    a = json.loads((whole / "summary.json").read_text())
+    b = json.loads((killed / "summary.json").read_text())
+    assert (a["accuracy"], a["accuracy_model"], a["objective"]) == (b["accuracy"], b["accuracy_model"], b["objective"])
+    assert [r["loss"] for r in a["rounds"]] == [r["loss"] for r in b["rounds"]]
+    with Store(default_path(data)) as store:
+        row = store.run(interrupted[0].id)  # the same stored run, now finished
+        assert row.status == "finished" and row.accuracy == a["accuracy"]
+        assert [r.round for r in store.rounds(row.id)] == [1, 2, 3]
+
+
+def test_resume_errors_are_one_line(tmp_path, data_dir):
+    runner = CliRunner()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = runner.invoke(app, ["run", "--resume", str(empty)])
+    assert result.exit_code == 2 and "no checkpoint" in result.output
+    (empty / CHECKPOINT_NAME).write_bytes(b"garbage" * 10)
+    result = runner.invoke(app, ["run", "--resume", str(empty)])
+    assert result.exit_code == 2 and "not a readable checkpoint" in result.output
+    result = runner.invoke(app, ["run", "--resume", "42"])
+    assert result.exit_code == 2 and "no run #42" in result.output
+    result = runner.invoke(app, ["run", "--resume", str(empty), "--epochs", "5"])
+    assert result.exit_code == 2 and "takes its settings from the checkpoint" in result.output
+    with pytest.raises(CheckpointError):
+        load_checkpoint(tmp_path / "nowhere")
+
+
+def test_resume_from_every_round_and_restart_reaches_the_same_result(tmp_path, single_thread):
+    import shutil
+
+    from tui_decipher.engine.config import build_config
+    from tui_decipher.engine.em import run_decipherment
+    from tui_decipher.engine.events import RoundEnd
+    from tui_decipher.engine.registry import load_corpus
+
+    cfg, _ = build_config("demo", None, {"epochs": 6, "rounds": 2, "restarts": 2, "embed_dim": 16,
+                                         "hidden_dim": 16, "n_universal": 8})  # fmt: skip
+    corpus = load_corpus(cfg).corpus
+    copies: list[Path] = []
+
+    def keep_copy(event):
+        if isinstance(event, RoundEnd):
+            copies.append(tmp_path / f"r{event.restart}-{event.round}.pt")
+            shutil.copy(tmp_path / "ck.pt", copies[-1])
+
+    whole = run_decipherment(corpus, cfg, keep_copy, checkpoint=tmp_path / "ck.pt")
+
+    def outcome(r):
+        return ([(p.lost, p.known, p.score) for p in r.proposals], r.accuracy, r.restart, r.restart_objectives)
+
+    assert len(copies) == 4
+    for copy in copies[:-1]:
+        assert outcome(run_decipherment(corpus, cfg, resume=load_checkpoint(copy))) == outcome(whole), copy.name
+    with pytest.raises(CheckpointError, match=r"other settings.*seed"):
+        run_decipherment(corpus, cfg.replace(seed=cfg.seed + 1), resume=load_checkpoint(copies[0]))

@@ -115,3 +115,26 @@ def test_resume_from_every_round_and_restart_reaches_the_same_result(tmp_path, s
         assert outcome(run_decipherment(corpus, cfg, resume=load_checkpoint(copy))) == outcome(whole), copy.name
     with pytest.raises(CheckpointError, match=r"other settings.*seed"):
         run_decipherment(corpus, cfg.replace(seed=cfg.seed + 1), resume=load_checkpoint(copies[0]))
+
+
+@pytest.mark.slow
+def test_ctrl_c_cancels_keeps_the_checkpoint_and_exits_130(tmp_path):
+    data, out = tmp_path / "data", tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "tui_decipher.cli", *RUN, "--epochs", "100", "--out", str(out)],
+                            env=_env(data), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + 240
+    while not (out / CHECKPOINT_NAME).exists():
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "cancelling" in stderr
+    assert load_checkpoint(out)["round"] >= 1
+    assert (out / "proposals.tsv").exists()  # the completed rounds' results were written
+    with Store(default_path(data)) as store:
+        assert [r.status for r in store.runs()] == ["cancelled"]
+    resumed = _cli("run", "--quiet", "--resume", str(out), data=data)
+    assert resumed.returncode == 0, resumed.stderr
+    with Store(default_path(data)) as store:
+        assert [r.status for r in store.runs()] == ["finished"]

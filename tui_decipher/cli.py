@@ -294,17 +294,21 @@ def run(
             recorder.fail(f"{type(exc).__name__}: {exc}")
         finally:
             recorder.close()
+            done.set()
 
+    # Wait on an Event, not Thread.join: a KeyboardInterrupt inside join() can leave the thread
+    # looking finished while it still runs (CPython 3.11), and the run's result would be lost.
+    done = threading.Event()
     worker = threading.Thread(target=work, name="decipher-engine", daemon=True)
     with reporter.progress:
         worker.start()
-        try:
-            while worker.is_alive():
-                worker.join(0.2)
-        except KeyboardInterrupt:
-            cancel.set()  # the engine stops within one epoch and keeps completed rounds
-            console.print("[yellow]cancelling: finishing the current epoch...[/]")
-            worker.join()
+        while not done.is_set():
+            try:
+                done.wait(0.2)
+            except KeyboardInterrupt:
+                if not cancel.is_set():
+                    cancel.set()  # the engine stops within one epoch and keeps completed rounds
+                    console.print("[yellow]cancelling: finishing the current epoch...[/]")
     if "error" in box:
         exc = box["error"]
         if isinstance(exc, FloatingPointError):

@@ -127,7 +127,7 @@ def test_ctrl_c_cancels_keeps_the_checkpoint_and_exits_130(tmp_path):
         assert proc.poll() is None and time.monotonic() < deadline
         time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
+    _stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr and "cancelling" in stderr
     assert load_checkpoint(out)["round"] >= 1

@@ -100,12 +100,20 @@ class DecipherApp(App[None]):
 
     def start_run(self, cfg: DecipherConfig, sources: ConfigSources) -> bool:
         """Start the engine on a validated config; False (and a notice) if a run is already going."""
+        return self._launch(f"loading corpus {cfg.corpus}...", cfg, sources)
+
+    def resume_run(self, run_id: int, run_dir: str) -> bool:
+        """Continue a stopped run from its last checkpoint, recording into the same stored run."""
+        self.selected_run = run_id
+        return self._launch(f"resuming run #{run_id} from {run_dir}...", None, None, resume=(run_id, run_dir))
+
+    def _launch(self, first_line: str, *args: Any, **kwargs: Any) -> bool:
         if self.running:
             self.notify("A run is already in progress: cancel it first (c on Progress).", severity="warning")
             return False
         self.live = LiveRun()
-        self.live.log.append(f"loading corpus {cfg.corpus}...")
-        self._engine(cfg, sources)
+        self.live.log.append(first_line)
+        self._engine(*args, **kwargs)
         self.switch_mode("progress")
         return True
 
@@ -117,18 +125,6 @@ class DecipherApp(App[None]):
         self.live.log.append("cancelling: the current epoch finishes, completed rounds are kept")
         self.workers.cancel_group(self, "engine")  # sets the worker's cancelled_event, the engine's flag
         self._refresh_screen()
-
-    def resume_run(self, run_id: int, run_dir: str) -> bool:
-        """Continue a stopped run from its last checkpoint, recording into the same stored run."""
-        if self.running:
-            self.notify("A run is already in progress: cancel it first.", severity="warning")
-            return False
-        self.live = LiveRun()
-        self.live.log.append(f"resuming run #{run_id} from {run_dir}...")
-        self.selected_run = run_id
-        self._engine(None, None, resume=(run_id, run_dir))
-        self.switch_mode("progress")
-        return True
 
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="decipherment")
     def _engine(

@@ -217,8 +217,8 @@ class Store:
             self.conn.row_factory = sqlite3.Row
             self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self.conn.execute("PRAGMA foreign_keys = ON")
+            self._ensure_wal()
             self._migrate()
-            self.conn.execute("PRAGMA journal_mode = WAL").fetchall()
         except sqlite3.DatabaseError as exc:
             self.conn.close()
             if "not a database" in str(exc):
@@ -227,6 +227,21 @@ class Store:
         except StoreError:
             self.conn.close()
             raise
+
+    def _ensure_wal(self) -> None:
+        """Switch a new database to WAL (persistent, so later opens only read it). Changing the
+        journal mode does not wait on the busy handler, so processes creating the database at the
+        same moment retry here until the busy timeout."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                if self._scalar("PRAGMA journal_mode").lower() != "wal":
+                    self.conn.execute("PRAGMA journal_mode = WAL").fetchall()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def _migrate(self) -> None:
         version = self._scalar("PRAGMA user_version")

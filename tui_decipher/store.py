@@ -217,6 +217,7 @@ class Store:
             self.conn.row_factory = sqlite3.Row
             self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self.conn.execute("PRAGMA foreign_keys = ON")
+            self._check_version()
             self._ensure_wal()
             self._migrate()
         except sqlite3.DatabaseError as exc:
@@ -243,13 +244,24 @@ class Store:
                     raise
                 time.sleep(0.05)
 
-    def _migrate(self) -> None:
-        version = self._scalar("PRAGMA user_version")
+    def _check_version(self) -> None:
+        """Refuse, before writing anything, a database from a newer program or from another program."""
+        # One statement, one snapshot: another process may be creating the database right now.
+        version, n_tables = self.conn.execute(
+            "SELECT user_version, (SELECT COUNT(*) FROM sqlite_master) FROM pragma_user_version"
+        ).fetchall()[0]
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: schema version {version} is newer than this program's ({SCHEMA_VERSION}); "
                 "upgrade tui-decipher; the database was left untouched"
             )
+        # Version 0 with tables: someone else's SQLite file (ours sets the version with the tables).
+        if version == 0 and n_tables > 0:
+            raise StoreError(f"{self.path}: not a usable run database (it holds another program's tables); "
+                             "left untouched")
+
+    def _migrate(self) -> None:
+        version = self._scalar("PRAGMA user_version")
         for target in range(version, SCHEMA_VERSION):
             # BEGIN IMMEDIATE, then re-read the version: another process may have migrated meanwhile.
             self.conn.execute("BEGIN IMMEDIATE")

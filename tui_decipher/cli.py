@@ -24,7 +24,7 @@ from rich.progress import (
 from rich.table import Table
 
 from . import __version__
-from .engine.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
+from .engine.checkpoint import CHECKPOINT_NAME, CheckpointError, checkpoint_config, load_checkpoint
 from .engine.config import PRESETS, ConfigError, ConfigSources, DecipherConfig, build_config
 from .engine.corpus import CorpusError, read_cog_table, word_text
 from .engine.em import DecipherResult, run_decipherment
@@ -235,8 +235,7 @@ def run(
             if given:
                 raise ConfigError(f"--resume takes its settings from the checkpoint; drop {', '.join(given)}")
             run_id, out_dir, checkpoint = _find_resumable(resume, db_path)
-            cfg = DecipherConfig(**checkpoint["config"])
-            cfg.validate()
+            cfg = checkpoint_config(checkpoint)
             sources = ConfigSources(preset=None, overrides={"resume": str(out_dir)})
         else:
             overrides: dict[str, Any] = _parse_sets(set_ or [])

@@ -39,7 +39,8 @@ def new_run_dir(corpus_name: str, preset: str | None, root: Path | None = None) 
     return path
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """Write text to a temporary file beside `path`, then rename it over `path`."""
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
@@ -117,8 +118,8 @@ def write_run_files(
         "proposals": out_dir / "proposals.tsv",
         "char_map": out_dir / "char_map.tsv",
     }
-    _write_atomic(paths["proposals"], proposals_tsv(result, corpus))
-    _write_atomic(paths["char_map"], char_map_tsv(result))
+    write_atomic(paths["proposals"], proposals_tsv(result, corpus))
+    write_atomic(paths["char_map"], char_map_tsv(result))
     summary = summary_dict(result, corpus, sources, corpus_path)
-    _write_atomic(paths["summary"], json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    write_atomic(paths["summary"], json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return paths

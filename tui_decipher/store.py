@@ -24,7 +24,7 @@ from typing import Any
 
 from .engine.corpus import Corpus, word_text
 from .engine.em import DecipherResult
-from .engine.events import EpochEnd, RoundEnd, RunFinished, RunStarted
+from .engine.events import EpochEnd, RoundEnd, RunStarted
 
 DB_NAME = "decipher.sqlite3"
 BUSY_TIMEOUT_MS = 10_000
@@ -544,8 +544,6 @@ class RunRecorder:
         elif isinstance(event, RoundEnd):
             self.store.record_round(self.run_id, event, self._epochs)
             self._epochs = []
-        elif isinstance(event, RunFinished):
-            pass  # the result (with proposals) is recorded by `finish`
         if self.forward is not None:
             self.forward(event)
 

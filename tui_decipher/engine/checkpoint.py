@@ -15,6 +15,8 @@ from typing import Any
 
 import torch
 
+from .config import DecipherConfig
+
 CHECKPOINT_NAME = "checkpoint.pt"
 CHECKPOINT_VERSION = 1
 
@@ -48,3 +50,10 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     if not isinstance(payload, dict) or payload.get("version") != CHECKPOINT_VERSION:
         raise CheckpointError(f"{path}: checkpoint version {payload.get('version')!r} is not {CHECKPOINT_VERSION}")
     return payload
+
+
+def checkpoint_config(payload: dict[str, Any]) -> DecipherConfig:
+    """The validated settings a checkpoint was made with (a resumed run uses exactly these)."""
+    cfg = DecipherConfig(**payload["config"])
+    cfg.validate()
+    return cfg

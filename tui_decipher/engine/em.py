@@ -20,7 +20,7 @@ import torch
 
 from . import evaluation
 from .charset import EOW_ID, SPECIALS, Charset
-from .checkpoint import CheckpointError, save_checkpoint
+from .checkpoint import CheckpointError, checkpoint_config, save_checkpoint
 from .config import DecipherConfig
 from .corpus import Corpus
 from .device import select_device
@@ -411,20 +411,21 @@ def proposals(ctx: _Context, state: _RestartState, n_alternatives: int = 5) -> l
         return []
     cost = state.cost if state.cost is not None else (-state.scores.log_prob).numpy().astype(np.float64)
     solution = solve(ctx, cost, ctx.n_cognates)
-    known_len = ctx.known.lengths.cpu().double()  # incl. EOW
-    per_symbol = state.scores.log_prob.double() / known_len[None, :]  # (n_lost, n_known)
-    top_scores, top_known = per_symbol.topk(min(n_alternatives, ctx.n_known), dim=1)  # (n_lost, k)
+    log_prob = state.scores.log_prob  # (n_lost, n_known)
+    known_len = ctx.known.lengths.cpu()  # incl. EOW
+
+    def per_symbol(i: int, j: int) -> float:
+        return float(log_prob[i, j].double() / int(known_len[j]))
+
+    # Rank alternatives in the table's own precision; only the reported scores are computed in double.
+    _, top_known = (log_prob / known_len[None, :]).topk(min(n_alternatives, ctx.n_known), dim=1)  # (n_lost, k)
     pairs = list(zip(solution.lost.tolist(), solution.known.tolist(), strict=True))
     grids = _attention_grids(ctx, state.model, pairs)
     out = []
     for (i, j), grid in zip(pairs, grids, strict=True):
         gold = (j in ctx.corpus.gold.get(i, ())) if ctx.corpus.has_gold else None
-        alternatives = [
-            (int(k), math.exp(v)) for k, v in zip(top_known[i].tolist(), top_scores[i].tolist(), strict=True)
-        ]
-        out.append(
-            Proposal(i, j, math.exp(float(per_symbol[i, j])), float(cost[i, j]), gold, alternatives, grid)
-        )
+        alternatives = [(k, math.exp(per_symbol(i, k))) for k in top_known[i].tolist()]
+        out.append(Proposal(i, j, math.exp(per_symbol(i, j)), float(cost[i, j]), gold, alternatives, grid))
     out.sort(key=lambda p: (-p.score, p.lost))
     return out
 
@@ -497,7 +498,6 @@ def run_decipherment(
         ctx.restart_objectives = list(resume["restart_objectives"])
         if resume["best"] is not None:
             best_snap = resume["best"]
-            torch.manual_seed(cfg.seed + 1000 * best_snap["restart"])
             model = build_model(len(ctx.lost_charset), len(ctx.known_charset), cfg).to(ctx.device)
             ctx.best = _RestartState(best_snap["restart"], model, torch.zeros(0))
             _restore_restart(ctx, ctx.best, best_snap)
@@ -550,7 +550,7 @@ def run_decipherment(
 
 def _check_resumable(resume: dict, ctx: _Context) -> None:
     """A checkpoint continues only the run it came from: same settings, same corpus."""
-    saved = DecipherConfig(**resume["config"])
+    saved = checkpoint_config(resume)
     if saved != ctx.cfg:
         changed = [k for k, v in saved.to_dict().items() if getattr(ctx.cfg, k) != v]
         raise CheckpointError(f"checkpoint was made with other settings ({', '.join(changed)})")

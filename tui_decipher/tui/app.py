@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ..engine.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
+from ..engine.checkpoint import CHECKPOINT_NAME, CheckpointError, checkpoint_config, load_checkpoint
 from ..engine.config import ConfigSources, DecipherConfig
 from ..engine.corpus import CorpusError
 from ..engine.em import run_decipherment
@@ -135,7 +135,7 @@ class DecipherApp(App[None]):
         try:
             if resume is not None:
                 checkpoint = load_checkpoint(resume[1])
-                cfg, sources = DecipherConfig(**checkpoint["config"]), ConfigSources()
+                cfg, sources = checkpoint_config(checkpoint), ConfigSources()
             loaded = load_corpus(cfg)
         except (CorpusError, CheckpointError) as exc:
             self.post_message(RunRefused(str(exc)))
@@ -192,10 +192,7 @@ class DecipherApp(App[None]):
     def on_engine_event(self, message: EngineEvent) -> None:
         if self.live is None or self.live.run_id != message.run_id:
             return
-        cancelling = self.live.status == "cancelling"
-        line = self.live.apply(message.event)
-        if cancelling and self.live.status == "running":
-            self.live.status = "cancelling"
+        line = self.live.apply(message.event)  # keeps "cancelling" until the run ends
         if line:
             self.live.log.append(line)
         self._refresh_screen(message.event)

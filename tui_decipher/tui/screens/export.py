@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from textual import on
@@ -12,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Static
 
+from ...results import write_atomic
 from ...store import ACCEPTED, ProposalRow, RunRow, export_cog, export_tsv
 
 
@@ -23,9 +23,7 @@ def write_export(base: Path, run: RunRow, rows: list[ProposalRow], include_all: 
         base.with_suffix(".cog"): export_cog(rows, run.lost_code, run.known_code),
     }
     for path, text in outputs.items():
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomic(path, text)
     return list(outputs)
 
 

@@ -43,9 +43,7 @@ class HelpScreen(ModalScreen[None]):
                     continue
                 ident = binding.id or binding.description
                 keys, _ = rows.setdefault(ident, ([], binding.tooltip or binding.description))
-                display = binding.key if binding.key_display and "/" in binding.key_display else (
-                    self.app.get_key_display(binding)
-                )
+                display = self.app.get_key_display(binding)
                 if display not in keys:
                     keys.append(display)
         # Bindings with an id (this project's) first; Textual's generic ones (tab, copy) after.

@@ -59,6 +59,7 @@ class NewRunScreen(Screen):
     """Configure and start a run. ctrl+s starts, escape goes back."""
 
     HELP_TITLE = "New run"
+    AUTO_FOCUS = "#corpus-select"  # not the scroll container: typing and tab go straight to the fields
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", id="new.start"),
         Binding("escape", "back", "Back", id="new.back"),

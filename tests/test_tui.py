@@ -274,3 +274,34 @@ async def test_resume_continues_a_cancelled_run_to_the_end(data_dir, single_thre
         assert [r.round for r in app.store.rounds(run_id)] == [1, 2, 3]
         assert app.store.run(run_id).status == "finished"
         assert app.store.proposals(run_id)
+
+
+@pytest.mark.slow
+async def test_refine_on_review_replaces_proposals_in_place_keeping_decisions(data_dir, single_thread):
+    flags = ["run", "--quiet", "--rounds", "2", "--epochs", "8", "--set", "embed_dim=16", "--set", "hidden_dim=16",
+             "--set", "n_universal=8"]  # fmt: skip
+    assert CliRunner().invoke(cli_app, flags).exit_code == 0
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3")
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        await pilot.press("R")  # nothing judged yet: refused with a hint, nothing started
+        assert app.live is None
+        run_id = screen.run_id
+        rows = app.store.proposals(run_id)
+        await pilot.press("a", "a", "r", "r")
+        accepted = {(r.lost_index, r.known_index) for r in rows[:2]}
+        rejected = {(r.lost_index, r.known_index) for r in rows[2:4]}
+        await pilot.press("R")
+        assert app.current_mode == "review"  # the reviewer stays where they are
+        await wait_until(pilot, lambda: app.live is not None and app.live.status == "finished")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.live.run_id == run_id
+        assert [r.round for r in app.store.rounds(run_id)] == [1, 2, 3, 4, 5]
+        shown = {(r.lost_index, r.known_index) for r in screen.rows}  # reloaded in place
+        assert accepted <= shown and not shown & rejected
+        assert app.store.decisions(run_id) == {**dict.fromkeys(accepted, ACCEPTED), **dict.fromkeys(rejected, REJECTED)}
+        counts_text = str(screen.query_one("#review-counts").render())
+        assert "2 accepted" in counts_text and "+2 judged, not proposed now" in counts_text

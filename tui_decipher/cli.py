@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -24,14 +25,16 @@ from rich.progress import (
 from rich.table import Table
 
 from . import __version__
+from . import bench as _bench
 from .engine.checkpoint import CHECKPOINT_NAME, CheckpointError, checkpoint_config, load_checkpoint
 from .engine.config import PRESETS, ConfigError, ConfigSources, DecipherConfig, build_config
 from .engine.corpus import CorpusError, read_cog_table, word_text
-from .engine.em import DecipherResult, run_decipherment
+from .engine.em import DecipherResult, refine_decipherment, run_decipherment
 from .engine.events import EpochEnd, RestartEnd, RoundEnd, RunStarted
 from .engine.registry import entry_path, load_corpus, load_registry
+from .engine.review import REFINE_ROUNDS, ReviewConstraints
 from .results import data_dir, new_run_dir, write_run_files
-from .store import RunRecorder, Store, StoreError, default_path
+from .store import RUNNING, RunRecorder, Store, StoreError, default_path
 
 app = typer.Typer(
     help="Decipher a lost language by finding its cognates in a known related language "
@@ -65,7 +68,8 @@ def _main(
 
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     """Print a one-line error to stderr and return the Exit to raise."""
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {message}", markup=True)
+    # Escaped: a path or a word like "a[/b]" in the message is text, not Rich markup.
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}", markup=True)
     return typer.Exit(code)
 
 
@@ -166,6 +170,8 @@ def _find_resumable(run: str, db_path: Path) -> tuple[int | None, Path, dict[str
             row = store.run(int(run))
         if row is None or not row.run_dir:
             raise StoreError(f"{db_path}: no run #{run} with a run folder")
+        if row.status == RUNNING:
+            raise StoreError(f"run #{row.id} is still running (pid {row.pid}); cancel it first")
         run_id, folder = row.id, Path(row.run_dir)
     else:
         folder = Path(run).expanduser()
@@ -214,6 +220,17 @@ def run(
             "round; settings come from its checkpoint.",
         ),
     ] = None,
+    refine: Annotated[
+        str | None,
+        typer.Option(
+            "--refine",
+            help="Continue a stored run (its id) under its review decisions: accepted pairs are fixed in "
+            "every flow, rejected ones removed; the new proposals replace the run's, decisions are kept.",
+        ),
+    ] = None,
+    refine_rounds: Annotated[
+        int, typer.Option("--refine-rounds", min=1, max=1000, help="EM rounds a --refine adds.")
+    ] = REFINE_ROUNDS,
     data: Annotated[
         Path | None,
         typer.Option("--data-dir", help=_DATA_DIR_HELP, show_default=False),
@@ -228,15 +245,25 @@ def run(
     db_path = default_path(root)
     checkpoint: dict[str, Any] | None = None
     run_id: int | None = None
+    review: ReviewConstraints | None = None
     try:
-        if resume is not None:
+        if resume is not None and refine is not None:
+            raise ConfigError("--resume and --refine cannot be combined: resume a stopped run first")
+        continued = resume if resume is not None else refine
+        if continued is not None:
+            flag = "--resume" if resume is not None else "--refine"
             given = [name for name, v in (("--corpus", corpus), ("--preset", preset), ("--config", config),
                      ("--set", set_), ("--seed", seed), ("--rounds", rounds), ("--epochs", epochs)) if v]  # fmt: skip
             if given:
-                raise ConfigError(f"--resume takes its settings from the checkpoint; drop {', '.join(given)}")
-            run_id, out_dir, checkpoint = _find_resumable(resume, db_path)
+                raise ConfigError(f"{flag} takes its settings from the checkpoint; drop {', '.join(given)}")
+            run_id, out_dir, checkpoint = _find_resumable(continued, db_path)
             cfg = checkpoint_config(checkpoint)
-            sources = ConfigSources(preset=None, overrides={"resume": str(out_dir)})
+            sources = ConfigSources(preset=None, overrides={flag.lstrip("-"): str(out_dir)})
+            if refine is not None:
+                if run_id is None:
+                    raise StoreError(f"{out_dir}: not a run in {db_path}; --refine needs its review decisions")
+                with Store(db_path) as store:
+                    review = ReviewConstraints.from_decisions(store.decisions(run_id))
         else:
             overrides: dict[str, Any] = _parse_sets(set_ or [])
             flags = {
@@ -253,11 +280,13 @@ def run(
                 if preset is None and not (lost_words or known_words) and corpus is None:
                     preset = "demo"
             cfg, sources = build_config(preset, config, overrides)
-        loaded = load_corpus(cfg)
-    except (ConfigError, CorpusError, CheckpointError, StoreError) as exc:
+        loaded = load_corpus(cfg, for_run=checkpoint is None)  # a new run: also check its demand
+        if review is not None:
+            review.check(len(loaded.corpus.lost_words), len(loaded.corpus.known_words))
+    except (ValueError, CheckpointError, StoreError) as exc:  # ConfigError, CorpusError: ValueErrors
         raise _fail(str(exc)) from None
     for warning in loaded.warnings:
-        console.print(f"[yellow]warning:[/] {warning}")
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
     if checkpoint is None:
         out_dir = out or new_run_dir(loaded.corpus.name, sources.preset, root)
     try:
@@ -267,10 +296,16 @@ def run(
                     loaded.corpus, loaded.path, sources.preset, cfg.to_dict(), cfg.rounds, str(out_dir.resolve())
                 )
             else:
-                store.mark_running(run_id)
+                last_round = checkpoint["round"] if checkpoint is not None else 0
+                store.mark_running(run_id, last_round + refine_rounds if review is not None else None)
     except StoreError as exc:
         raise _fail(str(exc)) from None
-    if checkpoint is not None:
+    if review is not None:
+        console.print(
+            f"refining run #{run_id} for {refine_rounds} round(s) with {len(review.accepted)} accepted and "
+            f"{len(review.rejected)} rejected pair(s) ({out_dir / CHECKPOINT_NAME})"
+        )
+    elif checkpoint is not None:
         console.print(
             f"resuming run #{run_id} from restart {checkpoint['restart'] + 1} round {checkpoint['round']} "
             f"({out_dir / CHECKPOINT_NAME})"
@@ -283,9 +318,14 @@ def run(
         # The recorder opens its own database connection in this thread and commits each round.
         recorder = RunRecorder(db_path, run_id, forward=reporter)
         try:
-            result = run_decipherment(
-                loaded.corpus, cfg, recorder, cancel, checkpoint=out_dir / CHECKPOINT_NAME, resume=checkpoint
-            )
+            if review is not None:
+                result = refine_decipherment(
+                    loaded.corpus, checkpoint, review, refine_rounds, recorder, cancel, out_dir / CHECKPOINT_NAME
+                )
+            else:
+                result = run_decipherment(
+                    loaded.corpus, cfg, recorder, cancel, checkpoint=out_dir / CHECKPOINT_NAME, resume=checkpoint
+                )
             recorder.finish(result, loaded.corpus)
             box["result"] = result
         except BaseException as exc:  # reported on the main thread
@@ -330,6 +370,165 @@ def run(
         stdout.print(top)
     if result.status == "cancelled":
         raise typer.Exit(EXIT_CANCELLED)
+
+
+def _bench_job_line(spec: _bench.JobSpec, result: _bench.JobResult) -> str:
+    """One line per finished bench job: its figures, time and peak memory."""
+    if result.status != "ok":
+        return f"[yellow]{result.status}[/] {escape(spec.label)}: {escape(result.message)}"
+    figures = ", ".join(f"{r.key} {_percent(r.accuracy)}" for r in result.rows)
+    rss = "" if result.peak_rss_mb is None else f", peak {result.peak_rss_mb:.0f} MB"
+    return f"[green]done[/] {escape(spec.label)}: {escape(figures)} ({result.seconds:.0f} s{rss})"
+
+
+def _bench_tables(report: _bench.BenchReport) -> list[Table]:
+    """The accuracy table (a section per group) and the cost table, as Rich tables."""
+    # Narrower than the Markdown: "setting: row" in one column, the method in one word.
+    summary = _bench.summarize(report)
+    accuracy = Table(title="decipher bench: accuracy (%) beside the paper", title_justify="left")
+    cost = Table(title="cost per row (mean over seeds; seconds, peak RSS in MB)", title_justify="left")
+    acc_header = ["setting: row", "method", "paper/ref", "ours", "argmax", "n", "seeds"]
+    cost_header = ["setting: row", "method", "wall", *_bench.PHASES, "RSS"]
+    for table, header in ((accuracy, acc_header), (cost, cost_header)):
+        for n, name in enumerate(header):
+            table.add_column(name, justify="right" if n >= 2 else "left", overflow="fold")
+    group = None
+    for row in summary:
+        if group is not None and row.group != group:
+            accuracy.add_section()
+            cost.add_section()
+        group = row.group
+        name = row.setting if row.key == row.setting else f"{row.setting}: {row.key}"
+        method = "decipher" if row.method == _bench.DECIPHER else "baseline"
+        accuracy.add_row(*(escape(c) for c in [name, method, *_bench.accuracy_cells(row)[3:]]))
+        cost.add_row(*(escape(c) for c in [name, method, *_bench.cost_cells(row)[3:]]))
+    return [accuracy, cost]
+
+
+@app.command()
+def bench(
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only",
+            help=f"Run only this setting (repeatable). Settings: {', '.join(_bench.SETTINGS)}.",
+            show_default=False,
+        ),
+    ] = None,
+    seeds: Annotated[
+        int | None,
+        typer.Option(
+            "--seeds",
+            help="Seeds per setting; mean and std are over them. Default 3 (1 with --quick).",
+            show_default=False,
+        ),
+    ] = None,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="Smoke check in minutes: one seed of a reduced schedule of every setting "
+            "(2 rounds x 20 epochs, d = 64); its accuracies mean little.",
+        ),
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Folder for bench.md and bench.json (default: bench/TIME in the data dir).",
+            show_default=False,
+        ),
+    ] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "--threads",
+            help="torch threads in each job (default: torch's own choice). Use 1 when other work shares "
+            "the CPU: oversubscribed threads slow torch down many times.",
+            show_default=False,
+        ),
+    ] = None,
+    data: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP, show_default=False)] = None,
+) -> None:
+    """Run the paper's experiments here and print them beside its figures, with an edit-distance baseline.
+
+    Each setting runs once per seed, each job in its own process (so its peak memory is its own).
+
+    Columns: accuracy (mean ± std over seeds), wall seconds, seconds per phase, peak RSS.
+
+    bench.md and bench.json are rewritten after every job; settings whose corpora are missing are skipped.
+
+    The full schedule takes hours on a 2-core CPU: try --quick first.
+    """
+    import shlex
+
+    console = Console(stderr=True, highlight=False)
+    try:
+        report = _bench.new_report(only, seeds, quick, threads, shlex.join(["decipher", *sys.argv[1:]]))
+    except _bench.BenchError as exc:
+        raise _fail(str(exc)) from None
+    out_dir = out or _bench.default_out_dir(data_dir(data), quick)
+    n_jobs = len(_bench.plan_jobs(report.settings, report.seeds))
+    console.print(
+        f"bench: {len(report.settings)} setting(s), {len(report.seeds)} seed(s), {n_jobs} job(s); "
+        f"{_bench.schedule_text(report)}; writing to {out_dir}"
+    )
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[info]}"),
+        TimeElapsedColumn(),
+        console=console,
+    )
+    jobs_task = progress.add_task("jobs", total=n_jobs, info="")
+    job_task = progress.add_task("", total=1, info="", visible=False)
+    shape = {"rounds": 1, "epochs": 1}
+    running: dict[str, Any] = {}
+
+    def on_job_start(spec: _bench.JobSpec, n: int, total: int) -> None:
+        progress.update(job_task, description=escape(spec.label), completed=0, total=1, info="starting", visible=True)
+
+    def on_message(spec: _bench.JobSpec, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        if kind == "start":
+            shape.update(rounds=max(1, int(msg["rounds"])), epochs=max(1, int(msg["epochs"])))
+            total = shape["rounds"] * shape["epochs"] * max(1, int(msg["restarts"]))
+            progress.update(job_task, total=total, completed=0, info=escape(f"{msg['lost']} -> {msg['known']}"))
+        elif kind == "epoch":
+            done = ((msg["restart"] * shape["rounds"]) + msg["round"] - 1) * shape["epochs"] + msg["epoch"]
+            progress.update(job_task, completed=done, info=f"round {msg['round']}/{shape['rounds']}")
+        elif kind == "round":
+            progress.update(job_task, info=f"round {msg['round']}/{msg['rounds']} acc {_percent(msg['accuracy'])}")
+        elif kind == "stage":
+            progress.update(job_task, info=escape(str(msg["text"])))
+
+    def on_job_end(spec: _bench.JobSpec, result: _bench.JobResult) -> None:
+        progress.advance(jobs_task)
+        progress.update(job_task, visible=False)
+        progress.console.print(_bench_job_line(spec, result))
+
+    def on_process(proc: Any) -> None:
+        running["proc"] = proc
+
+    try:
+        with progress:
+            _bench.run_bench(report, out_dir, on_job_start=on_job_start, on_message=on_message,
+                             on_job_end=on_job_end, on_process=on_process)  # fmt: skip
+    except KeyboardInterrupt:
+        proc = running.get("proc")
+        if proc is not None and proc.poll() is None:
+            proc.terminate()  # the job process this command started
+            proc.wait()
+        console.print(f"[yellow]cancelled[/]: the finished jobs are in {out_dir / 'bench.md'}")
+        raise typer.Exit(EXIT_CANCELLED) from None
+    stdout = Console(highlight=False)
+    for table in _bench_tables(report):
+        stdout.print(table)
+    stdout.print(f"wrote {out_dir / 'bench.md'} and {out_dir / 'bench.json'} ({report.wall_seconds:.0f} s)")
+    if any(j.status == "failed" for j in report.jobs):
+        raise typer.Exit(1)
 
 
 @app.command()

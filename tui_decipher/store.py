@@ -383,11 +383,12 @@ class Store:
                 ),
             )  # fmt: skip
 
-    def mark_running(self, run_id: int) -> None:
-        """A resumed run: running again, in this process."""
+    def mark_running(self, run_id: int, rounds_planned: int | None = None) -> None:
+        """A resumed or refined run: running again, in this process (a refinement plans more rounds)."""
         self._write(
-            "UPDATE runs SET status = ?, pid = ?, host = ?, error = NULL, finished_at = NULL WHERE id = ?",
-            (RUNNING, os.getpid(), socket.gethostname(), run_id),
+            "UPDATE runs SET status = ?, pid = ?, host = ?, error = NULL, finished_at = NULL,"
+            " rounds_planned = COALESCE(?, rounds_planned) WHERE id = ?",
+            (RUNNING, os.getpid(), socket.gethostname(), rounds_planned, run_id),
         )
 
     def set_run_dir(self, run_id: int, run_dir: str) -> None:

@@ -29,6 +29,7 @@ from .events import EpochEnd, EventCallback, RestartEnd, RoundEnd, RunFinished, 
 from .flow import FlowSolution, flow_matrix, solve_flow, top_k_edges, union_top_k_edges
 from .model import DecipherModel, build_model
 from .regularizers import regularizer
+from .review import ReviewConstraints
 from .scoring import KnownIndex, LostBatch, Scores, score_all_pairs
 
 
@@ -89,6 +90,9 @@ class DecipherResult:
     restart_objectives: list[float] = field(default_factory=list)
     phase_seconds: dict[str, float] = field(default_factory=dict)
     model: DecipherModel | None = None  # the kept model (for scoring other corpora)
+    # Flow-mode prediction per lost word (known index, -1 = none), from the evaluation flow: (n_lost,)
+    predictions: np.ndarray | None = None
+    refined: int = 0  # how many refinements (reviewer-guided continuations) this result has had
 
 
 @dataclass
@@ -111,6 +115,8 @@ class _Context:
     checkpoint_path: Path | None = None  # written after every complete round
     best: _RestartState | None = None  # best completed restart so far (by objective)
     restart_objectives: list[float] = field(default_factory=list)
+    review: ReviewConstraints | None = None  # reviewer judgments imposed on every flow (refinement)
+    refined: int = 0
 
     @property
     def n_lost(self) -> int:
@@ -210,34 +216,47 @@ def flow_costs(ctx: _Context, scores: Scores, kind: str, generator: torch.Genera
     return cost.numpy().astype(np.float64)
 
 
-def solve(ctx: _Context, cost: np.ndarray, demand: int) -> FlowSolution:
-    """Sparsify the cost matrix (n_rows, n_known) and solve the min-cost flow for demand D."""
+def solve(ctx: _Context, cost: np.ndarray, demand: int, rows: np.ndarray | None = None) -> FlowSolution:
+    """Sparsify the cost matrix (n_rows, n_known) and solve the min-cost flow for demand D.
+
+    `rows` names the lost words of a row subset (evaluation), so that reviewer judgments, when a
+    run has them, land on the right rows: rejected pairs leave the graph, accepted ones are forced.
+    """
     with _Timer(ctx.phases, "flow"):
+        forced = None
+        if ctx.review is not None and len(ctx.review):
+            cost = ctx.review.mask_rejected(cost, rows)
+            forced = ctx.review.forced_edges(cost, demand, ctx.cfg.capacity, rows)
         if ctx.cfg.sparsify == "union-top-k":
             edges = union_top_k_edges(cost, ctx.cfg.top_k)
         else:
             edges = top_k_edges(cost, ctx.cfg.top_k)
-        return solve_flow(cost.shape[0], cost.shape[1], edges, demand, ctx.cfg.capacity)
+        return solve_flow(cost.shape[0], cost.shape[1], edges, demand, ctx.cfg.capacity, forced=forced)
 
 
-def evaluate(ctx: _Context, scores: Scores, cost: np.ndarray | None) -> tuple[float | None, float | None]:
-    """(flow accuracy, model-argmax accuracy), or (None, None) without gold.
+def flow_predictions(ctx: _Context, cost: np.ndarray) -> np.ndarray:
+    """The evaluation flow's known word per lost word (-1 = none): (n_lost,).
 
     As in the published evaluation, the flow is solved afresh over the evaluated lost words only
     (those with a gold cognate) with D = their number and capacity C, so each gets a prediction.
     """
+    rows = np.asarray(evaluation.evaluated_lost(ctx.corpus.gold), dtype=np.int64)
+    solution = solve(ctx, cost[rows], len(rows), rows)
+    predictions = np.full(ctx.n_lost, -1, dtype=np.int64)
+    predictions[rows] = evaluation.flow_predictions(solution, len(rows))
+    return predictions
+
+
+def evaluate(ctx: _Context, scores: Scores, cost: np.ndarray | None) -> tuple[float | None, float | None]:
+    """(flow accuracy, model-argmax accuracy), or (None, None) without gold (see `flow_predictions`)."""
     gold = ctx.corpus.gold
     if not ctx.corpus.has_gold:
         return None, None
     with _Timer(ctx.phases, "eval"):
-        acc_model, _, n_eval = evaluation.accuracy(evaluation.model_predictions(scores.log_prob), gold)
+        acc_model, _, _ = evaluation.accuracy(evaluation.model_predictions(scores.log_prob), gold)
         acc_flow = None
         if cost is not None:
-            rows = np.asarray(evaluation.evaluated_lost(gold), dtype=np.int64)
-            solution = solve(ctx, cost[rows], n_eval)
-            predictions = np.full(ctx.n_lost, -1, dtype=np.int64)
-            predictions[rows] = evaluation.flow_predictions(solution, len(rows))
-            acc_flow, _, _ = evaluation.accuracy(predictions, gold)
+            acc_flow, _, _ = evaluation.accuracy(flow_predictions(ctx, cost), gold)
     return acc_flow, acc_model
 
 
@@ -280,6 +299,7 @@ def _snapshot(state: _RestartState) -> dict:
     return {
         "restart": state.restart,
         "weights": {k: v.cpu() for k, v in (state.kept_weights or {}).items()},
+        "flow": state.flow.cpu(),  # what a refinement continues from
         "rounds": [dataclasses.asdict(m) for m in state.rounds],
         "cost": state.cost,
         "cost_kind": state.cost_kind,
@@ -295,6 +315,8 @@ def _restore_restart(ctx: _Context, state: _RestartState, snap: dict) -> None:
     state.rounds = [RoundMetrics(**m) for m in snap["rounds"]]
     state.cost, state.cost_kind = snap["cost"], snap["cost_kind"]
     state.objective, state.accuracy = snap["objective"], snap["accuracy"]
+    if snap.get("flow") is not None and snap["flow"].numel():
+        state.flow = snap["flow"].to(ctx.device)
     with _Timer(ctx.phases, "score"):
         state.scores = score_all_pairs(state.model, ctx.lost, ctx.known, ctx.cfg.score_chunk)
 
@@ -318,6 +340,7 @@ def write_checkpoint(ctx: _Context, state: _RestartState, round_: int) -> None:
             "restart_objectives": list(ctx.restart_objectives),
             "phases": dict(ctx.phases),
             "seconds": ctx.elapsed(),
+            "refined": ctx.refined,
         },
     )
 
@@ -346,6 +369,8 @@ def _run_round(
         solution = solve(ctx, cost, demand)
         new_flow = torch.from_numpy(flow_matrix(solution, ctx.n_lost, ctx.n_known)).to(ctx.device)
         state.flow = cfg.flow_decay * state.flow + (1.0 - cfg.flow_decay) * new_flow
+        if ctx.review is not None:
+            state.flow = ctx.review.apply_to_flow(state.flow)
         flow_cost, achieved = solution.cost, solution.flow
     acc, acc_model = evaluate(ctx, scores, cost)
     state.scores, state.cost, state.cost_kind, state.accuracy = scores, cost, kind, acc
@@ -526,6 +551,12 @@ def run_decipherment(
             break
         ctx.restart_objectives.append(state.objective)
         on_event(RestartEnd(restart, state.objective, state.accuracy))
+    return _conclude(ctx, result)
+
+
+def _conclude(ctx: _Context, result: DecipherResult) -> DecipherResult:
+    """Fill the result from the kept restart: proposals, character map, accuracy, timings."""
+    corpus, cfg = ctx.corpus, ctx.cfg
     result.restart_objectives = list(ctx.restart_objectives)
     best = ctx.best
     if best is not None:
@@ -540,16 +571,95 @@ def run_decipherment(
         if corpus.has_gold and best.scores is not None:
             result.accuracy, result.accuracy_model = evaluate(ctx, best.scores, best.cost)
             result.n_evaluated = corpus.n_gold_lost
+            if best.cost is not None:
+                result.predictions = flow_predictions(ctx, best.cost)
             if not cfg.use_flow:
                 result.accuracy = result.accuracy_model
+    result.refined = ctx.refined
     result.seconds = ctx.elapsed()
     result.phase_seconds = dict(ctx.phases)
-    on_event(RunFinished(result.status, result.accuracy, result.accuracy_model, result.seconds))
+    ctx.on_event(RunFinished(result.status, result.accuracy, result.accuracy_model, result.seconds))
     return result
+
+
+def refine_decipherment(
+    corpus: Corpus,
+    checkpoint_payload: dict,
+    review: ReviewConstraints,
+    rounds: int,
+    on_event: EventCallback = ignore,
+    cancel: threading.Event | None = None,
+    checkpoint: str | Path | None = None,
+) -> DecipherResult:
+    """Continue EM from a run's checkpoint for `rounds` more rounds under the reviewer's judgments.
+
+    The kept restart (lowest objective) continues from its decayed flow and weights; in every
+    later flow solve accepted pairs are forced and rejected pairs removed, and the M-step trains
+    on the flow with the judgments imposed (see `review`). Settings come from the checkpoint.
+    The result's proposals, character map and accuracy replace the run's; with `checkpoint`, the
+    refined state is saved after every round, so the run can be refined again.
+    """
+    cfg = checkpoint_config(checkpoint_payload)
+    if not 1 <= rounds <= 1000:
+        raise ValueError(f"refinement rounds = {rounds} is out of range (allowed 1..1000)")
+    ctx = prepare(corpus, cfg, on_event, cancel or threading.Event())
+    if checkpoint_payload["corpus"] != corpus.name or tuple(checkpoint_payload["shape"]) != (ctx.n_lost, ctx.n_known):
+        raise CheckpointError(
+            f"checkpoint was made on another corpus ({checkpoint_payload['corpus']} "
+            f"{tuple(checkpoint_payload['shape'])})"
+        )
+    review.check(ctx.n_lost, ctx.n_known)
+    ctx.review = review
+    ctx.refined = int(checkpoint_payload.get("refined", 0)) + 1
+    ctx.checkpoint_path = Path(checkpoint) if checkpoint is not None else None
+    ctx.phases.update(checkpoint_payload["phases"])
+    ctx.started -= checkpoint_payload["seconds"]
+    ctx.restart_objectives = list(checkpoint_payload["restart_objectives"])
+    # The kept restart: the best completed one, or the current one if it is better (or alone).
+    snaps = [s for s in (checkpoint_payload["best"], checkpoint_payload["current"]) if s is not None and s["rounds"]]
+    if not snaps:
+        raise CheckpointError("the checkpoint has no complete round to refine")
+    snap = min(snaps, key=lambda s: s["objective"])
+    restart = snap["restart"]
+    seed = cfg.seed + 1000 * restart
+    model = build_model(len(ctx.lost_charset), len(ctx.known_charset), cfg).to(ctx.device)
+    state = _RestartState(restart, model, torch.zeros(0, device=ctx.device))
+    _restore_restart(ctx, state, snap)
+    if not state.flow.numel():
+        if snap is checkpoint_payload["current"]:
+            state.flow = checkpoint_payload["flow"].to(ctx.device)
+        else:  # a checkpoint from before flows were kept per restart: start from its last solve
+            cost = state.cost if state.cost is not None else (-state.scores.log_prob).numpy().astype(np.float64)
+            solution = solve(ctx, cost, ctx.n_cognates)
+            state.flow = torch.from_numpy(flow_matrix(solution, ctx.n_lost, ctx.n_known)).to(ctx.device)
+    state.flow = review.apply_to_flow(state.flow)
+    last = state.rounds[-1].round
+    # A fresh, seeded sampling generator per refinement keeps refinements reproducible.
+    state.sample_gen = torch.Generator().manual_seed(seed + 7 + 7919 * ctx.refined)
+    total = last + rounds
+    on_event(
+        RunStarted(
+            corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(ctx.device),
+            total, cfg.epochs, 1, ctx.n_cognates,
+        )
+    )
+    result = DecipherResult(
+        config=cfg, corpus_name=corpus.name, lost_code=corpus.lost_code, known_code=corpus.known_code,
+        n_cognates=ctx.n_cognates, status="finished", device=str(ctx.device),
+    )  # fmt: skip
+    try:
+        for round_ in range(last + 1, total + 1):
+            _run_round(ctx, state, round_, total, seed, state.sample_gen)
+    except RunCancelled:
+        result.status = "cancelled"  # the completed refinement rounds are kept
+    ctx.best = state
+    return _conclude(ctx, result)
 
 
 def _check_resumable(resume: dict, ctx: _Context) -> None:
     """A checkpoint continues only the run it came from: same settings, same corpus."""
+    if resume.get("refined"):
+        raise CheckpointError("this run has been refined; continue it with --refine, not --resume")
     saved = checkpoint_config(resume)
     if saved != ctx.cfg:
         changed = [k for k, v in saved.to_dict().items() if getattr(ctx.cfg, k) != v]

@@ -20,9 +20,9 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..engine.checkpoint import CHECKPOINT_NAME, CheckpointError, checkpoint_config, load_checkpoint
 from ..engine.config import ConfigSources, DecipherConfig
-from ..engine.corpus import CorpusError
-from ..engine.em import run_decipherment
+from ..engine.em import refine_decipherment, run_decipherment
 from ..engine.registry import load_corpus
+from ..engine.review import REFINE_ROUNDS, ReviewConstraints
 from ..results import data_dir, new_run_dir, write_run_files
 from ..store import RunRecorder, Store, default_path
 from .live import LiveRun
@@ -107,14 +107,22 @@ class DecipherApp(App[None]):
         self.selected_run = run_id
         return self._launch(f"resuming run #{run_id} from {run_dir}...", None, None, resume=(run_id, run_dir))
 
-    def _launch(self, first_line: str, *args: Any, **kwargs: Any) -> bool:
+    def refine_run(self, run_id: int, run_dir: str) -> bool:
+        """Continue a stored run under its review decisions; Review reloads its proposals at the end."""
+        self.selected_run = run_id
+        return self._launch(
+            f"refining run #{run_id} from {run_dir}...", None, None, refine=(run_id, run_dir), show_progress=False
+        )
+
+    def _launch(self, first_line: str, *args: Any, show_progress: bool = True, **kwargs: Any) -> bool:
         if self.running:
             self.notify("A run is already in progress: cancel it first (c on Progress).", severity="warning")
             return False
         self.live = LiveRun()
         self.live.log.append(first_line)
         self._engine(*args, **kwargs)
-        self.switch_mode("progress")
+        if show_progress:
+            self.switch_mode("progress")
         return True
 
     def cancel_run(self) -> None:
@@ -128,34 +136,52 @@ class DecipherApp(App[None]):
 
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="decipherment")
     def _engine(
-        self, cfg: DecipherConfig | None, sources: ConfigSources | None, resume: tuple[int, str] | None = None
+        self,
+        cfg: DecipherConfig | None,
+        sources: ConfigSources | None,
+        resume: tuple[int, str] | None = None,
+        refine: tuple[int, str] | None = None,
     ) -> None:
         worker = get_current_worker()
-        checkpoint = None
+        checkpoint = review = None
+        continued = resume or refine
         try:
-            if resume is not None:
-                checkpoint = load_checkpoint(resume[1])
+            if continued is not None:
+                checkpoint = load_checkpoint(continued[1])
                 cfg, sources = checkpoint_config(checkpoint), ConfigSources()
-            loaded = load_corpus(cfg)
-        except (CorpusError, CheckpointError) as exc:
+            loaded = load_corpus(cfg, for_run=continued is None)  # a new run: also check its demand
+            for warning in loaded.warnings:
+                self.call_from_thread(self.notify, warning, title="warning", severity="warning", timeout=10)
+            if refine is not None:
+                with Store(self.db_path) as store:
+                    review = ReviewConstraints.from_decisions(store.decisions(refine[0]))
+                review.check(len(loaded.corpus.lost_words), len(loaded.corpus.known_words))
+        except (ValueError, CheckpointError) as exc:  # CorpusError is a ValueError
             self.post_message(RunRefused(str(exc)))
             return
         with Store(self.db_path) as store:
-            if resume is None:
+            if continued is None:
                 run_dir = new_run_dir(loaded.corpus.name, sources.preset, self.data_dir)
                 run_id = store.create_run(
                     loaded.corpus, loaded.path, sources.preset, cfg.to_dict(), cfg.rounds, str(run_dir)
                 )
             else:
-                run_id, run_dir = resume[0], Path(resume[1])
-                store.mark_running(run_id)
+                run_id, run_dir = continued[0], Path(continued[1])
+                planned = checkpoint["round"] + REFINE_ROUNDS if refine is not None else None
+                store.mark_running(run_id, planned)
         self.post_message(RunCreated(run_id))
         recorder = RunRecorder(self.db_path, run_id, lambda event: self.post_message(EngineEvent(run_id, event)))
         try:
-            result = run_decipherment(
-                loaded.corpus, cfg, recorder, worker.cancelled_event, checkpoint=run_dir / CHECKPOINT_NAME,
-                resume=checkpoint,
-            )
+            if review is not None:
+                result = refine_decipherment(
+                    loaded.corpus, checkpoint, review, REFINE_ROUNDS, recorder, worker.cancelled_event,
+                    run_dir / CHECKPOINT_NAME,
+                )
+            else:
+                result = run_decipherment(
+                    loaded.corpus, cfg, recorder, worker.cancelled_event, checkpoint=run_dir / CHECKPOINT_NAME,
+                    resume=checkpoint,
+                )
             recorder.finish(result, loaded.corpus)
             write_run_files(run_dir, result, loaded.corpus, sources, loaded.path)
         except BaseException as exc:
@@ -187,7 +213,8 @@ class DecipherApp(App[None]):
     def on_run_refused(self, message: RunRefused) -> None:
         self.live = None
         self.notify(message.error, title="cannot start", severity="error", timeout=10)
-        self.switch_mode("runs")
+        if self.current_mode != "review":  # a refused refinement leaves the reviewer where they were
+            self.switch_mode("runs")
 
     def on_engine_event(self, message: EngineEvent) -> None:
         if self.live is None or self.live.run_id != message.run_id:

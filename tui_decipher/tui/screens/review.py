@@ -7,6 +7,8 @@ candidates for the lost word and, when the corpus has them, the gold cognates.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.markup import escape
 from rich.text import Text
 from textual import on
@@ -16,6 +18,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from ...engine.checkpoint import CHECKPOINT_NAME
+from ...engine.review import REFINE_ROUNDS
 from ...store import ACCEPTED, OPEN, REJECTED, ProposalRow
 from ..widgets.alignment import AlignmentGrid
 from ..widgets.mode_bar import ModeBar
@@ -45,6 +49,8 @@ class ReviewScreen(Screen):
         Binding("f", "status_filter", "Status", tooltip="Show all / open / accepted / rejected",
                 id="review.status"),
         Binding("e", "export", "Export", tooltip="Export accepted pairs as .tsv and .cog", id="review.export"),
+        Binding("R", "refine", "Refine", tooltip="Continue EM with accepted pairs fixed and rejected ones removed",
+                id="review.refine"),
     ]  # fmt: skip
 
     def compose(self) -> ComposeResult:
@@ -152,9 +158,13 @@ class ReviewScreen(Screen):
         if text:
             shown += f" ~{text!r}"
         title = f"run #{self.run_id}  " if self.run_id is not None else ""
+        # After a refinement, rejected (or displaced) pairs may no longer be proposed; they still count.
+        judged = len(self.app.store.decisions(self.run_id)) if self.run_id is not None else 0
+        hidden = judged - counts[ACCEPTED] - counts[REJECTED]
+        off_list = f" (+{hidden} judged, not proposed now)" if hidden > 0 else ""
         self.query_one("#review-counts", Static).update(
             f"{title}[green]{counts[ACCEPTED]} accepted[/]  [red]{counts[REJECTED]} rejected[/]  "
-            f"{counts[OPEN]} open  |  {escape(shown)}"
+            f"{counts[OPEN]} open{off_list}  |  {escape(shown)}"
         )
 
     # --- detail pane --------------------------------------------------------------------------
@@ -272,3 +282,28 @@ class ReviewScreen(Screen):
             self.notify("Nothing to export.")
             return
         self.app.push_screen(ExportScreen(self.run_row, self.rows))
+
+    def action_refine(self) -> None:
+        """Continue the run's EM under these decisions; the new proposals replace these when it ends."""
+        run = self.run_row
+        if run is None or not self.rows:
+            self.notify("No run with proposals to refine.")
+            return
+        if self.app.running:
+            self.notify("A run is already in progress: cancel it first (c on Progress).", severity="warning")
+            return
+        if not run.run_dir or not (Path(run.run_dir) / CHECKPOINT_NAME).exists():
+            self.notify(f"Run #{run.id} has no checkpoint to continue from.", severity="warning")
+            return
+        decisions = list(self.app.store.decisions(run.id).values())
+        counts = {status: decisions.count(status) for status in (ACCEPTED, REJECTED)}
+        if not decisions:
+            self.notify("Accept or reject some pairs first: refinement continues EM under your decisions.")
+            return
+        if self.app.refine_run(run.id, run.run_dir):
+            self.notify(
+                f"Refining run #{run.id} with {counts[ACCEPTED]} accepted and {counts[REJECTED]} "
+                f"rejected pairs ({REFINE_ROUNDS} rounds). Keep reviewing, or press 2 to watch; the new "
+                "proposals appear here when it ends, your decisions kept.",
+                timeout=8,
+            )

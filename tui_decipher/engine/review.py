@@ -1,0 +1,122 @@
+"""Reviewer judgments as constraints on the flow: accepted pairs are forced, rejected pairs removed.
+
+An expert's review of proposed cognate pairs steers the next EM rounds ("refinement"):
+- an accepted pair (i, j) carries flow 1 in every later flow solve, counting toward the demand D
+  and using up the capacities of its words, so they leave the pool for everyone else;
+- a rejected pair is never offered to the solver (its cost becomes +inf);
+- both enter the M-step the way the flow does: an accepted lost word trains on its accepted
+  known words only, and a rejected pair gets no flow.
+
+Only the reviewer's decisions are read here; gold cognates never are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .flow import FlowEdges
+
+REFINE_ROUNDS = 3  # EM rounds one refinement adds (the default of `decipher run --refine-rounds`)
+ACCEPTED = "accepted"
+REJECTED = "rejected"
+
+
+@dataclass(frozen=True)
+class ReviewConstraints:
+    """Judged (lost index, known index) pairs of one corpus."""
+
+    accepted: tuple[tuple[int, int], ...] = ()
+    rejected: tuple[tuple[int, int], ...] = ()
+
+    @classmethod
+    def from_decisions(cls, decisions: Mapping[tuple[int, int], str]) -> ReviewConstraints:
+        """From the store's {(lost, known): "accepted" | "rejected"} map."""
+        accepted = tuple(sorted(k for k, v in decisions.items() if v == ACCEPTED))
+        rejected = tuple(sorted(k for k, v in decisions.items() if v == REJECTED))
+        return cls(accepted, rejected)
+
+    def __len__(self) -> int:
+        return len(self.accepted) + len(self.rejected)
+
+    def check(self, n_lost: int, n_known: int) -> None:
+        """Refuse pairs outside the corpus (decisions recorded on another corpus)."""
+        for i, j in (*self.accepted, *self.rejected):
+            if not (0 <= i < n_lost and 0 <= j < n_known):
+                raise ValueError(
+                    f"reviewed pair ({i}, {j}) is outside the corpus ({n_lost} lost x {n_known} known words)"
+                )
+        both = set(self.accepted) & set(self.rejected)
+        if both:
+            raise ValueError(f"pair {min(both)} is both accepted and rejected")
+
+    def judged_lost(self) -> set[int]:
+        """Lost words the reviewer has judged at least one pair of."""
+        return {i for i, _ in (*self.accepted, *self.rejected)}
+
+    def _rows(self, pairs: Iterable[tuple[int, int]], rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """(row positions, known indices) of `pairs`, restricted to and renumbered by `rows` if given."""
+        pairs = list(pairs)
+        lost = np.array([i for i, _ in pairs], dtype=np.int64)
+        known = np.array([j for _, j in pairs], dtype=np.int64)
+        if rows is None:
+            return lost, known
+        position = {int(r): n for n, r in enumerate(rows)}
+        keep = np.array([int(i) in position for i in lost], dtype=bool)
+        return np.array([position[int(i)] for i in lost[keep]], dtype=np.int64), known[keep]
+
+    def mask_rejected(self, cost: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """A copy of `cost` (n_rows, n_known) with rejected pairs set to +inf (dropped from the graph)."""
+        if not self.rejected:
+            return cost
+        lost, known = self._rows(self.rejected, rows)
+        cost = cost.copy()
+        cost[lost, known] = np.inf
+        return cost
+
+    def forced_edges(self, cost: np.ndarray, demand: int, capacity: int, rows: np.ndarray | None = None) -> FlowEdges:
+        """Accepted pairs to commit in a flow solve, cheapest first, within the flow's limits.
+
+        The flow matches each lost word once and each known word at most `capacity` times, and
+        carries at most `demand` pairs; accepted pairs beyond those limits (a lost word accepted
+        with two known words, say) still train the model through `apply_to_flow`, they are only
+        left out of this solve.
+        """
+        lost, known = self._rows(self.accepted, rows)
+        d = cost[lost, known].astype(np.float64) if lost.size else np.zeros(0)
+        keep_lost, keep_known, keep_cost = [], [], []
+        lost_used: set[int] = set()
+        known_used: dict[int, int] = {}
+        for n in np.argsort(d, kind="stable"):
+            i, j = int(lost[n]), int(known[n])
+            if len(keep_lost) >= demand or i in lost_used or known_used.get(j, 0) >= capacity or not np.isfinite(d[n]):
+                continue
+            lost_used.add(i)
+            known_used[j] = known_used.get(j, 0) + 1
+            keep_lost.append(i)
+            keep_known.append(j)
+            keep_cost.append(float(d[n]))
+        return FlowEdges(
+            np.array(keep_lost, dtype=np.int64), np.array(keep_known, dtype=np.int64), np.array(keep_cost)
+        )
+
+    def apply_to_flow(self, flow: torch.Tensor) -> torch.Tensor:
+        """The M-step's flow F (n_lost, n_known) with the judgments imposed (a new tensor).
+
+        Rejected pairs get no flow; an accepted lost word sends flow 1 to each known word it was
+        accepted with and nothing elsewhere.
+        """
+        if not len(self):
+            return flow
+        flow = flow.clone()
+        if self.rejected:
+            lost, known = self._rows(self.rejected, None)
+            flow[torch.from_numpy(lost).to(flow.device), torch.from_numpy(known).to(flow.device)] = 0.0
+        if self.accepted:
+            lost, known = (torch.from_numpy(a).to(flow.device) for a in self._rows(self.accepted, None))
+            flow[lost.unique()] = 0.0
+            flow[lost, known] = 1.0
+        return flow

@@ -275,6 +275,10 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, not a config file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config file ({exc.strerror or exc})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
     if "decipher" in data and isinstance(data["decipher"], dict):
@@ -299,13 +303,21 @@ def build_config(
     """Preset, then TOML file, then explicit overrides (CLI flags / TUI fields), in that order."""
     sources = ConfigSources()
     toml_values: dict[str, Any] = {}
+    where = ""  # the TOML file, when the preset is named there
     if toml_path is not None:
         toml_values = load_toml(toml_path)
         sources.toml = str(toml_path)
+        if not preset_name and "preset" in toml_values:
+            where = f"{toml_path}: "
         preset_name = preset_name or toml_values.pop("preset", None)
         toml_values.pop("preset", None)
+        if preset_name is not None and not isinstance(preset_name, str):
+            raise ConfigError(f"{where}preset = {preset_name!r} has the wrong type (expected str)")
     sources.preset = preset_name
-    cfg = preset(preset_name) if preset_name else DecipherConfig()
+    try:
+        cfg = preset(preset_name) if preset_name else DecipherConfig()
+    except ConfigError as exc:
+        raise ConfigError(f"{where}{exc}") from None
     if toml_values:
         cfg = apply_overrides(cfg, toml_values, source=str(toml_path))
     if overrides:

@@ -105,19 +105,21 @@ def _read_lines(path: Path) -> list[str]:
         raise CorpusError(path, None, f"cannot read file ({exc.strerror or exc})") from None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise CorpusError(path, 1, "UTF-16 text (byte-order mark): save the file as UTF-8")
+    if b"\x00" in data:
+        line = data.count(b"\n", 0, data.index(b"\x00")) + 1
+        raise CorpusError(path, line, "binary data (NUL byte): not a text corpus file")
     raw_lines = data.split(b"\n")
     if raw_lines and raw_lines[-1] == b"":
         raw_lines.pop()
     lines: list[str] = []
     for n, raw in enumerate(raw_lines, start=1):
-        if b"\x00" in raw:
-            raise CorpusError(path, n, "binary data (NUL byte): not a text corpus file")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise CorpusError(
-                path, n, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"
-            ) from None
+            where = f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1}"
+            raise CorpusError(path, n, f"not valid UTF-8 ({where}); save the file as UTF-8") from None
         text = text.rstrip("\r")
         if len(text) > MAX_LINE_CHARS:
             raise CorpusError(path, n, f"line too long ({len(text)} characters, at most {MAX_LINE_CHARS})")
@@ -127,7 +129,7 @@ def _read_lines(path: Path) -> list[str]:
 
 def _parse_word(path: Path, line: int, token: str) -> Word:
     if token != token.strip() or any(ch.isspace() for ch in token):
-        raise CorpusError(path, line, f"word {token.strip()!r} contains whitespace")
+        raise CorpusError(path, line, f"word {token!r} contains whitespace")
     if not token:
         raise CorpusError(path, line, "empty word (use '_' for a missing word)")
     bad = [ch for ch in token if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn")]
@@ -162,7 +164,7 @@ class CogTable:
             if default >= len(self.codes):
                 raise CorpusError(self.path, 1, f"has {len(self.codes)} column(s); need at least 2")
             return default
-        if isinstance(selector, int) or (isinstance(selector, str) and selector.isdigit()):
+        if isinstance(selector, int) or (isinstance(selector, str) and selector.isascii() and selector.isdigit()):
             idx = int(selector)
             if not 0 <= idx < len(self.codes):
                 raise CorpusError(
@@ -176,6 +178,21 @@ class CogTable:
         return self.codes.index(selector)
 
 
+def _word_like_code(code: str) -> str:
+    """Why a header cell looks like a cell of words rather than a language code ("" if it does not).
+
+    Conservative: only marks that never appear in a code (`_` alone, `|`, combining marks), so a
+    file that starts straight with its data is caught when its first row has any of them.
+    """
+    if code == "_":
+        return "is the missing-word mark"
+    if "|" in code:
+        return "holds '|'-separated words"
+    if any(unicodedata.combining(ch) for ch in unicodedata.normalize("NFC", code)):
+        return "has combining marks"  # after NFC: "español" has none, IPA "ɐ̃" keeps its tilde
+    return ""
+
+
 def read_cog_table(path: str | Path) -> CogTable:
     """Parse a `.cog` file, checking its header and every row; errors name the file and line."""
     path = Path(path)
@@ -186,7 +203,11 @@ def read_cog_table(path: str | Path) -> CogTable:
     if len(codes) < 2:
         raise CorpusError(path, 1, "header must name at least 2 languages separated by tabs")
     for code in codes:
-        if not code or any(ch.isspace() for ch in code) or code == "_" or "|" in code:
+        looks_like_data = _word_like_code(code)
+        if looks_like_data:
+            problem = f"does not look like a header of language codes ({code!r} {looks_like_data})"
+            raise CorpusError(path, 1, f"{problem}; the first line must name the languages, separated by tabs")
+        if not code or any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in code):
             raise CorpusError(path, 1, f"bad language code {code!r} in header")
     dupes = sorted({c for c in codes if codes.count(c) > 1})
     if dupes:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import math
 import os
 import tomllib
 from dataclasses import dataclass
@@ -68,8 +70,55 @@ class LoadedCorpus:
     warnings: tuple[str, ...] = ()
 
 
-def load_corpus(cfg: DecipherConfig) -> LoadedCorpus:
-    """The corpus a config names: word lists, a registry name, or a `.cog` path."""
+# A demand at most this much above what the flow can carry is lowered with a warning, not refused:
+# the columns of a cognate table often differ by a word or two (romance: 584 es, 583 pt words), and
+# cognate_fraction 1.0 means "as many as there are".
+DEMAND_SLACK = 0.05
+
+
+def check_demand(corpus: Corpus, cfg: DecipherConfig) -> str | None:
+    """Refuse a config that asks for more cognate pairs than the corpus can supply.
+
+    The run seeks N = round(cognate_fraction x lost words) pairs, each known word taking at most
+    `capacity` lost words, so N above capacity x known words cannot be met. More than
+    DEMAND_SLACK above it raises a CorpusError naming the corpus file and the settings that fix
+    it; a smaller excess returns a warning (the run then seeks capacity x known words).
+    """
+    n_lost, n_known = len(corpus.lost_words), len(corpus.known_words)
+    asked = round(cfg.cognate_fraction * n_lost)
+    supply = cfg.capacity * n_known
+    if asked <= supply:
+        return None
+    lost = "lost" if corpus.lost_code == "lost" else f"lost ({corpus.lost_code})"
+    known = "known" if corpus.known_code == "known" else f"known ({corpus.known_code})"
+    what = (
+        f"cognate_fraction {cfg.cognate_fraction:g} x {n_lost} {lost} words asks for {asked} cognate pairs, "
+        f"but {n_known} {known} words at capacity {cfg.capacity} can take at most {supply}"
+    )
+    if asked <= supply * (1 + DEMAND_SLACK):
+        return f"{corpus.source or corpus.name}: {what}; seeking {supply}"
+    max_fraction = math.floor(1000 * supply / n_lost) / 1000
+    fix = f"set cognate_fraction to at most {max_fraction:g}" if max_fraction >= 0.001 else "lower cognate_fraction"
+    fix += f" or capacity to at least {math.ceil(asked / n_known)}"
+    is_cog = bool(corpus.source) and " + " not in corpus.source
+    raise CorpusError(corpus.source or corpus.name, 1 if is_cog else None, f"{what}; {fix}")
+
+
+def load_corpus(cfg: DecipherConfig, for_run: bool = False) -> LoadedCorpus:
+    """The corpus a config names: word lists, a registry name, or a `.cog` path.
+
+    `for_run`: the config is about to start a run, so its demand is checked too (`check_demand`);
+    a corpus preview leaves it False, as its config only names the corpus.
+    """
+    loaded = _load_corpus(cfg)
+    if for_run:
+        note = check_demand(loaded.corpus, cfg)
+        if note:
+            loaded = dataclasses.replace(loaded, warnings=(*loaded.warnings, note))
+    return loaded
+
+
+def _load_corpus(cfg: DecipherConfig) -> LoadedCorpus:
     if cfg.lost_words or cfg.known_words:
         if not (cfg.lost_words and cfg.known_words):
             missing = "known_words" if cfg.lost_words else "lost_words"

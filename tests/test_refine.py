@@ -211,3 +211,22 @@ def test_simulated_reviewer_accepts_top_correct_and_rejects_top_wrong_unjudged_p
     assert second == {(2, 2): ACCEPTED, (3, 1): REJECTED}  # judged pairs skipped; (4, 4) is correct, (5, 5) unknown
     predictions = np.array([0, 2, 2, 3, 0, -1])
     assert accuracy_on(predictions, corpus, {0, 1, 2, 3}) == 0.75
+
+
+@pytest.mark.slow
+def test_refine_benchmark_measures_unjudged_words_only(single_thread):
+    from tui_decipher import bench
+    from tui_decipher.reviewer_simulation import run_refine_benchmark
+
+    cfg = preset("demo").replace(epochs=40, rounds=2)  # enough to find correct pairs to accept
+    corpus = load_corpus(cfg).corpus
+    out = run_refine_benchmark(corpus, cfg, iterations=2, refine_rounds=1, n_accept=3, n_reject=3)
+    assert [s["iteration"] for s in out.iterations] == [1, 2]
+    assert 0 < out.n_accepted <= 6 and 0 < out.n_rejected <= 6
+    judged_words = out.n_accepted + out.n_rejected  # each judged pair is a distinct lost word here or fewer
+    assert out.n_unjudged >= corpus.n_gold_lost - judged_words
+    for value in (out.accuracy_unrefined, out.accuracy_refined, out.accuracy_control):
+        assert 0.0 <= value <= 1.0
+    setting = bench.SETTINGS["ugaritic-refine"]
+    assert [r.key for r in setting.rows] == ["unrefined", "refined", "control"] and setting.group == "refine"
+    assert setting.configs(1234, False)[0] == preset("ugaritic")

@@ -1,0 +1,415 @@
+"""`decipher bench`: table building, settings, the edit-distance baseline, transfer evaluation, CLI.
+
+Fast: no real corpus is trained on. The engine is only run on the demo corpus with tiny models.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from tui_decipher import bench
+from tui_decipher.bench import BASELINE, DECIPHER, BenchError, BenchSetting, JobResult, JobSpec, RowResult, RowSpec
+from tui_decipher.cli import app
+from tui_decipher.engine.baseline import edit_distance_assignment, edit_distance_costs
+from tui_decipher.engine.config import preset
+from tui_decipher.engine.corpus import Corpus
+from tui_decipher.engine.em import run_decipherment
+from tui_decipher.engine.model import build_model
+from tui_decipher.engine.registry import load_corpus
+from tui_decipher.engine.transfer import evaluate_on_corpus
+
+runner = CliRunner()
+TINY = dict(embed_dim=16, hidden_dim=16, n_universal=8, epochs=2)
+
+
+def _report(settings: list[str], seeds=(1234, 1235, 1236), quick=False) -> bench.BenchReport:
+    machine = {"cpu_count": 2, "platform": "Linux-test", "python": "3.11", "torch": "2.x", "device": "cpu",
+               "threads_requested": None, "torch_threads_default": 2}  # fmt: skip
+    return bench.BenchReport("decipher bench --test", settings, list(seeds), quick, None, machine)
+
+
+def _job(setting, seed, rows, rss=1000.0, kind=DECIPHER, status="ok", message=""):
+    return JobResult(setting, kind, seed, status, rows, seconds=10.0, peak_rss_mb=rss, threads=2, message=message)
+
+
+def _uga_rows(small, full, train=8.0):
+    return [
+        RowResult("small", small, small - 0.1, 221, 9.0, {"train": train, "score": 0.5, "eed": 0.4, "flow": 0.1}),
+        RowResult("full", full, full - 0.1, 2182, 20.0, {"score": 2.0, "eed": 15.0, "flow": 0.3},
+                  {"peak_rss_mb_after_eval": 1800.0}),
+    ]  # fmt: skip
+
+
+# --- table building -------------------------------------------------------------------------------
+
+
+def test_summary_mean_std_reference_and_baseline_rows():
+    report = _report(["ugaritic"])
+    figures = ((0.7, 0.5, 900), (0.8, 0.6, 1200), (0.9, 0.7, 1000))
+    for seed, (s, f, rss) in zip((1234, 1235, 1236), figures, strict=True):
+        report.jobs.append(_job("ugaritic", seed, _uga_rows(s, f, train=seed - 1226), rss=rss))
+    base_rows = [RowResult("small", 0.787, None, 221), RowResult("full", 0.627, None, 2182)]
+    report.jobs.append(_job("ugaritic", None, base_rows, rss=1281, kind=BASELINE))
+    rows = bench.summarize(report)
+    assert [(r.key, r.method) for r in rows] == [
+        ("small", DECIPHER), ("full", DECIPHER), ("small", BASELINE), ("full", BASELINE),
+    ]  # fmt: skip
+    small, full, base_small, base_full = rows
+    assert small.accuracy.mean == pytest.approx(0.8) and small.accuracy.std == pytest.approx(0.1)
+    assert full.accuracy.values == pytest.approx([0.5, 0.6, 0.7]) and full.reference == 65.9
+    assert small.reference is None and base_full.reference == 62.7 and base_small.reference == 78.7
+    assert small.phase_seconds["train"] == pytest.approx(9.0)  # mean of 8, 9, 10
+    assert small.peak_rss_mb == 1200 and full.seeds == [1234, 1235, 1236]
+    assert full.extra["eval_peak_rss_mb"] == 1800.0
+    assert base_full.accuracy.mean == pytest.approx(0.627) and base_full.accuracy.std is None
+
+    md = bench.build_markdown(report)
+    assert "`decipher bench --test`" in md and "2 CPUs" in md and "torch 2.x" in md
+    line = next(ln for ln in md.splitlines() if ln.startswith("| ugaritic | ugaritic-full") and "| decipher |" in ln)
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells == ["ugaritic", "ugaritic-full (2182 evaluated x 39451)", "decipher", "65.9", "60.0 ± 10.0",
+                     "50.0 ± 10.0", "2182", "3"]  # fmt: skip
+    base_line = next(ln for ln in md.splitlines() if "baseline: edit distance" in ln and "ugaritic-full" in ln)
+    assert "| 62.7 | 62.7 |" in base_line
+    assert "## Cost per row" in md and "| peak RSS MB |" in md
+
+
+def test_ablations_share_one_baseline_block_in_their_own_table():
+    names = ["ugaritic", "ugaritic-no-flow", "ugaritic-no-residual"]
+    assert bench.plan_jobs(bench.validate_names(names), [1, 2]) == [
+        JobSpec("ugaritic", DECIPHER, 1), JobSpec("ugaritic", DECIPHER, 2), JobSpec("ugaritic", BASELINE),
+        JobSpec("ugaritic-no-residual", DECIPHER, 1), JobSpec("ugaritic-no-residual", DECIPHER, 2),
+        JobSpec("ugaritic-no-flow", DECIPHER, 1), JobSpec("ugaritic-no-flow", DECIPHER, 2),
+    ]  # fmt: skip
+    report = _report(bench.validate_names(names), seeds=(1,))
+    report.jobs.append(_job("ugaritic", None, [RowResult("small", 0.787), RowResult("full", 0.627)], kind=BASELINE))
+    rows = bench.summarize(report)
+    ablation = [(r.setting, r.key, r.method) for r in rows if r.group == "ablation"]
+    assert ablation[-2:] == [("ugaritic", "small", BASELINE), ("ugaritic", "full", BASELINE)]
+    assert [r for r in ablation if r[2] == BASELINE] == ablation[-2:]  # one block, after the ablations
+    md = bench.build_markdown(report)
+    assert "## Ablations on ugaritic" in md
+    ablation_table = md.split("## Ablations")[1].split("## Cost")[0]
+    assert ablation_table.count("baseline: edit distance") == 2
+    assert "| ugaritic-no-flow | ugaritic-full (2182 evaluated x 39451) | decipher | 8.6 | pending |" in md
+
+
+def test_skipped_failed_and_partly_failed_settings():
+    report = _report(["linear-b", "linear-b-names", "ugaritic-noiseless"], seeds=(1, 2))
+    report.jobs += [
+        _job("linear-b", 1, [], status="skipped", message="corpus linear-b not found"),
+        _job("linear-b", 2, [], status="skipped", message="corpus linear-b not found"),
+        _job("linear-b-names", 1, [], status="failed", message="RuntimeError: boom"),
+        _job("linear-b-names", 2, [], status="failed", message="RuntimeError: boom"),
+        _job("ugaritic-noiseless", 1, [RowResult("ugaritic-noiseless", 0.9, 0.8, 2182, 5.0)]),
+        _job("ugaritic-noiseless", 2, [], status="failed", message="MemoryError: x"),
+    ]
+    rows = {(r.setting, r.method): r for r in bench.summarize(report)}
+    assert rows["linear-b", DECIPHER].status == "skipped"
+    assert rows["linear-b-names", DECIPHER].status == "failed"
+    partly = rows["ugaritic-noiseless", DECIPHER]
+    assert partly.status == "ok" and partly.accuracy.n == 1 and "1 of 2 jobs failed" in partly.message
+    md = bench.build_markdown(report)
+    assert "skipped: corpus linear-b not found" in md and "failed: RuntimeError: boom" in md
+    assert "| 90.0 (1 of 2 jobs failed: MemoryError: x) |" in md
+
+
+def test_json_report_content(tmp_path):
+    report = _report(["ugaritic", "romance"], seeds=(1234,), quick=True)
+    report.jobs.append(_job("ugaritic", 1234, _uga_rows(0.5, 0.4)))
+    paths = bench.write_report(report, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bench.json", "bench.md"]
+    data = json.loads(paths["json"].read_text(encoding="utf-8"))
+    assert data["command"] == "decipher bench --test" and data["machine"]["cpu_count"] == 2
+    assert data["options"] == {"settings": ["ugaritic", "romance"], "seeds": [1234], "quick": True, "threads": None}
+    assert data["quick_changes"] == bench.QUICK_CHANGES
+    assert data["jobs"][0]["rows"][1]["accuracy"] == 0.4 and data["jobs"][0]["peak_rss_mb"] == 1000.0
+    full = next(r for r in data["summary"] if r["setting"] == "ugaritic" and r["key"] == "full")
+    assert full["accuracy"]["mean"] == 0.4 and full["reference"] == 65.9 and full["method"] == DECIPHER
+    romance = data["settings"]["romance"]
+    assert [r["key"] for r in romance["rows"]] == ["es-it", "it-es", "es-pt", "pt-es", "it-pt", "pt-it", "average"]
+    assert [(c["lost"], c["known"], c["epochs"], c["embed_dim"]) for c in romance["configs"]][:2] == [
+        ("es", "it", bench.QUICK_CHANGES["epochs"], 64), ("it", "es", bench.QUICK_CHANGES["epochs"], 64),
+    ]  # fmt: skip
+    paper = {r["key"]: r["paper"] for r in romance["rows"]}
+    assert paper == {"es-it": 92.3, "it-es": 92.3, "es-pt": 95.0, "pt-es": 95.0, "it-pt": 87.3, "pt-it": 87.3,
+                     "average": 91.6}  # fmt: skip
+
+
+# --- names, seeds, settings -------------------------------------------------------------------------
+
+
+def test_validate_names_and_seeds():
+    assert bench.validate_names(None) == list(bench.SETTINGS)
+    assert bench.validate_names(["romance", "ugaritic"]) == ["ugaritic", "romance"]  # registry order
+    with pytest.raises(BenchError, match="unknown bench setting 'nope'") as info:
+        bench.validate_names(["ugaritic", "nope"])
+    assert "\n" not in str(info.value) and "ugaritic-noiseless" in str(info.value)
+    assert bench.seeds_for(3) == [1234, 1235, 1236]
+    with pytest.raises(BenchError):
+        bench.seeds_for(0)
+    assert bench.new_report(None, None, True, None, "x").seeds == [1234]  # --quick: one seed
+    assert bench.new_report(None, None, False, None, "x").seeds == [1234, 1235, 1236]
+    assert bench.new_report(["romance"], 2, True, 1, "x").seeds == [1234, 1235]
+    with pytest.raises(BenchError, match="--threads"):
+        bench.new_report(None, 1, False, 0, "x")
+
+
+def test_every_issue_setting_is_registered_with_the_papers_figures():
+    expected = {
+        "ugaritic-noiseless": {"ugaritic-noiseless": 93.5},
+        "ugaritic": {"small": None, "full": 65.9},
+        "linear-b": {"linear-b": 84.7},
+        "linear-b-names": {"linear-b-names": 67.3},
+        "ugaritic-no-monotonic": {"small": None, "full": 0.0},
+        "ugaritic-no-residual": {"small": None, "full": 0.0},
+        "ugaritic-no-flow": {"small": None, "full": 8.6},
+    }
+    for name, figures in expected.items():
+        assert {r.key: r.paper for r in bench.SETTINGS[name].rows} == figures
+    assert {r.key: r.baseline_reference for r in bench.SETTINGS["romance"].rows}["average"] == 75.6
+
+
+def test_ablation_settings_switch_one_thing_off():
+    base = bench.SETTINGS["ugaritic"].configs(1234, False)[0]
+    assert base == preset("ugaritic")  # the preset itself at seed 1234
+    changed = {}
+    for name in ("ugaritic-no-monotonic", "ugaritic-no-residual", "ugaritic-no-flow"):
+        (cfg,) = bench.SETTINGS[name].configs(1234, False)
+        changed[name] = {k: v for k, v in cfg.to_dict().items() if base.to_dict()[k] != v}
+    assert changed == {
+        "ugaritic-no-monotonic": {"regularizer": "none"},
+        "ugaritic-no-residual": {"residual": False},
+        "ugaritic-no-flow": {"use_flow": False},
+    }
+    quick = bench.SETTINGS["ugaritic-no-flow"].configs(1235, True)[0]
+    assert (quick.seed, quick.rounds, quick.epochs, quick.restarts, quick.use_flow) == (1235, 2, 20, 1, False)
+    pairs = [(c.lost, c.known) for c in bench.SETTINGS["romance"].configs(1, False)]
+    assert pairs == list(bench.ROMANCE_PAIRS)
+
+
+def test_no_flow_run_reports_the_model_accuracy(single_thread):
+    cfg = preset("demo").replace(**TINY, use_flow=False)
+    corpus = load_corpus(cfg).corpus
+    result = run_decipherment(corpus, cfg)
+    assert len(result.rounds) == 1  # one M-step on the uniform flow
+    assert result.accuracy is not None and result.accuracy == result.accuracy_model
+
+
+def test_residual_switch_changes_the_forward(single_thread):
+    cfg = preset("demo").replace(**TINY)
+    torch.manual_seed(0)
+    with_res = build_model(12, 10, cfg)
+    without = build_model(12, 10, cfg.replace(residual=False))
+    without.load_state_dict(with_res.state_dict())  # same weights: only the switch differs
+    assert with_res.residual and not without.residual
+    with_res.eval(), without.eval()
+    ids = torch.tensor([[4, 5, 6, 2], [7, 8, 2, 0]])
+    lengths = torch.tensor([4, 3])
+    a, b = with_res(ids, lengths, 5), without(ids, lengths, 5)
+    assert not torch.allclose(a.log_probs, b.log_probs)
+    assert torch.allclose(a.attention[:, 0], b.attention[:, 0])  # it acts after the first attention
+
+
+# --- the baseline -----------------------------------------------------------------------------------
+
+
+def _corpus(lost: list[str], known: list[str], gold: dict[int, set[int]]) -> Corpus:
+    from tui_decipher.engine.corpus import graphemes
+
+    return Corpus(
+        "hand", "l", "k", tuple(graphemes(w) for w in lost), tuple(graphemes(w) for w in known),
+        {i: frozenset(gold.get(i, ())) for i in range(len(lost))},
+    )  # fmt: skip
+
+
+def test_baseline_by_hand():
+    # ab -> ab costs 0, abx -> ab 1/3; both have gold "ab" but one-to-one lets only one have it.
+    # Best total: ab->ab (0) + abx->zzzz (1) = 1 < ab->zzzz (1) + abx->ab (1/3). "qq" has no gold.
+    corpus = _corpus(["ab", "abx", "qq"], ["zzzz", "ab"], {0: {1}, 1: {1}})
+    result = edit_distance_assignment(corpus)
+    assert (result.accuracy, result.correct, result.n_evaluated) == (0.5, 1, 2)
+    assert result.predictions.tolist() == [1, 0, -1]  # the unevaluated word takes no part
+    # Cost: Levenshtein distance / longer length, over symbols (an IPA letter + mark is one symbol).
+    costs = edit_distance_costs([("ɐ̃", "b")], [("ɐ", "b"), ("ɐ̃", "b", "c", "d")])
+    assert costs.dtype == np.float32 and costs.tolist() == [[0.5, 0.5]]
+
+
+def test_baseline_ignores_file_order():
+    # Every pair costs the same (disjoint alphabets): the answer must not follow the file's lines.
+    lost, known = ["ab", "cd", "ef"], ["XY", "ZW", "UV"]
+    forward = _corpus(lost, known, {0: {0}, 1: {1}, 2: {2}})
+    backward = _corpus(lost[::-1], known[::-1], {0: {0}, 1: {1}, 2: {2}})
+    a, b = edit_distance_assignment(forward), edit_distance_assignment(backward)
+    pairs = lambda c, r: {(c.lost_words[i], c.known_words[j]) for i, j in enumerate(r.predictions)}  # noqa: E731
+    assert pairs(forward, a) == pairs(backward, b)
+
+
+# --- transfer evaluation ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo_runs():
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    cfg = preset("demo").replace(**TINY, rounds=1)
+    corpus = load_corpus(cfg).corpus
+    nll = run_decipherment(corpus, cfg)  # one round: -log P costs
+    eed = run_decipherment(corpus, cfg.replace(rounds=2))  # the last round: expected edit distance
+    yield corpus, nll, eed
+    torch.set_num_threads(old)
+
+
+def test_transfer_on_the_training_corpus_matches_the_run(demo_runs):
+    corpus, nll, eed = demo_runs
+    assert nll.rounds[-1].cost_kind == "nll" and eed.rounds[-1].cost_kind == "eed"
+    ev = evaluate_on_corpus(nll, corpus, corpus)
+    assert ev.accuracy_model == nll.accuracy_model and ev.accuracy == nll.accuracy
+    assert ev.n_evaluated == nll.n_evaluated == corpus.n_gold_lost and ev.cost_kind == "nll"
+    assert set(ev.phase_seconds) >= {"score", "flow", "eval"} and not ev.unseen_known_symbols
+    ev2 = evaluate_on_corpus(eed, corpus, corpus)
+    assert ev2.accuracy_model == eed.accuracy_model and ev2.cost_kind == "eed" and "eed" in ev2.phase_seconds
+    assert ev2.accuracy is not None and abs(ev2.accuracy - eed.accuracy) <= 0.15  # other EED samples
+    assert ev2.accuracy == evaluate_on_corpus(eed, corpus, corpus).accuracy  # seeded: reproducible
+
+
+def test_transfer_handles_symbols_unseen_in_training(demo_runs):
+    corpus, nll, _ = demo_runs
+    # A bigger "full" corpus: the training words plus a known word and a lost word with new symbols.
+    lost = (*corpus.lost_words, ("Ж", corpus.lost_words[0][0]))
+    known = (*corpus.known_words, ("q", "Ж"))
+    gold = {**corpus.gold, len(lost) - 1: frozenset({len(known) - 1})}
+    bigger = Corpus("bigger", corpus.lost_code, corpus.known_code, lost, known, gold)
+    ev = evaluate_on_corpus(nll, corpus, bigger)
+    assert ev.unseen_lost_symbols == ["Ж"] and ev.unseen_known_symbols == ["q", "Ж"]
+    assert ev.n_evaluated == corpus.n_gold_lost + 1 and ev.accuracy is not None
+    assert ev.predictions is not None and ev.predictions[len(lost) - 1] != len(known) - 1  # never predicted
+    with pytest.raises(ValueError, match="not the corpus"):
+        evaluate_on_corpus(nll, bigger, corpus)
+
+
+# --- jobs and the CLI --------------------------------------------------------------------------------
+
+
+def _fake_setting(name: str, accuracy: float = 0.5, corpora=(), fail: bool = False) -> BenchSetting:
+    def run(seed, quick, reporter):
+        reporter.stage("working")
+        if fail:
+            raise RuntimeError("fake failure")
+        return [RowResult("only", accuracy + (seed - 1234) / 100, None, 10, 0.5, {"train": 0.25})]
+
+    def baseline(reporter):
+        return [RowResult("only", 0.25, None, 10, 0.1, {})]
+
+    return BenchSetting(name, "a fake setting", (RowSpec("only", "fake words", 50.0, 25.0),), run, corpora, baseline)
+
+
+@pytest.fixture
+def fake_settings(monkeypatch):
+    settings = {
+        "fake": _fake_setting("fake"),
+        "fake-missing": _fake_setting("fake-missing", corpora=("no-such-corpus",)),
+        "fake-broken": _fake_setting("fake-broken", fail=True),
+    }
+    monkeypatch.setattr(bench, "SETTINGS", settings)
+
+    def in_process(spec, quick, result_path, log_path, threads=None, on_message=lambda m: None, on_start=None):
+        return bench.run_job(spec, quick, bench.JobReporter(on_message))
+
+    monkeypatch.setattr(bench, "run_job_subprocess", in_process)
+    return settings
+
+
+def test_run_bench_in_process(tmp_path, fake_settings):
+    report = bench.new_report(None, 2, False, None, "decipher bench")
+    messages = []
+    bench.run_bench(report, tmp_path, isolate=False, on_message=lambda spec, msg: messages.append((spec.label, msg)))
+    assert report.status == "finished"
+    statuses = {(j.setting, j.kind, j.seed): j.status for j in report.jobs}
+    assert statuses == {
+        ("fake", DECIPHER, 1234): "ok", ("fake", DECIPHER, 1235): "ok", ("fake", BASELINE, None): "ok",
+        ("fake-missing", DECIPHER, 1234): "skipped", ("fake-missing", DECIPHER, 1235): "skipped",
+        ("fake-missing", BASELINE, None): "skipped",
+        ("fake-broken", DECIPHER, 1234): "failed", ("fake-broken", DECIPHER, 1235): "failed",
+        ("fake-broken", BASELINE, None): "ok",
+    }  # fmt: skip
+    assert ("fake decipher seed 1234", {"type": "stage", "text": "working"}) in messages
+    fake = next(r for r in bench.summarize(report) if r.setting == "fake" and r.method == DECIPHER)
+    assert fake.accuracy.mean == pytest.approx(0.505) and fake.accuracy.std == pytest.approx(0.00707, abs=1e-4)
+    md = (tmp_path / "bench.md").read_text(encoding="utf-8")
+    assert "skipped: corpus no-such-corpus not found" in md and "failed: RuntimeError: fake failure" in md
+    assert json.loads((tmp_path / "bench.json").read_text(encoding="utf-8"))["status"] == "finished"
+
+
+def test_cli_bench_help_and_bad_options():
+    result = runner.invoke(app, ["bench", "--help"])
+    assert result.exit_code == 0
+    for word in ("--only", "--seeds", "--quick", "--out", "--threads", "ugaritic-noiseless", "linear-b-names"):
+        assert word in result.output
+    for args, what in ((["--only", "ugaritc"], "unknown bench setting 'ugaritc'"), (["--seeds", "0"], "--seeds 0"),
+                       (["--threads", "0"], "--threads 0")):  # fmt: skip
+        result = runner.invoke(app, ["bench", *args])
+        assert result.exit_code == 2, args
+        lines = [ln for ln in result.output.splitlines() if ln.strip()]
+        assert len(lines) == 1 and what in lines[0] and "Traceback" not in result.output
+
+
+def test_cli_bench_runs_and_writes(tmp_path, fake_settings, data_dir):
+    result = runner.invoke(app, ["bench", "--only", "fake", "--only", "fake-missing", "--seeds", "2"])
+    assert result.exit_code == 0, result.output
+    folders = list((data_dir / "bench").iterdir())
+    assert len(folders) == 1 and {p.name for p in folders[0].iterdir()} >= {"bench.md", "bench.json", "jobs"}
+    assert "fake" in result.output and "50.5 ± 0.7" in result.output and "skipped" in result.output
+    data = json.loads((folders[0] / "bench.json").read_text(encoding="utf-8"))
+    assert data["options"]["settings"] == ["fake", "fake-missing"] and data["options"]["seeds"] == [1234, 1235]
+    result = runner.invoke(app, ["bench", "--only", "fake-broken", "--quick", "--out", str(tmp_path / "b")])
+    assert result.exit_code == 1  # a failed job fails the command; the report is still written
+    assert (tmp_path / "b" / "bench.md").is_file()
+
+
+PLUGIN = """
+from tui_decipher import bench
+
+def run(seed, quick, reporter):
+    reporter.stage(f"quick={quick}")
+    import torch
+    return [bench.RowResult("only", 0.75, 0.5, 4, 0.0, {"train": 0.0}, {"threads": torch.get_num_threads()})]
+
+def broken(seed, quick, reporter):
+    raise ValueError("no good")
+
+rows = (bench.RowSpec("only", "plugin words", 80.0),)
+bench.register(bench.BenchSetting("plugin-ok", "a plugin setting", rows, run))
+bench.register(bench.BenchSetting("plugin-broken", "a broken plugin setting", rows, broken))
+"""
+
+
+def test_jobs_run_in_their_own_process(tmp_path, monkeypatch):
+    (tmp_path / "bench_test_plugin.py").write_text(textwrap.dedent(PLUGIN), encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setenv(bench.PLUGINS_ENV, "bench_test_plugin")
+    messages = []
+    result = bench.run_job_subprocess(
+        JobSpec("plugin-ok", DECIPHER, 7), True, tmp_path / "ok.json", tmp_path / "ok.log", threads=1,
+        on_message=messages.append,
+    )  # fmt: skip
+    assert result.status == "ok", (tmp_path / "ok.log").read_text()
+    assert result.rows[0].accuracy == 0.75 and result.rows[0].extra == {"threads": 1} and result.threads == 1
+    assert result.peak_rss_mb is not None and result.peak_rss_mb > 10  # the child's own ru_maxrss
+    assert result.process_seconds is not None and result.process_seconds >= result.seconds
+    assert messages == [{"type": "stage", "text": "quick=True"}]
+    broken = bench.run_job_subprocess(
+        JobSpec("plugin-broken", DECIPHER, 7), False, tmp_path / "b.json", tmp_path / "b.log"
+    )
+    assert broken.status == "failed" and broken.message == "ValueError: no good"
+    assert "Traceback" in (tmp_path / "b.log").read_text()  # the traceback is kept in the job's log
+    gone = bench.run_job_subprocess(JobSpec("no-such", DECIPHER, 7), False, tmp_path / "n.json", tmp_path / "n.log")
+    assert gone.status == "failed" and "exit status 2" in gone.message and "no-such" in gone.message
+    assert sys.modules.get("bench_test_plugin") is None  # it ran in the child only

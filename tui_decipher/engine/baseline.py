@@ -1,0 +1,79 @@
+"""The non-neural baseline: normalised edit distance and a one-to-one assignment (Hungarian).
+
+Cost of pair (i, j) = Levenshtein distance between the two words, counted in symbols (grapheme
+clusters, so an IPA letter with its diacritics is one symbol) and divided by the length of the
+longer word. The evaluated lost words (those with a gold cognate) are assigned one-to-one to the
+known words by `scipy.optimize.linear_sum_assignment`; accuracy is the engine's protocol.
+
+It needs no training and is strong wherever both languages share one alphabet; across scripts
+(Linear B syllabograms against Greek letters) every distance is 1 and it scores about zero.
+
+Ties: equal-cost assignments are common (short words, few distinct distances), and the Hungarian
+algorithm breaks ties by row and column order. A `.cog` file lists cognates on the same line, so
+file order would favour gold pairs (ugaritic-small: 87.8% in file order against 78.7% otherwise).
+Both vocabularies are therefore ordered by their symbol sequences before the assignment: the
+result depends on the words only, never on where the gold pairs sit in the file.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cdist
+
+from . import evaluation
+from .corpus import Corpus, Word
+
+
+@dataclass
+class BaselineResult:
+    accuracy: float | None  # None without gold
+    correct: int
+    n_evaluated: int
+    predictions: np.ndarray  # (n_lost,) assigned known index, -1 = not evaluated or unassigned
+    seconds: float
+    phase_seconds: dict[str, float]  # "distance" (all pairs), "assign" (Hungarian)
+
+
+def symbol_strings(words: list[Word], table: dict[str, int]) -> list[str]:
+    """Each word as a string of one private code point per symbol; `table` (shared by both
+    languages, so equal symbols get equal code points) grows as new symbols appear."""
+    out = []
+    for word in words:
+        out.append("".join(chr(0xE000 + table.setdefault(s, len(table))) for s in word))
+    return out
+
+
+def edit_distance_costs(lost: list[Word], known: list[Word]) -> np.ndarray:
+    """(len(lost), len(known)) float32: Levenshtein distance / length of the longer word."""
+    table: dict[str, int] = {}
+    for s in sorted({s for w in (*lost, *known) for s in w}):
+        table[s] = len(table)
+    a, b = symbol_strings(lost, table), symbol_strings(known, table)
+    return cdist(a, b, scorer=Levenshtein.normalized_distance, dtype=np.float32, workers=-1)
+
+
+def edit_distance_assignment(corpus: Corpus) -> BaselineResult:
+    """The baseline on a corpus with gold: evaluated lost words x all known words."""
+    from scipy.optimize import linear_sum_assignment  # import on use: a second or so
+
+    started = time.perf_counter()
+    evaluated = evaluation.evaluated_lost(corpus.gold)
+    predictions = np.full(len(corpus.lost_words), -1, dtype=np.int64)
+    if not evaluated:
+        return BaselineResult(None, 0, 0, predictions, time.perf_counter() - started, {})
+    # Order both sides by their words, not by file position (see the module docstring).
+    rows = np.array(sorted(evaluated, key=lambda i: corpus.lost_words[i]), dtype=np.int64)
+    cols = np.array(sorted(range(len(corpus.known_words)), key=lambda j: corpus.known_words[j]), dtype=np.int64)
+    t0 = time.perf_counter()
+    cost = edit_distance_costs([corpus.lost_words[i] for i in rows], [corpus.known_words[j] for j in cols])
+    t1 = time.perf_counter()
+    assigned_rows, assigned_cols = linear_sum_assignment(cost)  # min(n_rows, n_cols) pairs
+    t2 = time.perf_counter()
+    predictions[rows[assigned_rows]] = cols[assigned_cols]
+    acc, correct, n_eval = evaluation.accuracy(predictions, corpus.gold)
+    phases = {"distance": t1 - t0, "assign": t2 - t1}
+    return BaselineResult(acc, correct, n_eval, predictions, time.perf_counter() - started, phases)

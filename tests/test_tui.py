@@ -278,7 +278,8 @@ async def test_resume_continues_a_cancelled_run_to_the_end(data_dir, single_thre
 
 @pytest.mark.slow
 async def test_refine_on_review_replaces_proposals_in_place_keeping_decisions(data_dir, single_thread):
-    flags = ["run", "--quiet", "--rounds", "2", "--epochs", "8", "--set", "embed_dim=16", "--set", "hidden_dim=16",
+    # Enough epochs that the refinement is still running when Progress is shown.
+    flags = ["run", "--quiet", "--rounds", "2", "--epochs", "200", "--set", "embed_dim=16", "--set", "hidden_dim=16",
              "--set", "n_universal=8"]  # fmt: skip
     assert CliRunner().invoke(cli_app, flags).exit_code == 0
     app = DecipherApp(data_dir)
@@ -295,9 +296,13 @@ async def test_refine_on_review_replaces_proposals_in_place_keeping_decisions(da
         rejected = {(r.lost_index, r.known_index) for r in rows[2:4]}
         await pilot.press("R")
         assert app.current_mode == "review"  # the reviewer stays where they are
+        await pilot.press("2")  # watch it; Review must still reload when shown again afterwards
+        assert app.live.status != "finished"
         await wait_until(pilot, lambda: app.live is not None and app.live.status == "finished")
         await app.workers.wait_for_complete()
+        await pilot.press("3")
         await pilot.pause()
+        assert app.screen is screen
         assert app.live.run_id == run_id
         assert [r.round for r in app.store.rounds(run_id)] == [1, 2, 3, 4, 5]
         shown = {(r.lost_index, r.known_index) for r in screen.rows}  # reloaded in place

@@ -79,6 +79,13 @@ class ReviewScreen(Screen):
     def on_screen_resume(self) -> None:
         if self.run_id != self.app.selected_run:
             self.load()
+        elif self._stamp() != self.loaded_stamp:  # e.g. a refinement ended while another screen showed
+            self.load(keep_rank=self._current_rank())
+
+    def _stamp(self) -> tuple | None:
+        """What changes when the run's proposals are rewritten: its status and its recorded seconds."""
+        run = self.app.store.run(self.run_id) if self.run_id is not None else None
+        return None if run is None else (run.status, run.seconds)
 
     def refresh_from_app(self, event: object = None) -> None:
         # A run that just finished may be the one on screen: reload its proposals.
@@ -94,6 +101,7 @@ class ReviewScreen(Screen):
         self.undo_stack = [] if keep_rank is None else self.undo_stack
         run = self.app.store.run(self.run_id) if self.run_id is not None else None
         self.run_row = run
+        self.loaded_stamp = None if run is None else (run.status, run.seconds)
         self.rows = self.app.store.proposals(self.run_id) if run is not None else []
         self.by_rank = {r.rank: r for r in self.rows}
         table = self.query_one("#pairs", DataTable)

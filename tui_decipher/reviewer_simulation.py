@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .engine import evaluation
 from .engine.checkpoint import CHECKPOINT_NAME, load_checkpoint
 from .engine.config import DecipherConfig
 from .engine.corpus import Corpus
@@ -51,9 +52,7 @@ def simulate_review(
 
 def accuracy_on(predictions: np.ndarray, corpus: Corpus, lost_words: set[int]) -> float:
     """Flow accuracy over the given lost words (each must have a gold cognate)."""
-    if not lost_words:
-        return 0.0
-    return sum(1 for i in lost_words if int(predictions[i]) in corpus.gold[i]) / len(lost_words)
+    return evaluation.accuracy(predictions, {i: corpus.gold[i] for i in lost_words})[0]
 
 
 @dataclass

@@ -25,12 +25,13 @@ from typing import Any
 from .engine.corpus import Corpus, word_text
 from .engine.em import DecipherResult
 from .engine.events import EpochEnd, RoundEnd, RunStarted
+from .engine.review import ACCEPTED, REJECTED
 
 DB_NAME = "decipher.sqlite3"
 BUSY_TIMEOUT_MS = 10_000
 
 # Review statuses. "open" is stored as the absence of a decision row.
-OPEN, ACCEPTED, REJECTED = "open", "accepted", "rejected"
+OPEN = "open"  # a proposal without a decision; decisions are the engine's ACCEPTED / REJECTED
 STATUSES = (OPEN, ACCEPTED, REJECTED)
 
 # Run statuses.

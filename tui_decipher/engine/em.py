@@ -26,7 +26,7 @@ from .corpus import Corpus
 from .device import select_device
 from .edit_distance import expected_edit_distance, ids_to_text, sample_strings
 from .events import EpochEnd, EventCallback, RestartEnd, RoundEnd, RunFinished, RunStarted, ignore
-from .flow import FlowSolution, flow_matrix, solve_flow, top_k_edges, union_top_k_edges
+from .flow import FlowSolution, flow_matrix, solve_sparsified
 from .model import DecipherModel, build_model
 from .regularizers import regularizer
 from .review import ReviewConstraints
@@ -227,11 +227,7 @@ def solve(ctx: _Context, cost: np.ndarray, demand: int, rows: np.ndarray | None 
         if ctx.review is not None and len(ctx.review):
             cost = ctx.review.mask_rejected(cost, rows)
             forced = ctx.review.forced_edges(cost, demand, ctx.cfg.capacity, rows)
-        if ctx.cfg.sparsify == "union-top-k":
-            edges = union_top_k_edges(cost, ctx.cfg.top_k)
-        else:
-            edges = top_k_edges(cost, ctx.cfg.top_k)
-        return solve_flow(cost.shape[0], cost.shape[1], edges, demand, ctx.cfg.capacity, forced=forced)
+        return solve_sparsified(cost, demand, ctx.cfg.capacity, ctx.cfg.top_k, ctx.cfg.sparsify, forced)
 
 
 def flow_predictions(ctx: _Context, cost: np.ndarray) -> np.ndarray:
@@ -247,17 +243,21 @@ def flow_predictions(ctx: _Context, cost: np.ndarray) -> np.ndarray:
     return predictions
 
 
-def evaluate(ctx: _Context, scores: Scores, cost: np.ndarray | None) -> tuple[float | None, float | None]:
-    """(flow accuracy, model-argmax accuracy), or (None, None) without gold (see `flow_predictions`)."""
+def evaluate(
+    ctx: _Context, scores: Scores, cost: np.ndarray | None
+) -> tuple[float | None, float | None, np.ndarray | None]:
+    """(flow accuracy, model-argmax accuracy, flow predictions), Nones without gold or without a
+    cost (see `flow_predictions`)."""
     gold = ctx.corpus.gold
     if not ctx.corpus.has_gold:
-        return None, None
+        return None, None, None
     with _Timer(ctx.phases, "eval"):
         acc_model, _, _ = evaluation.accuracy(evaluation.model_predictions(scores.log_prob), gold)
-        acc_flow = None
+        acc_flow = predictions = None
         if cost is not None:
-            acc_flow, _, _ = evaluation.accuracy(flow_predictions(ctx, cost), gold)
-    return acc_flow, acc_model
+            predictions = flow_predictions(ctx, cost)
+            acc_flow, _, _ = evaluation.accuracy(predictions, gold)
+    return acc_flow, acc_model, predictions
 
 
 def objective(ctx: _Context, scores: Scores, flow: torch.Tensor) -> float:
@@ -372,7 +372,7 @@ def _run_round(
         if ctx.review is not None:
             state.flow = ctx.review.apply_to_flow(state.flow)
         flow_cost, achieved = solution.cost, solution.flow
-    acc, acc_model = evaluate(ctx, scores, cost)
+    acc, acc_model, _ = evaluate(ctx, scores, cost)
     state.scores, state.cost, state.cost_kind, state.accuracy = scores, cost, kind, acc
     phase = {k: ctx.phases[k] - phase_before.get(k, 0.0) for k in ctx.phases}
     metrics = RoundMetrics(
@@ -569,10 +569,8 @@ def _conclude(ctx: _Context, result: DecipherResult) -> DecipherResult:
         result.proposals = proposals(ctx, best)
         result.char_map = character_map(ctx, best.model)
         if corpus.has_gold and best.scores is not None:
-            result.accuracy, result.accuracy_model = evaluate(ctx, best.scores, best.cost)
+            result.accuracy, result.accuracy_model, result.predictions = evaluate(ctx, best.scores, best.cost)
             result.n_evaluated = corpus.n_gold_lost
-            if best.cost is not None:
-                result.predictions = flow_predictions(ctx, best.cost)
             if not cfg.use_flow:
                 result.accuracy = result.accuracy_model
     result.refined = ctx.refined
@@ -603,11 +601,7 @@ def refine_decipherment(
     if not 1 <= rounds <= 1000:
         raise ValueError(f"refinement rounds = {rounds} is out of range (allowed 1..1000)")
     ctx = prepare(corpus, cfg, on_event, cancel or threading.Event())
-    if checkpoint_payload["corpus"] != corpus.name or tuple(checkpoint_payload["shape"]) != (ctx.n_lost, ctx.n_known):
-        raise CheckpointError(
-            f"checkpoint was made on another corpus ({checkpoint_payload['corpus']} "
-            f"{tuple(checkpoint_payload['shape'])})"
-        )
+    _check_same_corpus(checkpoint_payload, ctx)
     review.check(ctx.n_lost, ctx.n_known)
     ctx.review = review
     ctx.refined = int(checkpoint_payload.get("refined", 0)) + 1
@@ -664,5 +658,9 @@ def _check_resumable(resume: dict, ctx: _Context) -> None:
     if saved != ctx.cfg:
         changed = [k for k, v in saved.to_dict().items() if getattr(ctx.cfg, k) != v]
         raise CheckpointError(f"checkpoint was made with other settings ({', '.join(changed)})")
-    if resume["corpus"] != ctx.corpus.name or tuple(resume["shape"]) != (ctx.n_lost, ctx.n_known):
-        raise CheckpointError(f"checkpoint was made on another corpus ({resume['corpus']} {tuple(resume['shape'])})")
+    _check_same_corpus(resume, ctx)
+
+
+def _check_same_corpus(payload: dict, ctx: _Context) -> None:
+    if payload["corpus"] != ctx.corpus.name or tuple(payload["shape"]) != (ctx.n_lost, ctx.n_known):
+        raise CheckpointError(f"checkpoint was made on another corpus ({payload['corpus']} {tuple(payload['shape'])})")

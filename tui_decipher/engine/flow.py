@@ -295,3 +295,17 @@ def flow_matrix(solution: FlowSolution, n_lost: int, n_known: int) -> np.ndarray
     m = np.zeros((n_lost, n_known), dtype=np.float32)
     m[solution.lost, solution.known] = 1.0
     return m
+
+
+def solve_sparsified(
+    cost: np.ndarray,
+    demand: int,
+    capacity: int,
+    top_k: int,
+    sparsify: str = "top-k",
+    forced: FlowEdges | None = None,
+) -> FlowSolution:
+    """Sparsify a (n_lost, n_known) cost matrix ("top-k" or "union-top-k", see above) and solve
+    the min-cost flow of demand D and capacity C over it, with optional forced pairs."""
+    edges = union_top_k_edges(cost, top_k) if sparsify == "union-top-k" else top_k_edges(cost, top_k)
+    return solve_flow(cost.shape[0], cost.shape[1], edges, demand, capacity, forced=forced)

@@ -25,7 +25,7 @@ from .charset import Charset
 from .config import DecipherConfig
 from .corpus import Corpus
 from .edit_distance import expected_edit_distance, ids_to_text, sample_strings
-from .flow import solve_flow, top_k_edges, union_top_k_edges
+from .flow import solve_sparsified
 from .scoring import KnownIndex, LostBatch, score_all_pairs
 
 
@@ -111,9 +111,7 @@ def evaluate_on_corpus(
             del scores
             phases["eed"] += time.perf_counter() - t0
         t0 = time.perf_counter()
-        sparsify = union_top_k_edges if cfg.sparsify == "union-top-k" else top_k_edges
-        edges = sparsify(cost, cfg.top_k)
-        solution = solve_flow(len(rows), cost.shape[1], edges, len(rows), cfg.capacity)
+        solution = solve_sparsified(cost, len(rows), cfg.capacity, cfg.top_k, cfg.sparsify)
         phases["flow"] += time.perf_counter() - t0
         predictions = np.full(n_lost, -1, dtype=np.int64)
         predictions[rows] = evaluation.flow_predictions(solution, len(rows))

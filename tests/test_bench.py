@@ -191,8 +191,25 @@ def test_ablation_settings_switch_one_thing_off():
     }
     quick = bench.SETTINGS["ugaritic-no-flow"].configs(1235, True)[0]
     assert (quick.seed, quick.rounds, quick.epochs, quick.restarts, quick.use_flow) == (1235, 2, 20, 1, False)
+    assert quick.first_epochs == 0  # --quick shortens round 1 too
     pairs = [(c.lost, c.known) for c in bench.SETTINGS["romance"].configs(1, False)]
     assert pairs == list(bench.ROMANCE_PAIRS)
+
+
+def test_beyond_the_paper_settings_change_one_field_each_and_have_their_own_table():
+    base = preset("ugaritic").to_dict()
+    for name, (changes, _) in bench.BEYOND.items():
+        setting = bench.SETTINGS[name]
+        (cfg,) = setting.configs(1234, False)
+        assert {k: v for k, v in cfg.to_dict().items() if base[k] != v} == changes, name
+        assert setting.group == "beyond" and setting.baseline_of == "ugaritic"
+        assert [r.key for r in setting.rows] == ["small", "full"]
+    report = _report(["ugaritic", "ugaritic-eed-30"], seeds=(1234,))
+    report.jobs.append(_job("ugaritic", 1234, _uga_rows(0.6, 0.4)))
+    report.jobs.append(_job("ugaritic-eed-30", 1234, _uga_rows(0.7, 0.5)))
+    text = bench.build_markdown(report)
+    beyond = text[text.index("## Beyond the paper"):]
+    assert "ugaritic-eed-30" in beyond and "70.0" in beyond
 
 
 def test_no_flow_run_reports_the_model_accuracy(single_thread):

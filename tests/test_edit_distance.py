@@ -98,6 +98,26 @@ def test_two_strings_and_their_unsharpened_log_probs() -> None:
     assert torch.isneginf(sample_lp[0, 2:]).all()
 
 
+
+def test_sharpened_scoring_gives_the_probabilities_samples_were_drawn_with() -> None:
+    # Step 1 is 0.8 B / 0.2 EOW. Sharpened by 2: B 0.64 / 0.68 = 0.941, EOW 0.059.
+    lp = torch.full((1, 3, N_CHARS), IMPOSSIBLE)
+    lp[0, 0, A] = 0.0
+    lp[0, 1, B] = math.log(0.8)
+    lp[0, 1, EOW_ID] = math.log(0.2)
+    lp[0, 2, EOW_ID] = 0.0
+    gen = torch.Generator().manual_seed(5)
+    sampled, model_lp = sample_strings(lp, n_samples=40, sharpen=2.0, generator=gen)
+    gen = torch.Generator().manual_seed(5)
+    same, sharp_lp = sample_strings(lp, n_samples=40, sharpen=2.0, generator=gen, score_sharpened=True)
+    assert same == sampled and set(sampled[0]) == {ids_to_text([A]), ids_to_text([A, B])}
+    expect_model = {ids_to_text([A]): math.log(0.2), ids_to_text([A, B]): math.log(0.8)}
+    expect_sharp = {ids_to_text([A]): math.log(0.04 / 0.68), ids_to_text([A, B]): math.log(0.64 / 0.68)}
+    for k, text in enumerate(sampled[0]):
+        assert float(model_lp[0, k]) == pytest.approx(expect_model[text], abs=1e-5)
+        assert float(sharp_lp[0, k]) == pytest.approx(expect_sharp[text], abs=1e-5)
+
+
 def test_sharpening_concentrates_samples() -> None:
     lp = torch.full((1, 2, N_CHARS), IMPOSSIBLE)
     lp[0, 0, A] = math.log(0.6)

@@ -87,6 +87,9 @@ def _parse_sets(items: list[str]) -> dict[str, Any]:
     return out
 
 
+STALLED_NOTE = "  (M-step stalled: kept the last round's model)"
+
+
 class _RichReporter:
     """Renders engine events as two progress bars and a line per EM round."""
 
@@ -117,10 +120,11 @@ class _RichReporter:
             )
             total = event.rounds * event.restarts
             self.rounds_task = self.progress.add_task("EM rounds", total=total, info="")
-            self.epochs_task = self.progress.add_task("M-step", total=event.epochs, info="")
+            self.epochs_task = self.progress.add_task("M-step", total=event.epochs_of_round(1), info="")
         elif isinstance(event, EpochEnd):
             self.progress.update(
                 self.epochs_task,
+                total=event.epochs,
                 completed=event.epoch,
                 info=f"loss {event.loss:.3f} (nll {event.nll:.3f}, reg {event.reg:.3f})",
             )
@@ -132,7 +136,7 @@ class _RichReporter:
                 f"restart {event.restart + 1} round {event.round}/{event.rounds}  D={event.demand}  "
                 f"cost={event.cost_kind}  loss {event.loss:.3f}  flow {event.flow} (cost {event.flow_cost:.1f})  "
                 f"accuracy {_percent(event.accuracy)}  model {_percent(event.accuracy_model)}  "
-                f"{event.seconds:.1f}s",
+                f"{event.seconds:.1f}s" + (STALLED_NOTE if event.kept_previous else ""),
                 highlight=False,
             )
         elif isinstance(event, RestartEnd):
@@ -151,7 +155,8 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
     table.add_row("preset", preset or "(none)")
     table.add_row("status", result.status)
     table.add_row("seed / device", f"{result.config.seed} / {result.device}")
-    table.add_row("rounds x epochs", f"{len(result.rounds)} x {result.config.epochs}")
+    first = f" (round 1: {result.config.first_epochs})" if result.config.first_epochs else ""
+    table.add_row("rounds x epochs", f"{len(result.rounds)} x {result.config.epochs}{first}")
     if result.accuracy is not None:
         table.add_row("accuracy (flow)", f"{_percent(result.accuracy)} of {result.n_evaluated} lost words")
         table.add_row("accuracy (model argmax)", _percent(result.accuracy_model))
@@ -484,7 +489,7 @@ def bench(
     )
     jobs_task = progress.add_task("jobs", total=n_jobs, info="")
     job_task = progress.add_task("", total=1, info="", visible=False)
-    shape = {"rounds": 1, "epochs": 1}
+    shape = {"rounds": 1, "epochs": 1, "first": 1}
     running: dict[str, Any] = {}
 
     def on_job_start(spec: _bench.JobSpec, n: int, total: int) -> None:
@@ -493,11 +498,15 @@ def bench(
     def on_message(spec: _bench.JobSpec, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
         if kind == "start":
-            shape.update(rounds=max(1, int(msg["rounds"])), epochs=max(1, int(msg["epochs"])))
-            total = shape["rounds"] * shape["epochs"] * max(1, int(msg["restarts"]))
+            epochs = max(1, int(msg["epochs"]))
+            shape.update(rounds=max(1, int(msg["rounds"])), epochs=epochs, first=int(msg.get("first_epochs", epochs)))
+            per_restart = shape["first"] + (shape["rounds"] - 1) * epochs
+            total = per_restart * max(1, int(msg["restarts"]))
             progress.update(job_task, total=total, completed=0, info=escape(f"{msg['lost']} -> {msg['known']}"))
         elif kind == "epoch":
-            done = ((msg["restart"] * shape["rounds"]) + msg["round"] - 1) * shape["epochs"] + msg["epoch"]
+            per_restart = shape["first"] + (shape["rounds"] - 1) * shape["epochs"]
+            before = 0 if msg["round"] <= 1 else shape["first"] + (msg["round"] - 2) * shape["epochs"]
+            done = msg["restart"] * per_restart + before + msg["epoch"]
             progress.update(job_task, completed=done, info=f"round {msg['round']}/{shape['rounds']}")
         elif kind == "round":
             progress.update(job_task, info=f"round {msg['round']}/{msg['rounds']} acc {_percent(msg['accuracy'])}")

@@ -26,15 +26,23 @@ def ids_to_text(ids) -> str:
 
 
 def sample_strings(
-    step_log_probs: torch.Tensor, n_samples: int, sharpen: float, generator: torch.Generator | None = None
+    step_log_probs: torch.Tensor,
+    n_samples: int,
+    sharpen: float,
+    generator: torch.Generator | None = None,
+    score_sharpened: bool = False,
 ) -> tuple[list[list[str]], torch.Tensor]:
-    """Sample S strings per lost word and score them under the (unsharpened) model.
+    """Sample S strings per lost word from the sharpened per-step distributions, and score them.
 
     step_log_probs: (n, T, C). Returns, per lost word, its distinct sampled strings (as
-    `ids_to_text` strings, EOW excluded) and their log-probabilities: (n, S) padded with -inf.
+    `ids_to_text` strings, EOW excluded) and their log-probabilities: (n, S) padded with -inf,
+    under the model, or with `score_sharpened` under the sharpened distributions they were drawn
+    from (the published code's choice: the samples then outweigh y_j's own, unsharpened, term,
+    so d_ij measures how far y_j is from what the model would write).
     """
     n, steps, n_chars = step_log_probs.shape
-    sharp = torch.softmax(sharpen * step_log_probs, dim=-1).reshape(n * steps, n_chars)
+    sharp_lp = torch.log_softmax(sharpen * step_log_probs, dim=-1)  # (n, T, C)
+    sharp = sharp_lp.exp().reshape(n * steps, n_chars)
     draws = torch.multinomial(sharp, n_samples, replacement=True, generator=generator)  # (n*T, S)
     draws = draws.reshape(n, steps, n_samples).permute(0, 2, 1)  # (n, S, T)
     is_eow = draws == EOW_ID
@@ -42,7 +50,8 @@ def sample_strings(
     first_eow = torch.where(is_eow.any(-1), is_eow.float().argmax(-1), torch.full_like(draws[..., 0], steps))
     position = torch.arange(steps)[None, None, :]
     scored = position <= first_eow[..., None]  # (n, S, T)
-    token_lp = step_log_probs.gather(2, draws.permute(0, 2, 1)).permute(0, 2, 1)  # (n, S, T)
+    scoring = sharp_lp if score_sharpened else step_log_probs
+    token_lp = scoring.gather(2, draws.permute(0, 2, 1)).permute(0, 2, 1)  # (n, S, T)
     sample_lp = (token_lp * scored).sum(-1)  # (n, S)
     texts: list[list[str]] = []
     out_lp = torch.full((n, n_samples), float("-inf"))

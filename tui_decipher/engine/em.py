@@ -51,6 +51,7 @@ class RoundMetrics:
     accuracy_model: float | None
     seconds: float
     phase_seconds: dict[str, float]
+    kept_previous: bool = False  # the new M-step explained the flow worse; the last model was kept
 
 
 @dataclass
@@ -167,8 +168,14 @@ def demand_for_round(cfg: DecipherConfig, round_: int, n_cognates: int) -> int:
     return n_cognates if cfg.demand_step == 0 else min(n_cognates, cfg.demand_step * round_)
 
 
+def epochs_for_round(cfg: DecipherConfig, round_: int) -> int:
+    """M-step steps of a round: `first_epochs` for round 1 when set (learning the character map
+    from the uniform flow is the slow part), `epochs` afterwards."""
+    return cfg.first_epochs if round_ == 1 and cfg.first_epochs > 0 else cfg.epochs
+
+
 def m_step(ctx: _Context, model: DecipherModel, flow: torch.Tensor, restart: int, round_: int) -> tuple:
-    """Train theta on the flow F for `epochs` full-batch steps; returns (loss, nll, reg) of the last.
+    """Train theta on the flow F for the round's full-batch steps; returns (loss, nll, reg) of the last.
 
     L = sum_j w_j * (-log sum_i f_ij P(y_j | x_i)) / sum_j w_j + lambda * Omega, w_j = sum_i f_ij.
     One step decodes every lost word once and scores all known words from that single pass.
@@ -182,7 +189,8 @@ def m_step(ctx: _Context, model: DecipherModel, flow: torch.Tensor, restart: int
     lost_mass = flow.sum(1)  # (n_lost,) weights the regularizer by how much each lost word matters
     model.train()
     loss = nll = reg = torch.tensor(0.0)
-    for epoch in range(1, cfg.epochs + 1):
+    epochs = epochs_for_round(cfg, round_)
+    for epoch in range(1, epochs + 1):
         if ctx.cancel.is_set():
             raise RunCancelled
         dec = model(ctx.lost.ids, ctx.lost.lengths, ctx.known.steps)
@@ -199,7 +207,7 @@ def m_step(ctx: _Context, model: DecipherModel, flow: torch.Tensor, restart: int
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
         optimizer.step()
         ctx.on_event(
-            EpochEnd(restart, round_, epoch, cfg.epochs, loss.item(), nll.item(), reg.item(), ctx.elapsed())
+            EpochEnd(restart, round_, epoch, epochs, loss.item(), nll.item(), reg.item(), ctx.elapsed())
         )
     return loss.item(), nll.item(), reg.item()
 
@@ -210,7 +218,8 @@ def flow_costs(ctx: _Context, scores: Scores, kind: str, generator: torch.Genera
         return (-scores.log_prob).numpy().astype(np.float64)
     with _Timer(ctx.phases, "eed"):
         texts, sample_lp = sample_strings(
-            scores.step_log_probs, ctx.cfg.eed_samples, ctx.cfg.eed_sharpen, generator
+            scores.step_log_probs, ctx.cfg.eed_samples, ctx.cfg.eed_sharpen, generator,
+            score_sharpened=ctx.cfg.eed_sample_weights == "sharpened",
         )
         cost = expected_edit_distance(scores.log_prob, texts, sample_lp, ctx.known_texts)
     return cost.numpy().astype(np.float64)
@@ -352,15 +361,31 @@ def _run_round(
     cfg, model, restart = ctx.cfg, state.model, state.restart
     round_start = ctx.elapsed()
     phase_before = dict(ctx.phases)
-    # Periodic reset: every M-step starts from fresh parameters and a fresh optimiser, seeded
-    # per round so a round's result does not depend on how earlier rounds used the RNG.
+    # Periodic reset (paper): every M-step starts from fresh parameters and a fresh optimiser,
+    # seeded per round so a round's result does not depend on how earlier rounds used the RNG.
+    # Without it (warm start) the M-step continues from the last round's parameters.
     torch.manual_seed(seed * 1009 + round_)
-    model.reset_parameters()
+    if cfg.reset_each_round or not state.rounds:
+        model.reset_parameters()
     with _Timer(ctx.phases, "train"):
         loss, nll, reg = m_step(ctx, model, state.flow, restart, round_)
     with _Timer(ctx.phases, "score"):
         scores = score_all_pairs(model, ctx.lost, ctx.known, cfg.score_chunk)
     state.objective = objective(ctx, scores, state.flow)
+    kept_previous = False
+    if cfg.keep_better_model and state.kept_weights is not None:
+        # A fresh M-step sometimes stalls on the plateau before the character map is found; EM
+        # must not go backwards, so the previous round's model is kept when it explains the
+        # current flow better than the new one (one extra scoring pass).
+        new_weights = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        model.load_state_dict(state.kept_weights)
+        with _Timer(ctx.phases, "score"):
+            previous = score_all_pairs(model, ctx.lost, ctx.known, cfg.score_chunk)
+        previous_objective = objective(ctx, previous, state.flow)
+        if previous_objective < state.objective:
+            scores, state.objective, kept_previous = previous, previous_objective, True
+        else:
+            model.load_state_dict(new_weights)
     demand = demand_for_round(cfg, round_, ctx.n_cognates)
     kind = "nll" if round_ <= cfg.warmup_rounds else "eed"
     flow_cost, achieved, cost = 0.0, 0, None
@@ -377,7 +402,7 @@ def _run_round(
     phase = {k: ctx.phases[k] - phase_before.get(k, 0.0) for k in ctx.phases}
     metrics = RoundMetrics(
         round_, demand, kind, loss, nll, reg, flow_cost, achieved, acc, acc_model,
-        ctx.elapsed() - round_start, phase,
+        ctx.elapsed() - round_start, phase, kept_previous,
     )
     state.rounds.append(metrics)
     # Keep the weights of the last complete round: a cancel mid-M-step must not leak a half-trained model.
@@ -386,7 +411,7 @@ def _run_round(
     ctx.on_event(
         RoundEnd(
             restart, round_, rounds, demand, kind, loss, flow_cost, achieved, acc, acc_model,
-            ctx.elapsed(), phase,
+            ctx.elapsed(), phase, kept_previous,
         )
     )
 
@@ -530,6 +555,7 @@ def run_decipherment(
         RunStarted(
             corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(ctx.device),
             cfg.rounds if cfg.use_flow else 1, cfg.epochs, cfg.restarts, ctx.n_cognates,
+            epochs_for_round(cfg, 1),
         )
     )
     result = DecipherResult(
@@ -634,7 +660,7 @@ def refine_decipherment(
     on_event(
         RunStarted(
             corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(ctx.device),
-            total, cfg.epochs, 1, ctx.n_cognates,
+            total, cfg.epochs, 1, ctx.n_cognates, epochs_for_round(cfg, 1),
         )
     )
     result = DecipherResult(

@@ -21,6 +21,15 @@ class RunStarted:
     epochs: int
     restarts: int
     n_cognates: int  # N, the number of cognate pairs the flow aims for
+    first_epochs: int = 0  # M-step steps of round 1 when it differs from `epochs` (0 = the same)
+
+    def epochs_of_round(self, round_: int) -> int:
+        """M-step steps of a round (1-based)."""
+        return self.first_epochs if round_ == 1 and self.first_epochs > 0 else self.epochs
+
+    def steps_before_round(self, round_: int) -> int:
+        """M-step steps of one restart's rounds before `round_` (1-based)."""
+        return sum(self.epochs_of_round(r) for r in range(1, round_))
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,7 @@ class RoundEnd:
     accuracy_model: float | None  # model argmax accuracy, when gold exists
     seconds: float
     phase_seconds: dict[str, float] = field(default_factory=dict)
+    kept_previous: bool = False  # this round's M-step was rejected: the last round's model was kept
 
 
 @dataclass(frozen=True)

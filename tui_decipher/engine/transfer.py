@@ -106,7 +106,10 @@ def evaluate_on_corpus(
             if generator is None:
                 generator = torch.Generator().manual_seed(cfg.seed + 7)
             known_texts = [ids_to_text(ids[:-1]) for ids in known.ids]
-            texts, sample_lp = sample_strings(scores.step_log_probs, cfg.eed_samples, cfg.eed_sharpen, generator)
+            texts, sample_lp = sample_strings(
+                scores.step_log_probs, cfg.eed_samples, cfg.eed_sharpen, generator,
+                score_sharpened=cfg.eed_sample_weights == "sharpened",
+            )
             cost = expected_edit_distance(scores.log_prob, texts, sample_lp, known_texts).numpy()
             del scores
             phases["eed"] += time.perf_counter() - t0

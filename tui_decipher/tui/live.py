@@ -17,7 +17,7 @@ class LiveRun:
     started: float = field(default_factory=time.monotonic)
     corpus: str = ""
     rounds: int = 0
-    epochs: int = 0
+    epochs: int = 0  # M-step steps of the current round
     restarts: int = 1
     restart: int = 0
     round: int = 0  # rounds completed in the current restart
@@ -26,6 +26,8 @@ class LiveRun:
     round_ends: list[RoundEnd] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     finished_seconds: float | None = None
+    _shape: RunStarted | None = field(default=None, repr=False)
+    _round_open: bool = field(default=False, repr=False)
 
     def apply(self, event: object) -> str | None:
         """Update from one engine event; returns a log line when the event deserves one."""
@@ -33,23 +35,27 @@ class LiveRun:
             self.status = "running" if self.status == "loading" else self.status
             self.corpus = event.corpus
             self.rounds, self.epochs, self.restarts = event.rounds, event.epochs, event.restarts
+            self._shape = event
             s = event.stats
             return (
                 f"{event.corpus}: {s['lost_words']} lost ({event.lost_code}) x {s['known_words']} known "
                 f"({event.known_code}) words; N = {event.n_cognates}; device {event.device}"
             )
         if isinstance(event, EpochEnd):
-            self.restart, self.epoch = event.restart, event.epoch
+            self.restart, self.epoch, self.epochs = event.restart, event.epoch, event.epochs
+            self._round_open = True
             self.round = event.round - 1
             self.losses.append(event.loss)
             return None
         if isinstance(event, RoundEnd):
             self.round, self.epoch = event.round, self.epochs
+            self._round_open = False
             self.round_ends.append(event)
             acc = "" if event.accuracy is None else f"  accuracy {100 * event.accuracy:.1f}%"
             return (
                 f"round {event.round}/{event.rounds}: D={event.demand} cost={event.cost_kind} "
                 f"loss {event.loss:.3f} flow {event.flow} ({event.flow_cost:.1f}){acc}"
+                + (" (M-step stalled: kept the last round's model)" if event.kept_previous else "")
             )
         if isinstance(event, RestartEnd):
             return f"restart {event.restart + 1} done: objective {event.objective:.4f}"
@@ -60,15 +66,20 @@ class LiveRun:
             return f"{event.status} in {event.seconds:.1f}s{acc}"
         return None
 
+    def _steps_before(self, round_: int) -> int:
+        """M-step steps of one restart's rounds before `round_` (1-based)."""
+        if self._shape is None:
+            return max(0, round_ - 1) * self.epochs
+        return self._shape.steps_before_round(round_)
+
     @property
     def steps_total(self) -> int:
-        return max(1, self.restarts * self.rounds * self.epochs)
+        return max(1, self.restarts * self._steps_before(self.rounds + 1))
 
     @property
     def steps_done(self) -> int:
-        return (self.restart * self.rounds + self.round) * self.epochs + (
-            0 if self.epoch >= self.epochs else self.epoch
-        )
+        in_round = self.epoch if self._round_open else 0  # steps of the round under way
+        return self.restart * self._steps_before(self.rounds + 1) + self._steps_before(self.round + 1) + in_round
 
     def elapsed(self) -> float:
         return self.finished_seconds if self.finished_seconds is not None else time.monotonic() - self.started

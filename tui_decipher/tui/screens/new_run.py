@@ -25,6 +25,7 @@ from ..widgets.corpus_preview import CorpusPreview, CorpusSummary, summarize_cor
 FIELDS: tuple[tuple[str, str], ...] = (
     ("rounds", "EM rounds T"),
     ("epochs", "steps per M-step"),
+    ("first_epochs", "steps in round 1 (0 = same)"),
     ("restarts", "restarts"),
     ("seed", "seed"),
     ("embed_dim", "embedding d"),

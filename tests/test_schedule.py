@@ -1,0 +1,139 @@
+"""The M-step schedule switches: steps of round 1 (`first_epochs`) and warm start (`reset_each_round`)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tui_decipher.engine import em
+from tui_decipher.engine.config import preset
+from tui_decipher.engine.em import epochs_for_round, run_decipherment
+from tui_decipher.engine.events import EpochEnd, RoundEnd, RunStarted
+from tui_decipher.engine.registry import load_corpus
+from tui_decipher.tui.live import LiveRun
+
+
+def _tiny(**changes):
+    return preset("demo").replace(embed_dim=16, hidden_dim=16, n_universal=8, device="cpu", **changes)
+
+
+def test_epochs_for_round() -> None:
+    cfg = _tiny(epochs=4, first_epochs=9)
+    assert [epochs_for_round(cfg, r) for r in (1, 2, 3)] == [9, 4, 4]
+    assert [epochs_for_round(cfg.replace(first_epochs=0), r) for r in (1, 2)] == [4, 4]
+
+
+def test_first_round_runs_its_own_number_of_steps() -> None:
+    cfg = _tiny(epochs=3, first_epochs=5, rounds=3)
+    events: list[object] = []
+    run_decipherment(load_corpus(cfg).corpus, cfg, events.append)
+    per_round = [sum(1 for e in events if isinstance(e, EpochEnd) and e.round == r) for r in (1, 2, 3)]
+    assert per_round == [5, 3, 3]
+    started = next(e for e in events if isinstance(e, RunStarted))
+    assert started.epochs_of_round(1) == 5 and started.steps_before_round(4) == 11
+    assert all(e.epochs == (5 if e.round == 1 else 3) for e in events if isinstance(e, EpochEnd))
+
+
+def test_live_run_counts_steps_with_a_longer_first_round() -> None:
+    cfg = _tiny(epochs=3, first_epochs=5, rounds=3, restarts=2)
+    live = LiveRun()
+    seen: list[tuple[int, int]] = []
+
+    def on_event(event: object) -> None:
+        live.apply(event)
+        if isinstance(event, (EpochEnd, RoundEnd)):
+            seen.append((live.steps_done, live.steps_total))
+
+    run_decipherment(load_corpus(cfg).corpus, cfg, on_event)
+    done = [d for d, _ in seen]
+    assert {t for _, t in seen} == {22}  # 2 restarts x (5 + 3 + 3)
+    assert done == sorted(done) and done[-1] == 22 and done[0] == 1
+
+
+@pytest.mark.parametrize("reset", [True, False])
+def test_warm_start_continues_from_the_last_rounds_parameters(monkeypatch, single_thread, reset: bool) -> None:
+    cfg = _tiny(epochs=2, rounds=3, reset_each_round=reset)
+    starts: list[dict[str, torch.Tensor]] = []
+    ends: list[dict[str, torch.Tensor]] = []
+    real_m_step = em.m_step
+
+    def spy(ctx, model, flow, restart, round_):
+        starts.append({k: v.clone() for k, v in model.state_dict().items()})
+        out = real_m_step(ctx, model, flow, restart, round_)
+        ends.append({k: v.clone() for k, v in model.state_dict().items()})
+        return out
+
+    monkeypatch.setattr(em, "m_step", spy)
+    run_decipherment(load_corpus(cfg).corpus, cfg)
+    assert len(starts) == 3
+
+    def same(a, b):
+        return all(torch.equal(a[k], b[k]) for k in a)
+
+    for r in (1, 2):  # round r + 1 starts where round r ended, or from a fresh initialisation
+        assert same(starts[r], ends[r - 1]) is (not reset)
+    # Round 1 always starts from the seeded initialisation, whichever the mode.
+    assert not same(starts[0], ends[0])
+
+
+def test_warm_start_is_reproducible_and_resumable(tmp_path, single_thread) -> None:
+    from tui_decipher.engine.checkpoint import load_checkpoint
+    from tui_decipher.engine.events import RoundEnd
+
+    cfg = _tiny(epochs=3, first_epochs=5, rounds=3, reset_each_round=False)
+    corpus = load_corpus(cfg).corpus
+    copies = []
+
+    def keep(event):
+        if isinstance(event, RoundEnd) and event.round == 1:
+            import shutil
+
+            shutil.copy(tmp_path / "ck.pt", tmp_path / "r1.pt")
+            copies.append(tmp_path / "r1.pt")
+
+    whole = run_decipherment(corpus, cfg, keep, checkpoint=tmp_path / "ck.pt")
+    resumed = run_decipherment(corpus, cfg, resume=load_checkpoint(copies[0]))
+    assert [r.loss for r in resumed.rounds] == [r.loss for r in whole.rounds]
+    assert [(p.lost, p.known) for p in resumed.proposals] == [(p.lost, p.known) for p in whole.proposals]
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_a_stalled_m_step_is_rejected_when_asked(monkeypatch, single_thread, guard: bool) -> None:
+    """Round 2's M-step is sabotaged (its model scrambled): the guard keeps round 1's model."""
+    cfg = _tiny(epochs=40, rounds=2, keep_better_model=guard)
+    real_m_step = em.m_step
+    weights: dict[int, dict[str, torch.Tensor]] = {}
+
+    def sabotage(ctx, model, flow, restart, round_):
+        out = real_m_step(ctx, model, flow, restart, round_)
+        if round_ == 2:
+            with torch.no_grad():
+                for p in model.parameters():
+                    p.normal_(0.0, 3.0)
+        return out
+
+    monkeypatch.setattr(em, "m_step", sabotage)
+    events: list[object] = []
+
+    def on_event(event: object) -> None:
+        events.append(event)
+        if isinstance(event, RoundEnd):
+            weights[event.round] = {k: v.clone() for k, v in result_model_holder[0].state_dict().items()}
+
+    result_model_holder: list = []
+    real_build = em.build_model
+
+    def build(*args, **kwargs):
+        model = real_build(*args, **kwargs)
+        result_model_holder.append(model)
+        return model
+
+    monkeypatch.setattr(em, "build_model", build)
+    result = run_decipherment(load_corpus(cfg).corpus, cfg, on_event)
+    ends = [e for e in events if isinstance(e, RoundEnd)]
+    assert [e.kept_previous for e in ends] == [False, guard]
+    assert [r.kept_previous for r in result.rounds] == [False, guard]
+    same = all(torch.equal(weights[1][k], weights[2][k]) for k in weights[1])
+    assert same is guard
+    if guard:  # the kept model is the round-1 model, so its accuracy holds
+        assert result.rounds[1].accuracy_model >= result.rounds[0].accuracy_model - 0.05

@@ -336,7 +336,8 @@ def test_gradients_reach_every_parameter() -> None:
 
 def test_build_model_from_config() -> None:
     cfg = types.SimpleNamespace(
-        n_universal=6, embed_dim=12, hidden_dim=10, dropout=0.1, residual=False, norm_ratio=0.5
+        n_universal=6, embed_dim=12, hidden_dim=10, dropout=0.1, residual=False, norm_ratio=0.5,
+        tie_shared_symbols=False,
     )
     model = build_model(9, 11, cfg)
     assert model.universal.shape == (6, 12)
@@ -344,3 +345,30 @@ def test_build_model_from_config() -> None:
     assert model.known_embeddings().shape == (11, 12)
     assert model.hidden_dim == 10 and model.drop.p == 0.1
     assert model.residual is False and model.norm_ratio == 0.5
+
+
+def test_shared_symbols_are_tied_at_initialisation_only_when_asked() -> None:
+    from tui_decipher.engine.charset import EOW_ID, Charset, shared_symbols
+    from tui_decipher.engine.config import DecipherConfig
+    from tui_decipher.engine.model import build_model
+
+    lost, known = Charset("abcx"), Charset("bcdy")
+    pairs = shared_symbols(lost, known)
+    assert pairs == ((EOW_ID, EOW_ID), (lost.index["b"], known.index["b"]), (lost.index["c"], known.index["c"]))
+    assert shared_symbols(Charset("ab"), Charset("xy")) == ((EOW_ID, EOW_ID),)
+    cfg = DecipherConfig(embed_dim=8, hidden_dim=8, n_universal=4)
+    torch.manual_seed(0)
+    untied = build_model(len(lost), len(known), cfg, pairs)
+    torch.manual_seed(0)
+    tied = build_model(len(lost), len(known), cfg.replace(tie_shared_symbols=True), pairs)
+    for i, j in pairs:
+        assert torch.equal(tied.lost_embeddings()[i], tied.known_embeddings()[j])
+        assert not torch.equal(untied.lost_embeddings()[i], untied.known_embeddings()[j])
+    # Unshared symbols keep their own initialisation; the periodic reset ties again.
+    a, d = lost.index["a"], known.index["d"]
+    assert not torch.equal(tied.lost_embeddings()[a], tied.known_embeddings()[d])
+    with torch.no_grad():
+        tied.known_weight.normal_()
+    tied.reset_parameters()
+    i, j = pairs[1]
+    assert torch.equal(tied.lost_embeddings()[i], tied.known_embeddings()[j])

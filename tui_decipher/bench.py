@@ -303,6 +303,10 @@ BEYOND: dict[str, tuple[dict[str, Any], str]] = {
         "flow graph: every known word in anyone's top 5 (published code), not each word's own top 5",
     ),
     "ugaritic-top-10": ({"top_k": 10}, "flow graph: 10 candidates per lost word instead of 5"),
+    "ugaritic-shared-symbols": (
+        {"tie_shared_symbols": True},
+        "symbols both transliterations share start with one embedding (a copy prior)",
+    ),
     "ugaritic-restarts-3": ({"restarts": 3}, "3 random restarts, the best by training objective kept"),
 }
 

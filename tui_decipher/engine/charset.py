@@ -54,3 +54,10 @@ class Charset:
             ids[n, : len(s)] = torch.tensor(s, dtype=torch.long)
         lengths = torch.tensor([len(s) for s in seqs], dtype=torch.long)
         return ids, lengths
+
+
+def shared_symbols(lost: Charset, known: Charset) -> tuple[tuple[int, int], ...]:
+    """(lost id, known id) of every real symbol both charsets hold, plus end-of-word."""
+    pairs = [(EOW_ID, EOW_ID)]
+    pairs += [(i, known.index[s]) for i, s in enumerate(lost.symbols) if i >= len(SPECIALS) and s in known.index]
+    return tuple(pairs)

@@ -39,6 +39,9 @@ class DecipherConfig:
     dropout: float = 0.3
     residual: bool = True  # norm-controlled residual from the lost embeddings (ablation: False)
     norm_ratio: float = 0.2  # r in g = min(r * |c| / |h|, 1)
+    # Beyond the paper: symbols both alphabets share start with one embedding (a copy prior for
+    # transliterations written with one alphabet; no effect across different scripts).
+    tie_shared_symbols: bool = False
     # --- monotonic alignment regularizer --------------------------------------------------
     regularizer: Regularizer = "alphabetic"  # Omega_1; "syllabic" = Omega_2; "none" = ablation
     reg_weight: float = 0.5  # lambda

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from . import evaluation
-from .charset import EOW_ID, SPECIALS, Charset
+from .charset import EOW_ID, SPECIALS, Charset, shared_symbols
 from .checkpoint import CheckpointError, checkpoint_config, save_checkpoint
 from .config import DecipherConfig
 from .corpus import Corpus
@@ -168,6 +168,12 @@ def demand_for_round(cfg: DecipherConfig, round_: int, n_cognates: int) -> int:
     return n_cognates if cfg.demand_step == 0 else min(n_cognates, cfg.demand_step * round_)
 
 
+def _new_model(ctx: _Context) -> DecipherModel:
+    """A model sized for the run's charsets, on its device."""
+    shared = shared_symbols(ctx.lost_charset, ctx.known_charset)
+    return build_model(len(ctx.lost_charset), len(ctx.known_charset), ctx.cfg, shared).to(ctx.device)
+
+
 def epochs_for_round(cfg: DecipherConfig, round_: int) -> int:
     """M-step steps of a round: `first_epochs` for round 1 when set (learning the character map
     from the uniform flow is the slow part), `epochs` afterwards."""
@@ -284,7 +290,7 @@ def run_restart(ctx: _Context, restart: int, resume: dict | None = None) -> _Res
     cfg = ctx.cfg
     seed = cfg.seed + 1000 * restart
     torch.manual_seed(seed)
-    model = build_model(len(ctx.lost_charset), len(ctx.known_charset), cfg).to(ctx.device)
+    model = _new_model(ctx)
     uniform = ctx.n_cognates / (ctx.n_lost * ctx.n_known)  # f^(0) = N / (|X| |Y|)
     state = _RestartState(restart, model, torch.full((ctx.n_lost, ctx.n_known), uniform, device=ctx.device))
     state.sample_gen = torch.Generator().manual_seed(seed + 7)
@@ -548,7 +554,7 @@ def run_decipherment(
         ctx.restart_objectives = list(resume["restart_objectives"])
         if resume["best"] is not None:
             best_snap = resume["best"]
-            model = build_model(len(ctx.lost_charset), len(ctx.known_charset), cfg).to(ctx.device)
+            model = _new_model(ctx)
             ctx.best = _RestartState(best_snap["restart"], model, torch.zeros(0))
             _restore_restart(ctx, ctx.best, best_snap)
     on_event(
@@ -642,7 +648,7 @@ def refine_decipherment(
     snap = min(snaps, key=lambda s: s["objective"])
     restart = snap["restart"]
     seed = cfg.seed + 1000 * restart
-    model = build_model(len(ctx.lost_charset), len(ctx.known_charset), cfg).to(ctx.device)
+    model = _new_model(ctx)
     state = _RestartState(restart, model, torch.zeros(0, device=ctx.device))
     _restore_restart(ctx, state, snap)
     if not state.flow.numel():

@@ -53,8 +53,11 @@ class DecipherModel(nn.Module):
         dropout: float = 0.3,
         residual: bool = True,
         norm_ratio: float = 0.2,
+        tied_symbols: tuple[tuple[int, int], ...] = (),
     ) -> None:
         super().__init__()
+        # (lost id, known id) pairs that start with one embedding (see `reset_parameters`).
+        self.tied_symbols = tuple(tied_symbols)
         self.residual = residual
         self.norm_ratio = norm_ratio
         self.hidden_dim = hidden_dim
@@ -88,6 +91,14 @@ class DecipherModel(nn.Module):
             nn.init.xavier_uniform_(lin.weight)
             if lin.bias is not None:
                 nn.init.zeros_(lin.bias)
+        if self.tied_symbols:
+            # A prior beyond the paper, for scripts written with one alphabet: a symbol both
+            # languages use starts with one universal mixture, so the residual path initially
+            # copies it. Training may pull the two apart.
+            lost_ids = torch.tensor([i for i, _ in self.tied_symbols])
+            known_ids = torch.tensor([j for _, j in self.tied_symbols])
+            with torch.no_grad():
+                self.known_weight[known_ids] = self.lost_weight[lost_ids]
 
     def lost_embeddings(self) -> torch.Tensor:
         return self.lost_weight @ self.universal  # (n_x, d)
@@ -141,8 +152,11 @@ class DecipherModel(nn.Module):
         )
 
 
-def build_model(n_lost_chars: int, n_known_chars: int, cfg) -> DecipherModel:
-    """A model sized from a DecipherConfig."""
+def build_model(
+    n_lost_chars: int, n_known_chars: int, cfg, shared_symbols: tuple[tuple[int, int], ...] = ()
+) -> DecipherModel:
+    """A model sized from a DecipherConfig; `shared_symbols` (lost id, known id) are tied at
+    initialisation when the config's `tie_shared_symbols` is on."""
     return DecipherModel(
         n_lost_chars,
         n_known_chars,
@@ -152,6 +166,7 @@ def build_model(n_lost_chars: int, n_known_chars: int, cfg) -> DecipherModel:
         dropout=cfg.dropout,
         residual=cfg.residual,
         norm_ratio=cfg.norm_ratio,
+        tied_symbols=shared_symbols if cfg.tie_shared_symbols else (),
     )
 
 

@@ -30,7 +30,7 @@ from .engine.checkpoint import CHECKPOINT_NAME, CheckpointError, checkpoint_conf
 from .engine.config import PRESETS, ConfigError, ConfigSources, DecipherConfig, build_config
 from .engine.corpus import CorpusError, read_cog_table, word_text
 from .engine.em import DecipherResult, refine_decipherment, run_decipherment
-from .engine.events import EpochEnd, RestartEnd, RoundEnd, RunStarted
+from .engine.events import KEPT_PREVIOUS_NOTE, EpochEnd, RestartEnd, RoundEnd, RunStarted, steps_before_round
 from .engine.registry import entry_path, load_corpus, load_registry
 from .engine.review import REFINE_ROUNDS, ReviewConstraints
 from .results import data_dir, new_run_dir, write_run_files
@@ -87,9 +87,6 @@ def _parse_sets(items: list[str]) -> dict[str, Any]:
     return out
 
 
-STALLED_NOTE = "  (M-step stalled: kept the last round's model)"
-
-
 class _RichReporter:
     """Renders engine events as two progress bars and a line per EM round."""
 
@@ -136,7 +133,7 @@ class _RichReporter:
                 f"restart {event.restart + 1} round {event.round}/{event.rounds}  D={event.demand}  "
                 f"cost={event.cost_kind}  loss {event.loss:.3f}  flow {event.flow} (cost {event.flow_cost:.1f})  "
                 f"accuracy {_percent(event.accuracy)}  model {_percent(event.accuracy_model)}  "
-                f"{event.seconds:.1f}s" + (STALLED_NOTE if event.kept_previous else ""),
+                f"{event.seconds:.1f}s" + (f"  ({KEPT_PREVIOUS_NOTE})" if event.kept_previous else ""),
                 highlight=False,
             )
         elif isinstance(event, RestartEnd):
@@ -500,12 +497,11 @@ def bench(
         if kind == "start":
             epochs = max(1, int(msg["epochs"]))
             shape.update(rounds=max(1, int(msg["rounds"])), epochs=epochs, first=int(msg.get("first_epochs", epochs)))
-            per_restart = shape["first"] + (shape["rounds"] - 1) * epochs
-            total = per_restart * max(1, int(msg["restarts"]))
+            total = steps_before_round(shape["first"], epochs, shape["rounds"] + 1) * max(1, int(msg["restarts"]))
             progress.update(job_task, total=total, completed=0, info=escape(f"{msg['lost']} -> {msg['known']}"))
         elif kind == "epoch":
-            per_restart = shape["first"] + (shape["rounds"] - 1) * shape["epochs"]
-            before = 0 if msg["round"] <= 1 else shape["first"] + (msg["round"] - 2) * shape["epochs"]
+            per_restart = steps_before_round(shape["first"], shape["epochs"], shape["rounds"] + 1)
+            before = steps_before_round(shape["first"], shape["epochs"], msg["round"])
             done = msg["restart"] * per_restart + before + msg["epoch"]
             progress.update(job_task, completed=done, info=f"round {msg['round']}/{shape['rounds']}")
         elif kind == "round":

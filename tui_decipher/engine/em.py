@@ -379,19 +379,14 @@ def _run_round(
         scores = score_all_pairs(model, ctx.lost, ctx.known, cfg.score_chunk)
     state.objective = objective(ctx, scores, state.flow)
     kept_previous = False
-    if cfg.keep_better_model and state.kept_weights is not None:
+    if cfg.keep_better_model and state.kept_weights is not None and state.scores is not None:
         # A fresh M-step sometimes stalls on the plateau before the character map is found; EM
-        # must not go backwards, so the previous round's model is kept when it explains the
-        # current flow better than the new one (one extra scoring pass).
-        new_weights = {k: v.detach().clone() for k, v in model.state_dict().items()}
-        model.load_state_dict(state.kept_weights)
-        with _Timer(ctx.phases, "score"):
-            previous = score_all_pairs(model, ctx.lost, ctx.known, cfg.score_chunk)
-        previous_objective = objective(ctx, previous, state.flow)
+        # must not go backwards, so the previous round's model (whose scores the state still
+        # holds) is kept when it explains the current flow better than the new one.
+        previous_objective = objective(ctx, state.scores, state.flow)
         if previous_objective < state.objective:
-            scores, state.objective, kept_previous = previous, previous_objective, True
-        else:
-            model.load_state_dict(new_weights)
+            model.load_state_dict(state.kept_weights)
+            scores, state.objective, kept_previous = state.scores, previous_objective, True
     demand = demand_for_round(cfg, round_, ctx.n_cognates)
     kind = "nll" if round_ <= cfg.warmup_rounds else "eed"
     flow_cost, achieved, cost = 0.0, 0, None

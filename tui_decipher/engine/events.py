@@ -29,7 +29,16 @@ class RunStarted:
 
     def steps_before_round(self, round_: int) -> int:
         """M-step steps of one restart's rounds before `round_` (1-based)."""
-        return sum(self.epochs_of_round(r) for r in range(1, round_))
+        return steps_before_round(self.epochs_of_round(1), self.epochs, round_)
+
+
+def steps_before_round(first_epochs: int, epochs: int, round_: int) -> int:
+    """M-step steps of one restart's rounds before `round_` (1-based), round 1 taking `first_epochs`."""
+    return 0 if round_ <= 1 else first_epochs + (round_ - 2) * epochs
+
+
+# Said in a round's log line when `RoundEnd.kept_previous` is set.
+KEPT_PREVIOUS_NOTE = "M-step stalled: kept the last round's model"
 
 
 @dataclass(frozen=True)

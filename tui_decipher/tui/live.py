@@ -5,7 +5,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..engine.events import EpochEnd, RestartEnd, RoundEnd, RunFinished, RunStarted
+from ..engine.events import (
+    KEPT_PREVIOUS_NOTE,
+    EpochEnd,
+    RestartEnd,
+    RoundEnd,
+    RunFinished,
+    RunStarted,
+    steps_before_round,
+)
 
 
 @dataclass
@@ -55,7 +63,7 @@ class LiveRun:
             return (
                 f"round {event.round}/{event.rounds}: D={event.demand} cost={event.cost_kind} "
                 f"loss {event.loss:.3f} flow {event.flow} ({event.flow_cost:.1f}){acc}"
-                + (" (M-step stalled: kept the last round's model)" if event.kept_previous else "")
+                + (f" ({KEPT_PREVIOUS_NOTE})" if event.kept_previous else "")
             )
         if isinstance(event, RestartEnd):
             return f"restart {event.restart + 1} done: objective {event.objective:.4f}"
@@ -69,7 +77,7 @@ class LiveRun:
     def _steps_before(self, round_: int) -> int:
         """M-step steps of one restart's rounds before `round_` (1-based)."""
         if self._shape is None:
-            return max(0, round_ - 1) * self.epochs
+            return steps_before_round(self.epochs, self.epochs, round_)
         return self._shape.steps_before_round(round_)
 
     @property

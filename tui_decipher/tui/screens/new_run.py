@@ -25,7 +25,7 @@ from ..widgets.corpus_preview import CorpusPreview, CorpusSummary, summarize_cor
 FIELDS: tuple[tuple[str, str], ...] = (
     ("rounds", "EM rounds T"),
     ("epochs", "steps per M-step"),
-    ("first_epochs", "steps in round 1 (0 = same)"),
+    ("first_epochs", "round-1 steps"),
     ("restarts", "restarts"),
     ("seed", "seed"),
     ("embed_dim", "embedding d"),

@@ -308,6 +308,11 @@ BEYOND: dict[str, tuple[dict[str, Any], str]] = {
         "symbols both transliterations share start with one embedding (a copy prior)",
     ),
     "ugaritic-restarts-3": ({"restarts": 3}, "3 random restarts, the best by training objective kept"),
+    "ugaritic-edit-init": (
+        {"init_flow": "edit-distance", "demand_step": 0, "warmup_rounds": 0, "rounds": 3, "first_epochs": 150},
+        "round 1 trains on the words' own edit-distance matching, not the uniform flow; D = N and"
+        " expected edit distance from round 1; 3 rounds x 150 steps",
+    ),
 }
 
 

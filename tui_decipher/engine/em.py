@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from . import evaluation
+from .baseline import edit_distance_costs
 from .charset import EOW_ID, SPECIALS, Charset, shared_symbols
 from .checkpoint import CheckpointError, checkpoint_config, save_checkpoint
 from .config import DecipherConfig
@@ -284,6 +285,24 @@ def objective(ctx: _Context, scores: Scores, flow: torch.Tensor) -> float:
     return float(-(w[active] * ll).sum() / w[active].sum())
 
 
+def initial_flow(ctx: _Context) -> torch.Tensor:
+    """f^(0) (n_lost, n_known): uniform, N / (|X| |Y|) (paper), or with `init_flow = "edit-distance"`
+    the decayed mix gamma * uniform + (1 - gamma) * F_ed, F_ed the min-cost flow (D = N, capacity C)
+    under the normalised edit distance between the words (no model, no gold). Alphabets that
+    share no symbol (Linear B and Greek) make every distance 1, an arbitrary matching: the flow
+    stays uniform there."""
+    uniform = ctx.n_cognates / (ctx.n_lost * ctx.n_known)
+    flow = torch.full((ctx.n_lost, ctx.n_known), uniform, device=ctx.device)
+    # shared_symbols always pairs end-of-word with itself: more than that means a shared letter.
+    if ctx.cfg.init_flow == "edit-distance" and len(shared_symbols(ctx.lost_charset, ctx.known_charset)) > 1:
+        with _Timer(ctx.phases, "flow"):
+            cost = edit_distance_costs(ctx.corpus.lost_words, ctx.corpus.known_words).astype(np.float64)
+        solution = solve(ctx, cost, ctx.n_cognates)
+        matched = torch.from_numpy(flow_matrix(solution, ctx.n_lost, ctx.n_known)).to(ctx.device)
+        flow = ctx.cfg.flow_decay * flow + (1.0 - ctx.cfg.flow_decay) * matched
+    return flow
+
+
 def run_restart(ctx: _Context, restart: int, resume: dict | None = None) -> _RestartState:
     """One EM run from a fresh initialisation (seeded by config seed and restart index), or from
     the checkpoint of a round of this restart when `resume` is given."""
@@ -291,8 +310,7 @@ def run_restart(ctx: _Context, restart: int, resume: dict | None = None) -> _Res
     seed = cfg.seed + 1000 * restart
     torch.manual_seed(seed)
     model = _new_model(ctx)
-    uniform = ctx.n_cognates / (ctx.n_lost * ctx.n_known)  # f^(0) = N / (|X| |Y|)
-    state = _RestartState(restart, model, torch.full((ctx.n_lost, ctx.n_known), uniform, device=ctx.device))
+    state = _RestartState(restart, model, initial_flow(ctx))
     state.sample_gen = torch.Generator().manual_seed(seed + 7)
     first_round = 1
     if resume is not None:

@@ -26,7 +26,16 @@ from .config import DecipherConfig
 from .corpus import Corpus
 from .device import select_device
 from .edit_distance import expected_edit_distance, ids_to_text, sample_strings
-from .events import EpochEnd, EventCallback, RestartEnd, RoundEnd, RunFinished, RunStarted, ignore
+from .events import (
+    EpochEnd,
+    EventCallback,
+    RestartEnd,
+    RoundEnd,
+    RunFinished,
+    RunStarted,
+    epochs_of_round,
+    ignore,
+)
 from .flow import FlowSolution, flow_matrix, solve_sparsified
 from .model import DecipherModel, build_model
 from .regularizers import regularizer
@@ -119,6 +128,8 @@ class _Context:
     restart_objectives: list[float] = field(default_factory=list)
     review: ReviewConstraints | None = None  # reviewer judgments imposed on every flow (refinement)
     refined: int = 0
+    # init_flow = "edit-distance": the words' own matching, solved once and shared by all restarts.
+    edit_distance_matching: FlowSolution | None = None
 
     @property
     def n_lost(self) -> int:
@@ -178,7 +189,7 @@ def _new_model(ctx: _Context) -> DecipherModel:
 def epochs_for_round(cfg: DecipherConfig, round_: int) -> int:
     """M-step steps of a round: `first_epochs` for round 1 when set (learning the character map
     from the uniform flow is the slow part), `epochs` afterwards."""
-    return cfg.first_epochs if round_ == 1 and cfg.first_epochs > 0 else cfg.epochs
+    return epochs_of_round(cfg.first_epochs, cfg.epochs, round_)
 
 
 def m_step(ctx: _Context, model: DecipherModel, flow: torch.Tensor, restart: int, round_: int) -> tuple:
@@ -295,10 +306,11 @@ def initial_flow(ctx: _Context) -> torch.Tensor:
     flow = torch.full((ctx.n_lost, ctx.n_known), uniform, device=ctx.device)
     # shared_symbols always pairs end-of-word with itself: more than that means a shared letter.
     if ctx.cfg.init_flow == "edit-distance" and len(shared_symbols(ctx.lost_charset, ctx.known_charset)) > 1:
-        with _Timer(ctx.phases, "flow"):
-            cost = edit_distance_costs(ctx.corpus.lost_words, ctx.corpus.known_words).astype(np.float64)
-        solution = solve(ctx, cost, ctx.n_cognates)
-        matched = torch.from_numpy(flow_matrix(solution, ctx.n_lost, ctx.n_known)).to(ctx.device)
+        if ctx.edit_distance_matching is None:
+            with _Timer(ctx.phases, "flow"):
+                cost = edit_distance_costs(ctx.corpus.lost_words, ctx.corpus.known_words).astype(np.float64)
+            ctx.edit_distance_matching = solve(ctx, cost, ctx.n_cognates)
+        matched = torch.from_numpy(flow_matrix(ctx.edit_distance_matching, ctx.n_lost, ctx.n_known)).to(ctx.device)
         flow = ctx.cfg.flow_decay * flow + (1.0 - ctx.cfg.flow_decay) * matched
     return flow
 
@@ -310,12 +322,14 @@ def run_restart(ctx: _Context, restart: int, resume: dict | None = None) -> _Res
     seed = cfg.seed + 1000 * restart
     torch.manual_seed(seed)
     model = _new_model(ctx)
-    state = _RestartState(restart, model, initial_flow(ctx))
+    # A resumed restart continues from its saved flow: no initial flow to build.
+    flow = resume["flow"].to(ctx.device) if resume is not None else initial_flow(ctx)
+    state = _RestartState(restart, model, flow)
     state.sample_gen = torch.Generator().manual_seed(seed + 7)
     first_round = 1
     if resume is not None:
         _restore_restart(ctx, state, resume["current"])
-        state.flow = resume["flow"].to(ctx.device)
+        state.flow = flow
         state.sample_gen.set_state(resume["sample_gen"])
         first_round = resume["round"] + 1
     rounds = cfg.rounds if cfg.use_flow else 1

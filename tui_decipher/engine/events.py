@@ -25,11 +25,16 @@ class RunStarted:
 
     def epochs_of_round(self, round_: int) -> int:
         """M-step steps of a round (1-based)."""
-        return self.first_epochs if round_ == 1 and self.first_epochs > 0 else self.epochs
+        return epochs_of_round(self.first_epochs, self.epochs, round_)
 
     def steps_before_round(self, round_: int) -> int:
         """M-step steps of one restart's rounds before `round_` (1-based)."""
         return steps_before_round(self.epochs_of_round(1), self.epochs, round_)
+
+
+def epochs_of_round(first_epochs: int, epochs: int, round_: int) -> int:
+    """M-step steps of a round (1-based): `first_epochs` for round 1 when set (> 0), else `epochs`."""
+    return first_epochs if round_ == 1 and first_epochs > 0 else epochs
 
 
 def steps_before_round(first_epochs: int, epochs: int, round_: int) -> int:

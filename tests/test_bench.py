@@ -212,6 +212,24 @@ def test_beyond_the_paper_settings_change_one_field_each_and_have_their_own_tabl
     assert "ugaritic-eed-30" in beyond and "70.0" in beyond
 
 
+def test_beyond_the_paper_on_other_presets_reuses_their_rows_and_baseline():
+    for name, (preset_name, changes, _) in bench.BEYOND_OTHER.items():
+        setting = bench.SETTINGS[name]
+        (cfg,) = setting.configs(1234, False)
+        base = preset(preset_name).to_dict()
+        assert {k: v for k, v in cfg.to_dict().items() if base[k] != v} == {
+            k: v for k, v in changes.items() if base[k] != v
+        }, name
+        assert cfg.init_flow == "edit-distance" and cfg.demand_step == 0 and cfg.warmup_rounds == 0
+        assert setting.group == "beyond" and setting.baseline_key == preset_name
+        assert setting.rows == bench.SETTINGS[preset_name].rows  # beside the paper's figure
+    jobs = bench.plan_jobs(["ugaritic-noiseless-edit-init"], [1234])
+    assert [(j.setting, j.kind) for j in jobs] == [
+        ("ugaritic-noiseless-edit-init", bench.DECIPHER),
+        ("ugaritic-noiseless", bench.BASELINE),
+    ]
+
+
 def test_no_flow_run_reports_the_model_accuracy(single_thread):
     cfg = preset("demo").replace(**TINY, use_flow=False)
     corpus = load_corpus(cfg).corpus

@@ -448,3 +448,24 @@ def test_jobs_run_in_their_own_process(tmp_path, monkeypatch):
     gone = bench.run_job_subprocess(JobSpec("no-such", DECIPHER, 7), False, tmp_path / "n.json", tmp_path / "n.log")
     assert gone.status == "failed" and "exit status 2" in gone.message and "no-such" in gone.message
     assert sys.modules.get("bench_test_plugin") is None  # it ran in the child only
+
+
+def test_learning_curves_come_from_each_rounds_figures(single_thread):
+    cfg = preset("demo").replace(**TINY, rounds=2)
+    row = bench.row_from_run("demo", run_decipherment(load_corpus(cfg).corpus, cfg))
+    rounds = row.extra["per_round"]
+    assert [r["round"] for r in rounds] == [1, 2]
+    assert all(0.0 <= r["accuracy"] <= 1.0 and r["cost_kind"] in ("nll", "eed") for r in rounds)
+    json.dumps(row.extra)  # it goes into bench.json
+    report = _report(["ugaritic"], seeds=(1234,))
+    small = RowResult("small", 0.5, 0.4, 221, 9.0, {}, {"per_round": [
+        {"round": 1, "demand": 75, "cost_kind": "nll", "loss": 9.0, "accuracy": 0.353, "accuracy_model": 0.357,
+         "kept_previous": False},
+        {"round": 2, "demand": 150, "cost_kind": "eed", "loss": 5.0, "accuracy": 0.43, "accuracy_model": None,
+         "kept_previous": True},
+    ]})  # fmt: skip
+    report.jobs.append(_job("ugaritic", 1234, [small, _uga_rows(0.5, 0.4)[1]]))
+    text = bench.build_markdown(report)
+    curves = text[text.index("## Learning curves"):text.index("## Cost per row")]
+    assert "| ugaritic | 1234 | small | 35.3 > 43.0 | 35.7 > - | 75 > 150 | nll/eed | 2 |" in curves
+    assert "| full |" not in curves  # the transfer row has no rounds

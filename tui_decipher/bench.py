@@ -38,7 +38,7 @@ from typing import Any
 from .engine.baseline import edit_distance_assignment
 from .engine.config import DecipherConfig, preset
 from .engine.corpus import Corpus, CorpusError
-from .engine.em import DecipherResult, run_decipherment
+from .engine.em import DecipherResult, RoundMetrics, run_decipherment
 from .engine.events import EpochEnd, RoundEnd, RunStarted
 from .engine.registry import entry_path, load_corpus, load_registry
 from .results import data_dir, write_atomic
@@ -204,9 +204,44 @@ def row_from_run(key: str, result: DecipherResult) -> RowResult:
             "epochs": cfg.epochs,
             "restarts": cfg.restarts,
             "objective": result.objective,
+            "per_round": [_round_record(m) for m in result.rounds],
             "config": cfg.to_dict(),
         },
     )
+
+
+def _round_record(m: RoundMetrics) -> dict[str, Any]:
+    keys = ("round", "demand", "cost_kind", "loss", "accuracy", "accuracy_model", "kept_previous")
+    return {k: getattr(m, k) for k in keys}
+
+
+def learning_curve_lines(report: BenchReport) -> list[str]:
+    """One Markdown table line per decipher job row that recorded its rounds: how the flow and
+    the model's accuracy moved round by round (where a run stalled or peaked early shows here)."""
+
+    def series(rounds: list[dict[str, Any]], key: str) -> str:
+        return " > ".join("-" if r.get(key) is None else f"{100 * r[key]:.1f}" for r in rounds)
+
+    lines = []
+    for job in report.jobs:
+        if job.kind != DECIPHER or job.status != "ok":
+            continue
+        for row in job.rows:
+            rounds = row.extra.get("per_round") or []
+            if not rounds:
+                continue
+            costs = "/".join(dict.fromkeys(r["cost_kind"] for r in rounds))
+            kept = ", ".join(str(r["round"]) for r in rounds if r.get("kept_previous")) or "-"
+            lines.append(
+                f"| {job.setting} | {job.seed} | {row.key} | {series(rounds, 'accuracy')} | "
+                f"{series(rounds, 'accuracy_model')} | {' > '.join(str(r['demand']) for r in rounds)} | "
+                f"{costs} | {kept} |"
+            )
+    if not lines:
+        return []
+    header = ["setting", "seed", "row", "flow accuracy by round", "model argmax by round", "D by round",
+              "flow cost", "rounds that kept the last model"]  # fmt: skip
+    return ["## Learning curves (training corpus, % after each round)", "", *_md_table(header, [])[:2], *lines, ""]
 
 
 def _peak_rss_mb() -> float:
@@ -996,6 +1031,7 @@ def build_markdown(report: BenchReport) -> str:
         lines += [f"## {GROUP_TITLES.get(group, group)}", ""]
         lines += _md_table(ACCURACY_HEADER, [accuracy_cells(r) for r in rows])
         lines.append("")
+    lines += learning_curve_lines(report)
     lines += ["## Cost per row (mean over seeds)", ""]
     lines += _md_table(COST_HEADER, [cost_cells(r) for r in summary])
     lines += [

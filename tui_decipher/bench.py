@@ -222,7 +222,7 @@ def learning_curve_lines(report: BenchReport) -> list[str]:
     def series(rounds: list[dict[str, Any]], key: str) -> str:
         return " > ".join("-" if r.get(key) is None else f"{100 * r[key]:.1f}" for r in rounds)
 
-    lines = []
+    rows = []
     for job in report.jobs:
         if job.kind != DECIPHER or job.status != "ok":
             continue
@@ -232,16 +232,14 @@ def learning_curve_lines(report: BenchReport) -> list[str]:
                 continue
             costs = "/".join(dict.fromkeys(r["cost_kind"] for r in rounds))
             kept = ", ".join(str(r["round"]) for r in rounds if r.get("kept_previous")) or "-"
-            lines.append(
-                f"| {job.setting} | {job.seed} | {row.key} | {series(rounds, 'accuracy')} | "
-                f"{series(rounds, 'accuracy_model')} | {' > '.join(str(r['demand']) for r in rounds)} | "
-                f"{costs} | {kept} |"
-            )
-    if not lines:
+            demands = " > ".join(str(r["demand"]) for r in rounds)
+            rows.append([job.setting, str(job.seed), row.key, series(rounds, "accuracy"),
+                         series(rounds, "accuracy_model"), demands, costs, kept])  # fmt: skip
+    if not rows:
         return []
     header = ["setting", "seed", "row", "flow accuracy by round", "model argmax by round", "D by round",
               "flow cost", "rounds that kept the last model"]  # fmt: skip
-    return ["## Learning curves (training corpus, % after each round)", "", *_md_table(header, [])[:2], *lines, ""]
+    return ["## Learning curves (training corpus, % after each round)", "", *_md_table(header, rows), ""]
 
 
 def _peak_rss_mb() -> float:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import torch
+
 from tui_decipher.engine.config import preset
 from tui_decipher.engine.em import run_decipherment
 from tui_decipher.engine.events import EpochEnd, RoundEnd, RunFinished, RunStarted
@@ -48,10 +50,27 @@ def test_cancel_stops_within_an_epoch_and_keeps_completed_rounds():
 
 
 def test_runs_are_reproducible_on_cpu(single_thread):
-    # One intra-op thread: a BLAS that adapts its thread count to a busy machine reorders float sums.
     cfg = preset("demo").replace(embed_dim=16, hidden_dim=16, n_universal=8, epochs=4, rounds=2, device="cpu")
     corpus = load_corpus(cfg).corpus
     a = run_decipherment(corpus, cfg)
     b = run_decipherment(corpus, cfg)
     assert [(p.lost, p.known) for p in a.proposals] == [(p.lost, p.known) for p in b.proposals]
     assert [r.loss for r in a.rounds] == [r.loss for r in b.rounds]
+
+
+def test_runs_are_reproducible_with_two_threads():
+    # Two threads used to drift apart: the CPU gradient of advanced indexing (the lost words'
+    # embedding lookup) adds in thread order. engine.device.make_repeatable turns on torch's
+    # deterministic kernels; without it, three runs of this config gave three accuracies.
+    old = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        cfg = preset("ugaritic").replace(corpus="demo", lost="ves", known="kal", embed_dim=16, hidden_dim=16,
+                                         n_universal=8, first_epochs=250, rounds=1, device="cpu")
+        corpus = load_corpus(cfg).corpus
+        a = run_decipherment(corpus, cfg)
+        b = run_decipherment(corpus, cfg)
+    finally:
+        torch.set_num_threads(old)
+    assert [r.loss for r in a.rounds] == [r.loss for r in b.rounds]
+    assert [(p.lost, p.known, p.score) for p in a.proposals] == [(p.lost, p.known, p.score) for p in b.proposals]

@@ -24,7 +24,7 @@ from .charset import EOW_ID, SPECIALS, Charset, shared_symbols
 from .checkpoint import CheckpointError, checkpoint_config, save_checkpoint
 from .config import DecipherConfig
 from .corpus import Corpus
-from .device import select_device
+from .device import make_repeatable, select_device
 from .edit_distance import expected_edit_distance, ids_to_text, sample_strings
 from .events import (
     EpochEnd,
@@ -537,6 +537,7 @@ def _attention_grids(ctx: _Context, model: DecipherModel, pairs: list[tuple[int,
 def prepare(corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event) -> _Context:
     """Encode the vocabularies once for the whole run."""
     device = select_device(cfg.device)
+    make_repeatable(device)
     lost_cs = Charset.from_words(corpus.lost_words)
     known_cs = Charset.from_words(corpus.known_words)
     known = KnownIndex(corpus.known_words, known_cs, device)

@@ -138,3 +138,49 @@ def test_ctrl_c_cancels_keeps_the_checkpoint_and_exits_130(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     with Store(default_path(data)) as store:
         assert [r.status for r in store.runs()] == ["finished"]
+
+
+def test_resume_records_a_round_that_was_checkpointed_but_not_stored(tmp_path, single_thread):
+    """Killed between checkpointing round 1 and recording it: resuming must not leave round 1 out
+    of the store (stop 11's CI caught exactly that race in the SIGKILL test above)."""
+    import threading
+
+    from tui_decipher.engine.config import build_config
+    from tui_decipher.engine.em import run_decipherment
+    from tui_decipher.engine.events import RoundEnd
+    from tui_decipher.engine.registry import load_corpus
+    from tui_decipher.store import RunRecorder
+
+    cfg, _ = build_config("demo", None, {"epochs": 4, "rounds": 3, "embed_dim": 16, "hidden_dim": 16,
+                                         "n_universal": 8})  # fmt: skip
+    corpus = load_corpus(cfg).corpus
+    db = tmp_path / "runs.sqlite3"
+    with Store(db) as store:
+        run_id = store.create_run(corpus, "demo.cog", "demo", cfg.to_dict(), cfg.rounds, str(tmp_path))
+    recorder = RunRecorder(db, run_id)
+    cancel = threading.Event()
+    seen: list[RoundEnd] = []
+
+    def killed_before_recording(event):
+        if isinstance(event, RoundEnd):
+            seen.append(event)
+            cancel.set()  # stop in round 2; round 1 is checkpointed but never reaches the recorder
+            return
+        recorder(event)
+
+    run_decipherment(corpus, cfg, killed_before_recording, cancel, checkpoint=tmp_path / "ck.pt")
+    recorder.close()
+    checkpoint = load_checkpoint(tmp_path / "ck.pt")
+    assert checkpoint["round"] == 1
+    with Store(db) as store:
+        assert store.rounds(run_id) == []
+
+    resumed = RunRecorder(db, run_id)
+    resumed.catch_up(checkpoint)
+    resumed.catch_up(checkpoint)  # idempotent
+    resumed.close()
+    with Store(db) as store:
+        rows = store.rounds(run_id)
+    assert [(r.restart, r.round) for r in rows] == [(0, 1)]
+    assert (rows[0].demand, rows[0].cost_kind, rows[0].flow) == (seen[0].demand, seen[0].cost_kind, seen[0].flow)
+    assert rows[0].accuracy == seen[0].accuracy and rows[0].loss == seen[0].loss

@@ -320,6 +320,7 @@ def run(
         # The recorder opens its own database connection in this thread and commits each round.
         recorder = RunRecorder(db_path, run_id, forward=reporter)
         try:
+            recorder.catch_up(checkpoint)
             if review is not None:
                 result = refine_decipherment(
                     loaded.corpus, checkpoint, review, refine_rounds, recorder, cancel, out_dir / CHECKPOINT_NAME

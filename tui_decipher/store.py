@@ -549,6 +549,23 @@ class RunRecorder:
         if self.forward is not None:
             self.forward(event)
 
+    def catch_up(self, checkpoint: dict[str, Any] | None) -> None:
+        """Record the checkpointed rounds the store lacks, before a run continues from `checkpoint`.
+
+        The engine checkpoints a round just before reporting it, so a run killed between the two
+        resumes past a round the store never recorded. Its epochs are gone; the round's row is not.
+        """
+        if checkpoint is None:
+            return
+        restart = checkpoint["restart"]
+        have = {(r.restart, r.round) for r in self.store.rounds(self.run_id)}
+        for m in checkpoint["current"]["rounds"]:
+            if (restart, m["round"]) not in have:
+                fields = {k: m[k] for k in ("demand", "cost_kind", "loss", "flow_cost", "flow", "accuracy",
+                                            "accuracy_model", "seconds", "phase_seconds", "kept_previous")}  # fmt: skip
+                event = RoundEnd(restart, m["round"], checkpoint["config"]["rounds"], **fields)
+                self.store.record_round(self.run_id, event, [])
+
     def finish(self, result: DecipherResult, corpus: Corpus) -> None:
         self.store.record_result(self.run_id, result, corpus)
 

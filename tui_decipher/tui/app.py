@@ -172,6 +172,7 @@ class DecipherApp(App[None]):
         self.post_message(RunCreated(run_id))
         recorder = RunRecorder(self.db_path, run_id, lambda event: self.post_message(EngineEvent(run_id, event)))
         try:
+            recorder.catch_up(checkpoint)
             if review is not None:
                 result = refine_decipherment(
                     loaded.corpus, checkpoint, review, REFINE_ROUNDS, recorder, worker.cancelled_event,

@@ -559,11 +559,13 @@ class RunRecorder:
             return
         restart = checkpoint["restart"]
         have = {(r.restart, r.round) for r in self.store.rounds(self.run_id)}
+        elapsed = 0.0  # RoundEnd.seconds is time since the run began; a checkpoint keeps each round's own
         for m in checkpoint["current"]["rounds"]:
+            elapsed += m["seconds"]
             if (restart, m["round"]) not in have:
                 fields = {k: m[k] for k in ("demand", "cost_kind", "loss", "flow_cost", "flow", "accuracy",
-                                            "accuracy_model", "seconds", "phase_seconds", "kept_previous")}  # fmt: skip
-                event = RoundEnd(restart, m["round"], checkpoint["config"]["rounds"], **fields)
+                                            "accuracy_model", "phase_seconds", "kept_previous")}  # fmt: skip
+                event = RoundEnd(restart, m["round"], checkpoint["config"]["rounds"], seconds=elapsed, **fields)
                 self.store.record_round(self.run_id, event, [])
 
     def finish(self, result: DecipherResult, corpus: Corpus) -> None:

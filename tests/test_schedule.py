@@ -57,9 +57,9 @@ def test_warm_start_continues_from_the_last_rounds_parameters(monkeypatch, singl
     ends: list[dict[str, torch.Tensor]] = []
     real_m_step = em.m_step
 
-    def spy(ctx, model, flow, restart, round_):
+    def spy(ctx, model, flow, restart, round_, *rest):
         starts.append({k: v.clone() for k, v in model.state_dict().items()})
-        out = real_m_step(ctx, model, flow, restart, round_)
+        out = real_m_step(ctx, model, flow, restart, round_, *rest)
         ends.append({k: v.clone() for k, v in model.state_dict().items()})
         return out
 
@@ -104,8 +104,8 @@ def test_a_stalled_m_step_is_rejected_when_asked(monkeypatch, single_thread, gua
     real_m_step = em.m_step
     weights: dict[int, dict[str, torch.Tensor]] = {}
 
-    def sabotage(ctx, model, flow, restart, round_):
-        out = real_m_step(ctx, model, flow, restart, round_)
+    def sabotage(ctx, model, flow, restart, round_, *rest):
+        out = real_m_step(ctx, model, flow, restart, round_, *rest)
         if round_ == 2:
             with torch.no_grad():
                 for p in model.parameters():
@@ -137,3 +137,52 @@ def test_a_stalled_m_step_is_rejected_when_asked(monkeypatch, single_thread, gua
     assert same is guard
     if guard:  # the kept model is the round-1 model, so its accuracy holds
         assert result.rounds[1].accuracy_model >= result.rounds[0].accuracy_model - 0.05
+
+
+def test_lost_batch_take_cuts_padding_to_the_batch() -> None:
+    from tui_decipher.engine.charset import Charset
+    from tui_decipher.engine.scoring import LostBatch
+
+    words = [("a",), ("b", "c", "d"), ("c", "a")]
+    lost = LostBatch.encode(words, Charset.from_words(words), torch.device("cpu"))
+    part = lost.take(torch.tensor([2, 0]))
+    assert part.lengths.tolist() == [3, 2]  # incl. end-of-word
+    assert part.ids.shape == (2, 3)  # the 4-wide padding of "bcd" is gone
+    assert torch.equal(part.ids, lost.ids[[2, 0], :3])
+
+
+def test_lost_batch_decodes_batches_after_round_one(monkeypatch, single_thread) -> None:
+    """Round 1 decodes every lost word; later steps decode `lost_batch` of them, one shuffled
+    pass of batches seeing each lost word once."""
+    cfg = _tiny(epochs=6, first_epochs=2, rounds=2, lost_batch=70)
+    corpus = load_corpus(cfg).corpus
+    n_lost = len(corpus.lost_words)
+    seen: list[torch.Tensor] = []
+    real_forward = em.DecipherModel.forward
+
+    def spy(self, lost_ids, lost_lengths, steps):
+        if self.training:
+            seen.append(lost_ids.clone())
+        return real_forward(self, lost_ids, lost_lengths, steps)
+
+    monkeypatch.setattr(em.DecipherModel, "forward", spy)
+    run_decipherment(corpus, cfg)
+    assert [len(ids) for ids in seen] == [n_lost] * 2 + [70] * 6
+    per_pass = n_lost // 70
+    rows = [tuple(r.tolist()) for ids in seen[2 : 2 + per_pass] for r in ids]
+    assert len(set(rows)) == len(rows) == per_pass * 70  # no lost word twice in a pass
+    assert [em.lost_batch_for_round(cfg, r, n_lost) for r in (1, 2)] == [n_lost, 70]
+    assert em.lost_batch_for_round(cfg.replace(lost_batch=0), 2, n_lost) == n_lost
+
+
+def test_lost_batch_is_reproducible_and_differs_from_the_full_batch(single_thread) -> None:
+    corpus = load_corpus(_tiny()).corpus
+    batched = _tiny(epochs=8, rounds=2, lost_batch=50)
+    a = run_decipherment(corpus, batched)
+    b = run_decipherment(corpus, batched)
+    assert [r.loss for r in a.rounds] == [r.loss for r in b.rounds]
+    full = run_decipherment(corpus, batched.replace(lost_batch=0))
+    assert [r.loss for r in full.rounds] != [r.loss for r in a.rounds]
+    # A batch as large as the vocabulary is the full pass, step for step.
+    whole = run_decipherment(corpus, batched.replace(lost_batch=len(corpus.lost_words)))
+    assert [r.loss for r in whole.rounds] == [r.loss for r in full.rounds]

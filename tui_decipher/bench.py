@@ -348,6 +348,11 @@ BEYOND: dict[str, tuple[dict[str, Any], str]] = {
         "symbols both transliterations share start with one embedding (a copy prior)",
     ),
     "ugaritic-restarts-3": ({"restarts": 3}, "3 random restarts, the best by training objective kept"),
+    "ugaritic-lost-batch": (
+        {"lost_batch": 184, "epochs": 600},
+        "later M-steps on random batches of 184 lost words (a quarter), 600 steps each: the same"
+        " compute as the preset's 150 full steps",
+    ),
     "ugaritic-edit-init": (
         EDIT_INIT,
         "round 1 trains on the words' own edit-distance matching, not the uniform flow; D = N and"

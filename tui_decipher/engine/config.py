@@ -54,6 +54,10 @@ class DecipherConfig:
     # Keep the last round's model when a new M-step explains the current flow worse (a stalled
     # fresh start); False = always take the new one, as the paper does.
     keep_better_model: bool = False
+    # Beyond the paper: lost words decoded per M-step step after round 1 (a random batch,
+    # reshuffled each pass); 0 = all of them, as in the paper. A step then costs lost_batch / |X|
+    # of a full one. Round 1, on the uniform flow, always decodes them all.
+    lost_batch: int = 0
     lr: float = 5e-3
     grad_clip: float = 5.0
     restarts: int = 1  # random restarts; the best by training objective is kept (never by gold)
@@ -109,6 +113,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "rounds": (1, 1000),
     "epochs": (1, 100_000),
     "first_epochs": (0, 100_000),
+    "lost_batch": (0, 10_000_000),
     "lr": (1e-7, 1.0),
     "grad_clip": (0.0, 1e6),
     "restarts": (1, 100),

@@ -192,27 +192,50 @@ def epochs_for_round(cfg: DecipherConfig, round_: int) -> int:
     return epochs_of_round(cfg.first_epochs, cfg.epochs, round_)
 
 
-def m_step(ctx: _Context, model: DecipherModel, flow: torch.Tensor, restart: int, round_: int) -> tuple:
-    """Train theta on the flow F for the round's full-batch steps; returns (loss, nll, reg) of the last.
+def m_step(
+    ctx: _Context, model: DecipherModel, flow: torch.Tensor, restart: int, round_: int,
+    batch_gen: torch.Generator | None = None,
+) -> tuple:
+    """Train theta on the flow F for the round's steps; returns (loss, nll, reg) of the last step.
 
     L = sum_j w_j * (-log sum_i f_ij P(y_j | x_i)) / sum_j w_j + lambda * Omega, w_j = sum_i f_ij.
-    One step decodes every lost word once and scores all known words from that single pass.
+    One step decodes every lost word once and scores all known words from that single pass; with
+    `lost_batch` it decodes a random batch B of lost words instead and trains on the flow's rows
+    B (the same loss on the sub-flow f[B]), so a step costs |B| / |X| of a full one. Batches are
+    drawn without replacement and the lost words reshuffled once all have been used.
     """
     cfg = ctx.cfg
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    known_weight = flow.sum(0)  # w_j (n_known,)
-    active = torch.nonzero(known_weight > 0).squeeze(1)  # known words that receive flow
-    w = known_weight[active]
-    log_flow = flow[:, active].log()  # (n_lost, n_active)
-    lost_mass = flow.sum(1)  # (n_lost,) weights the regularizer by how much each lost word matters
+    batch = lost_batch_for_round(cfg, round_, ctx.n_lost)
+    order = torch.arange(ctx.n_lost)
+    cursor = ctx.n_lost  # forces a shuffle before the first batch
+    if batch == ctx.n_lost:
+        rows = None
+        flow_b, lost_b = flow, ctx.lost
+        known_weight = flow.sum(0)  # w_j (n_known,)
+        active = torch.nonzero(known_weight > 0).squeeze(1)  # known words that receive flow
+        w = known_weight[active]
+        log_flow = flow[:, active].log()  # (n_lost, n_active)
+        lost_mass = flow.sum(1)  # (n_lost,) weights the regularizer by how much each lost word matters
     model.train()
     loss = nll = reg = torch.tensor(0.0)
     epochs = epochs_for_round(cfg, round_)
     for epoch in range(1, epochs + 1):
         if ctx.cancel.is_set():
             raise RunCancelled
-        dec = model(ctx.lost.ids, ctx.lost.lengths, ctx.known.steps)
-        log_p = ctx.known.log_prob(dec.log_probs, active)  # (n_lost, n_active)
+        if batch < ctx.n_lost:
+            if cursor + batch > ctx.n_lost:
+                order, cursor = torch.randperm(ctx.n_lost, generator=batch_gen), 0
+            rows = order[cursor : cursor + batch].to(ctx.device)
+            cursor += batch
+            flow_b, lost_b = flow[rows], ctx.lost.take(rows)  # (|B|, n_known)
+            known_weight = flow_b.sum(0)
+            active = torch.nonzero(known_weight > 0).squeeze(1)
+            w = known_weight[active]
+            log_flow = flow_b[:, active].log()  # (|B|, n_active)
+            lost_mass = flow_b.sum(1)  # (|B|,)
+        dec = model(lost_b.ids, lost_b.lengths, ctx.known.steps)
+        log_p = ctx.known.log_prob(dec.log_probs, active)  # (n_rows, n_active)
         ll = torch.logsumexp(log_flow + log_p, dim=0)  # log sum_i f_ij P(y_j|x_i): (n_active,)
         nll = -(w * ll).sum() / w.sum()
         reg = (lost_mass * regularizer(cfg.regularizer, dec.attention, dec.lost_lengths)).sum() / lost_mass.sum()
@@ -228,6 +251,19 @@ def m_step(ctx: _Context, model: DecipherModel, flow: torch.Tensor, restart: int
             EpochEnd(restart, round_, epoch, epochs, loss.item(), nll.item(), reg.item(), ctx.elapsed())
         )
     return loss.item(), nll.item(), reg.item()
+
+
+def lost_batch_for_round(cfg: DecipherConfig, round_: int, n_lost: int) -> int:
+    """Lost words decoded per M-step step in a round: `lost_batch` from round 2 on (0 = all).
+
+    Round 1 always decodes every lost word: it learns the character map from the uniform flow,
+    where a known word teaches something only if its cognate is in the batch. Measured on
+    ugaritic-small: 1000 steps of 184-word batches ended round 1 at 0.0 model accuracy, where
+    250 full steps find the map. Later flows are concentrated, and a batch trains on its pairs.
+    """
+    if cfg.lost_batch == 0 or round_ == 1:
+        return n_lost
+    return min(cfg.lost_batch, n_lost)
 
 
 def flow_costs(ctx: _Context, scores: Scores, kind: str, generator: torch.Generator) -> np.ndarray:
@@ -406,7 +442,8 @@ def _run_round(
     if cfg.reset_each_round or not state.rounds:
         model.reset_parameters()
     with _Timer(ctx.phases, "train"):
-        loss, nll, reg = m_step(ctx, model, state.flow, restart, round_)
+        batch_gen = torch.Generator().manual_seed(seed * 7919 + round_)
+        loss, nll, reg = m_step(ctx, model, state.flow, restart, round_, batch_gen)
     with _Timer(ctx.phases, "score"):
         scores = score_all_pairs(model, ctx.lost, ctx.known, cfg.score_chunk)
     state.objective = objective(ctx, scores, state.flow)

@@ -56,6 +56,11 @@ class LostBatch:
     def __len__(self) -> int:
         return self.ids.shape[0]
 
+    def take(self, rows: torch.Tensor) -> LostBatch:
+        """The words at `rows` (a 1-D index tensor), padding cut to the longest of them."""
+        lengths = self.lengths[rows]
+        return LostBatch(self.ids[rows, : int(lengths.max())], lengths)
+
     def slice(self, start: int, stop: int) -> LostBatch:
         lengths = self.lengths[start:stop]
         width = int(lengths.max()) if len(lengths) else 1

@@ -207,16 +207,8 @@ def m_step(
     cfg = ctx.cfg
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     batch = lost_batch_for_round(cfg, round_, ctx.n_lost)
-    order = torch.arange(ctx.n_lost)
-    cursor = ctx.n_lost  # forces a shuffle before the first batch
-    if batch == ctx.n_lost:
-        rows = None
-        flow_b, lost_b = flow, ctx.lost
-        known_weight = flow.sum(0)  # w_j (n_known,)
-        active = torch.nonzero(known_weight > 0).squeeze(1)  # known words that receive flow
-        w = known_weight[active]
-        log_flow = flow[:, active].log()  # (n_lost, n_active)
-        lost_mass = flow.sum(1)  # (n_lost,) weights the regularizer by how much each lost word matters
+    order, cursor = torch.arange(ctx.n_lost), ctx.n_lost  # the cursor at the end forces a shuffle
+    lost_b, terms = ctx.lost, _flow_terms(flow)
     model.train()
     loss = nll = reg = torch.tensor(0.0)
     epochs = epochs_for_round(cfg, round_)
@@ -228,12 +220,8 @@ def m_step(
                 order, cursor = torch.randperm(ctx.n_lost, generator=batch_gen), 0
             rows = order[cursor : cursor + batch].to(ctx.device)
             cursor += batch
-            flow_b, lost_b = flow[rows], ctx.lost.take(rows)  # (|B|, n_known)
-            known_weight = flow_b.sum(0)
-            active = torch.nonzero(known_weight > 0).squeeze(1)
-            w = known_weight[active]
-            log_flow = flow_b[:, active].log()  # (|B|, n_active)
-            lost_mass = flow_b.sum(1)  # (|B|,)
+            lost_b, terms = ctx.lost.take(rows), _flow_terms(flow[rows])
+        active, w, log_flow, lost_mass = terms
         dec = model(lost_b.ids, lost_b.lengths, ctx.known.steps)
         log_p = ctx.known.log_prob(dec.log_probs, active)  # (n_rows, n_active)
         ll = torch.logsumexp(log_flow + log_p, dim=0)  # log sum_i f_ij P(y_j|x_i): (n_active,)
@@ -251,6 +239,15 @@ def m_step(
             EpochEnd(restart, round_, epoch, epochs, loss.item(), nll.item(), reg.item(), ctx.elapsed())
         )
     return loss.item(), nll.item(), reg.item()
+
+
+def _flow_terms(flow: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """What the M-step loss needs from the flow's rows (n_rows, n_known): the known words that
+    receive flow (n_active,), their weights w_j, log f over them (n_rows, n_active), and each lost
+    word's flow mass (n_rows,), which weights its regularizer."""
+    known_weight = flow.sum(0)  # w_j (n_known,)
+    active = torch.nonzero(known_weight > 0).squeeze(1)
+    return active, known_weight[active], flow[:, active].log(), flow.sum(1)
 
 
 def lost_batch_for_round(cfg: DecipherConfig, round_: int, n_lost: int) -> int:

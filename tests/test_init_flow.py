@@ -63,9 +63,9 @@ def test_a_run_trains_round_one_on_the_edit_distance_flow(monkeypatch, single_th
     seen: list[torch.Tensor] = []
     real = em.m_step
 
-    def spy(ctx, model, flow, restart, round_):
+    def spy(ctx, model, flow, restart, round_, *rest):
         seen.append(flow.clone())
-        return real(ctx, model, flow, restart, round_)
+        return real(ctx, model, flow, restart, round_, *rest)
 
     monkeypatch.setattr(em, "m_step", spy)
     em.run_decipherment(ctx.corpus, ctx.cfg)

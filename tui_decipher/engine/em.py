@@ -12,6 +12,7 @@ import math
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -207,19 +208,17 @@ def m_step(
     cfg = ctx.cfg
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     batch = lost_batch_for_round(cfg, round_, ctx.n_lost)
-    order, cursor = torch.arange(ctx.n_lost), ctx.n_lost  # the cursor at the end forces a shuffle
-    lost_b, terms = ctx.lost, _flow_terms(flow)
+    batches = _lost_batches(ctx.n_lost, batch, batch_gen) if batch < ctx.n_lost else None
+    if batches is None:  # the full pass: the same rows every step
+        lost_b, terms = ctx.lost, _flow_terms(flow)
     model.train()
     loss = nll = reg = torch.tensor(0.0)
     epochs = epochs_for_round(cfg, round_)
     for epoch in range(1, epochs + 1):
         if ctx.cancel.is_set():
             raise RunCancelled
-        if batch < ctx.n_lost:
-            if cursor + batch > ctx.n_lost:
-                order, cursor = torch.randperm(ctx.n_lost, generator=batch_gen), 0
-            rows = order[cursor : cursor + batch].to(ctx.device)
-            cursor += batch
+        if batches is not None:
+            rows = next(batches).to(ctx.device)
             lost_b, terms = ctx.lost.take(rows), _flow_terms(flow[rows])
         active, w, log_flow, lost_mass = terms
         dec = model(lost_b.ids, lost_b.lengths, ctx.known.steps)
@@ -239,6 +238,14 @@ def m_step(
             EpochEnd(restart, round_, epoch, epochs, loss.item(), nll.item(), reg.item(), ctx.elapsed())
         )
     return loss.item(), nll.item(), reg.item()
+
+
+def _lost_batches(n_lost: int, batch: int, generator: torch.Generator | None) -> Iterator[torch.Tensor]:
+    """Endless batches of `batch` lost-word indices: shuffled passes without replacement (a pass's
+    remainder smaller than a batch is skipped)."""
+    while True:
+        order = torch.randperm(n_lost, generator=generator)
+        yield from order[: n_lost - n_lost % batch].split(batch)
 
 
 def _flow_terms(flow: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -215,14 +215,19 @@ def test_beyond_the_paper_settings_change_one_field_each_and_have_their_own_tabl
 def test_beyond_the_paper_on_other_presets_reuses_their_rows_and_baseline():
     for name, (preset_name, changes, _) in bench.BEYOND_OTHER.items():
         setting = bench.SETTINGS[name]
-        (cfg,) = setting.configs(1234, False)
-        base = preset(preset_name).to_dict()
-        assert {k: v for k, v in cfg.to_dict().items() if base[k] != v} == {
-            k: v for k, v in changes.items() if base[k] != v
-        }, name
-        assert cfg.init_flow == "edit-distance" and cfg.demand_step == 0 and cfg.warmup_rounds == 0
+        main_cfgs = bench.SETTINGS[preset_name].configs(1234, False)
+        cfgs = setting.configs(1234, False)
+        assert len(cfgs) == len(main_cfgs), name  # romance: the same six pairs
+        for cfg, main_cfg in zip(cfgs, main_cfgs, strict=True):
+            base = main_cfg.to_dict()
+            assert (cfg.lost, cfg.known) == (main_cfg.lost, main_cfg.known)
+            assert {k: v for k, v in cfg.to_dict().items() if base[k] != v} == {
+                k: v for k, v in changes.items() if base[k] != v
+            }, name
+            assert all(getattr(cfg, k) == v for k, v in changes.items()), name
         assert setting.group == "beyond" and setting.baseline_key == preset_name
         assert setting.rows == bench.SETTINGS[preset_name].rows  # beside the paper's figure
+    assert [c.sparsify for c in bench.SETTINGS["romance-union-top-k"].configs(1, False)] == ["union-top-k"] * 6
     jobs = bench.plan_jobs(["ugaritic-noiseless-edit-init"], [1234])
     assert [(j.setting, j.kind) for j in jobs] == [
         ("ugaritic-noiseless-edit-init", bench.DECIPHER),

@@ -115,6 +115,44 @@ def test_matches_brute_force_on_small_instances() -> None:
         check_valid(sol, cheapest, capacity, 1)
 
 
+def test_pair_ordered_edges_skip_the_dedup_sort_and_still_match_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
+    # union-top-k hands the solver unique edges in (lost, known) order: the dedup sort is skipped.
+    rng = np.random.default_rng(4321)
+    ordered_instances = []
+    for _ in range(120):
+        n_lost, n_known, _, cheapest = random_instance(rng)
+        triples = [(i, j, d) for (i, j), d in sorted(cheapest.items())]
+        ordered_instances.append((n_lost, n_known, triples, cheapest))
+
+    lexsort = np.lexsort
+
+    def no_dedup_sort(keys, *args, **kwargs):
+        # The dedup sort orders by (pair, cost): its first key is the float cost.
+        assert not np.issubdtype(np.asarray(keys[0]).dtype, np.floating), "pair-ordered unique edges were sorted"
+        return lexsort(keys, *args, **kwargs)
+
+    monkeypatch.setattr(flow.np, "lexsort", no_dedup_sort)
+    for case, (n_lost, n_known, triples, cheapest) in enumerate(ordered_instances):
+        capacity = int(rng.integers(1, 4))
+        demand = int(rng.integers(0, n_lost + 2))
+        sol = solve_flow(n_lost, n_known, edges_of(triples), demand, capacity)
+        want_flow, want_cost = brute_force(n_lost, cheapest, demand, capacity, 1)
+        msg = f"case {case}: {n_lost=} {n_known=} {capacity=} {demand=} {triples=}"
+        assert sol.flow == want_flow, msg
+        assert sol.cost == pytest.approx(want_cost), msg
+        if triples:
+            check_valid(sol, cheapest, capacity, 1)
+
+
+def test_compact_is_unique_with_inverse() -> None:
+    rng = np.random.default_rng(5)
+    ids = rng.integers(0, 50, size=400)
+    got_ids, got_pos = flow._compact(ids, 60)
+    want_ids, want_pos = np.unique(ids, return_inverse=True)
+    np.testing.assert_array_equal(got_ids, want_ids)
+    np.testing.assert_array_equal(got_pos, want_pos)
+
+
 def test_matches_brute_force_with_lost_capacity() -> None:
     rng = np.random.default_rng(99)
     for case in range(60):

@@ -169,12 +169,25 @@ def _check_edges(edges: FlowEdges, n_lost: int, n_known: int, name: str) -> Flow
 def _dedup_cheapest(edges: FlowEdges, n_known: int) -> tuple[FlowEdges, np.ndarray]:
     """Drop repeated (lost, known) pairs keeping the cheapest; also returns each kept pair's key."""
     key = edges.lost * n_known + edges.known
+    if key.size < 2 or bool((key[1:] > key[:-1]).all()):
+        # Already unique and in pair order (union-top-k's row-major edges): skip the sort, which
+        # is most of the flow's time on a 2182 x 6000 graph.
+        return edges, key
     order = np.lexsort((edges.cost, key))  # by pair, then cheapest first
     key = key[order]
     first = np.ones(key.size, dtype=bool)
     first[1:] = key[1:] != key[:-1]
     idx = order[first]
     return FlowEdges(edges.lost[idx], edges.known[idx], edges.cost[idx]), key[first]
+
+
+def _compact(ids: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``ids`` (all in [0, n)), ascending, and each entry's position among
+    them: np.unique(ids, return_inverse=True) in O(len + n) instead of a sort."""
+    present = np.zeros(n, dtype=bool)
+    present[ids] = True
+    position = np.cumsum(present) - 1
+    return np.flatnonzero(present), position[ids]
 
 
 def _solution(lost: np.ndarray, known: np.ndarray, cost: np.ndarray) -> FlowSolution:
@@ -253,10 +266,10 @@ def solve_flow(
 
     # Only words touched by a free edge become nodes, so huge vocabularies with few candidates stay small.
     # Nodes: 0 = source, 1 = sink, then the used lost words, then the used known words.
-    lost_ids, lost_node = np.unique(e_lost, return_inverse=True)
-    known_ids, known_node = np.unique(e_known, return_inverse=True)
-    lost_node = lost_node.reshape(-1) + 2
-    known_node = known_node.reshape(-1) + 2 + lost_ids.size
+    lost_ids, lost_node = _compact(e_lost, n_lost)
+    known_ids, known_node = _compact(e_known, n_known)
+    lost_node = lost_node + 2
+    known_node = known_node + 2 + lost_ids.size
     lost_nodes = np.arange(lost_ids.size) + 2
     known_nodes = np.arange(known_ids.size) + 2 + lost_ids.size
     source, sink = 0, 1

@@ -255,7 +255,12 @@ def solve_flow(
 
     # Free edges: not a forced pair (an arc carries at most 1) and both words still have capacity.
     free = ~np.isin(keys, forced_keys) & (lost_left[edges.lost] > 0) & (known_left[edges.known] > 0)
-    e_lost, e_known, e_cost = edges.lost[free], edges.known[free], edges.cost[free]
+    del keys
+    if free.all():  # no forced pairs: no copies of a graph that can hold 10+ million edges
+        e_lost, e_known, e_cost = edges.lost, edges.known, edges.cost
+    else:
+        e_lost, e_known, e_cost = edges.lost[free], edges.known[free], edges.cost[free]
+    del free, edges
     remaining = int(demand) - len(forced)
     if remaining == 0 or e_lost.size == 0:
         return _solution(forced.lost, forced.known, forced.cost)
@@ -320,5 +325,6 @@ def solve_sparsified(
 ) -> FlowSolution:
     """Sparsify a (n_lost, n_known) cost matrix ("top-k" or "union-top-k", see above) and solve
     the min-cost flow of demand D and capacity C over it, with optional forced pairs."""
-    edges = union_top_k_edges(cost, top_k) if sparsify == "union-top-k" else top_k_edges(cost, top_k)
-    return solve_flow(cost.shape[0], cost.shape[1], edges, demand, capacity, forced=forced)
+    sparsifier = union_top_k_edges if sparsify == "union-top-k" else top_k_edges
+    # The edges are built in the call so that no name here keeps them alive while the solver runs.
+    return solve_flow(cost.shape[0], cost.shape[1], sparsifier(cost, top_k), demand, capacity, forced=forced)

@@ -95,7 +95,7 @@ def test_ablations_share_one_baseline_block_in_their_own_table():
     assert ablation[-2:] == [("ugaritic", "small", BASELINE), ("ugaritic", "full", BASELINE)]
     assert [r for r in ablation if r[2] == BASELINE] == ablation[-2:]  # one block, after the ablations
     md = bench.build_markdown(report)
-    assert "## Ablations on ugaritic" in md
+    assert "## Ablations: a preset with one part" in md
     ablation_table = md.split("## Ablations")[1].split("## Cost")[0]
     assert ablation_table.count("baseline: edit distance") == 2
     assert "| ugaritic-no-flow | ugaritic-full (2182 evaluated x 39451) | decipher | 8.6 | pending |" in md
@@ -213,7 +213,9 @@ def test_beyond_the_paper_settings_change_one_field_each_and_have_their_own_tabl
 
 
 def test_beyond_the_paper_on_other_presets_reuses_their_rows_and_baseline():
-    for name, (preset_name, changes, _) in bench.BEYOND_OTHER.items():
+    other = [(name, spec, "beyond") for name, spec in bench.BEYOND_OTHER.items()]
+    other += [(name, spec, "ablation") for name, spec in bench.ABLATIONS_OTHER.items()]
+    for name, (preset_name, changes, _), group in other:
         setting = bench.SETTINGS[name]
         main_cfgs = bench.SETTINGS[preset_name].configs(1234, False)
         cfgs = setting.configs(1234, False)
@@ -225,9 +227,10 @@ def test_beyond_the_paper_on_other_presets_reuses_their_rows_and_baseline():
                 k: v for k, v in changes.items() if base[k] != v
             }, name
             assert all(getattr(cfg, k) == v for k, v in changes.items()), name
-        assert setting.group == "beyond" and setting.baseline_key == preset_name
+        assert setting.group == group and setting.baseline_key == preset_name
         assert setting.rows == bench.SETTINGS[preset_name].rows  # beside the paper's figure
-    assert [c.sparsify for c in bench.SETTINGS["romance-union-top-k"].configs(1, False)] == ["union-top-k"] * 6
+    assert [c.sparsify for c in bench.SETTINGS["romance"].configs(1, False)] == ["union-top-k"] * 6
+    assert [c.sparsify for c in bench.SETTINGS["romance-own-top-5"].configs(1, False)] == ["top-k"] * 6
     jobs = bench.plan_jobs(["ugaritic-noiseless-edit-init"], [1234])
     assert [(j.setting, j.kind) for j in jobs] == [
         ("ugaritic-noiseless-edit-init", bench.DECIPHER),

@@ -281,11 +281,15 @@ PRESETS: dict[str, dict[str, Any]] = {
         keep_better_model=True,
         warmup_rounds=1,
     ),
-    # Shared (IPA) alphabet, as ugaritic: the same schedule.
+    # Shared (IPA) alphabet, as ugaritic: the same schedule. One-to-one (C = 1): with each lost
+    # word's own top 5 (the paper's text) a word whose cognate is outside its 5 cannot be matched
+    # and pushes others off theirs; the published code's union of everyone's top 5 keeps nearly
+    # every known word (577 of 583 on it -> pt): +9 to +12 points on the pairs measured.
     "romance": dict(
         corpus="romance",
         lost="es",
         known="it",
+        sparsify="union-top-k",
         flow_decay=0.9,
         cognate_fraction=1.0,
         demand_step=0,

@@ -101,18 +101,22 @@ def random_instance(rng: np.random.Generator, max_known: int = 4):
     return n_lost, n_known, triples, cheapest
 
 
+def check_against_brute_force(rng, case, n_lost, n_known, triples, cheapest) -> None:
+    """Solve one instance with a random capacity and demand (lost capacity 1); compare with brute force."""
+    capacity = int(rng.integers(1, 4))
+    demand = int(rng.integers(0, n_lost + 2))
+    sol = solve_flow(n_lost, n_known, edges_of(triples), demand, capacity)
+    want_flow, want_cost = brute_force(n_lost, cheapest, demand, capacity, 1)
+    msg = f"case {case}: {n_lost=} {n_known=} {capacity=} {demand=} {triples=}"
+    assert sol.flow == want_flow, msg
+    assert sol.cost == pytest.approx(want_cost), msg
+    check_valid(sol, cheapest, capacity, 1)
+
+
 def test_matches_brute_force_on_small_instances() -> None:
     rng = np.random.default_rng(1234)
     for case in range(200):
-        n_lost, n_known, triples, cheapest = random_instance(rng)
-        capacity = int(rng.integers(1, 4))
-        demand = int(rng.integers(0, n_lost + 2))
-        sol = solve_flow(n_lost, n_known, edges_of(triples), demand, capacity)
-        want_flow, want_cost = brute_force(n_lost, cheapest, demand, capacity, 1)
-        msg = f"case {case}: {n_lost=} {n_known=} {capacity=} {demand=} {triples=}"
-        assert sol.flow == want_flow, msg
-        assert sol.cost == pytest.approx(want_cost), msg
-        check_valid(sol, cheapest, capacity, 1)
+        check_against_brute_force(rng, case, *random_instance(rng))
 
 
 def test_pair_ordered_edges_skip_the_dedup_sort_and_still_match_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -132,16 +136,8 @@ def test_pair_ordered_edges_skip_the_dedup_sort_and_still_match_brute_force(monk
         return lexsort(keys, *args, **kwargs)
 
     monkeypatch.setattr(flow.np, "lexsort", no_dedup_sort)
-    for case, (n_lost, n_known, triples, cheapest) in enumerate(ordered_instances):
-        capacity = int(rng.integers(1, 4))
-        demand = int(rng.integers(0, n_lost + 2))
-        sol = solve_flow(n_lost, n_known, edges_of(triples), demand, capacity)
-        want_flow, want_cost = brute_force(n_lost, cheapest, demand, capacity, 1)
-        msg = f"case {case}: {n_lost=} {n_known=} {capacity=} {demand=} {triples=}"
-        assert sol.flow == want_flow, msg
-        assert sol.cost == pytest.approx(want_cost), msg
-        if triples:
-            check_valid(sol, cheapest, capacity, 1)
+    for case, instance in enumerate(ordered_instances):
+        check_against_brute_force(rng, case, *instance)
 
 
 def test_compact_is_unique_with_inverse() -> None:

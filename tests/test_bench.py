@@ -5,9 +5,13 @@ Fast: no real corpus is trained on. The engine is only run on the demo corpus wi
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import subprocess
 import sys
 import textwrap
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -394,10 +398,11 @@ def test_run_bench_in_process(tmp_path, fake_settings):
 def test_cli_bench_help_and_bad_options():
     result = runner.invoke(app, ["bench", "--help"])
     assert result.exit_code == 0
-    for word in ("--only", "--seeds", "--quick", "--out", "--threads", "ugaritic-noiseless", "linear-b-names"):
+    words = ("--only", "--seeds", "--quick", "--out", "--threads", "--jobs", "ugaritic-noiseless", "linear-b-names")
+    for word in words:
         assert word in result.output
     for args, what in ((["--only", "ugaritc"], "unknown bench setting 'ugaritc'"), (["--seeds", "0"], "--seeds 0"),
-                       (["--threads", "0"], "--threads 0")):  # fmt: skip
+                       (["--threads", "0"], "--threads 0"), (["--jobs", "0"], "--jobs 0")):  # fmt: skip
         result = runner.invoke(app, ["bench", *args])
         assert result.exit_code == 2, args
         lines = [ln for ln in result.output.splitlines() if ln.strip()]
@@ -477,3 +482,120 @@ def test_learning_curves_come_from_each_rounds_figures(single_thread):
     curves = text[text.index("## Learning curves"):text.index("## Cost per row")]
     assert "| ugaritic | 1234 | small | 35.3 > 43.0 | 35.7 > - | 75 > 150 | nll/eed | 2 |" in curves
     assert "| full |" not in curves  # the transfer row has no rounds
+
+
+# --- settings in parts, jobs side by side ----------------------------------------------------------
+
+
+def test_romance_runs_one_job_per_pair_and_its_average_needs_all_six():
+    specs = bench.plan_jobs(["romance"], [1234, 1235])
+    decipher = [s for s in specs if s.kind == DECIPHER]
+    assert [(s.seed, s.part) for s in decipher] == [(seed, p) for seed in (1234, 1235) for p in bench.ROMANCE_PARTS]
+    assert bench.ROMANCE_PARTS == ("es-it", "it-es", "es-pt", "pt-es", "it-pt", "pt-it")
+    assert [s for s in specs if s.kind == BASELINE] == [JobSpec("romance", BASELINE)]
+    assert decipher[0].slug == "romance-es-it-decipher-1234" and decipher[0].label == "romance es-it decipher seed 1234"
+    # the ablation row of the same six pairs is split the same way
+    assert [s.part for s in bench.plan_jobs(["romance-own-top-5"], [1]) if s.kind == DECIPHER] == list(
+        bench.ROMANCE_PARTS
+    )
+
+    report = _report(["romance"], seeds=(1234, 1235))
+    accuracy = {"es-it": 0.8, "it-es": 0.9, "es-pt": 0.9, "pt-es": 0.95, "it-pt": 0.7, "pt-it": 0.75}
+    for n, part in enumerate(bench.ROMANCE_PARTS):
+        row = RowResult(part, accuracy[part], 0.5, 583, 100.0 + n, {"train": 90.0})
+        report.jobs.append(dataclasses.replace(_job("romance", 1234, [row], rss=500.0 + n), part=part))
+    rows = {r.key: r for r in bench.summarize(report) if r.method == DECIPHER}
+    assert rows["es-it"].accuracy.values == [0.8] and rows["es-it"].peak_rss_mb == 500.0
+    average = rows["average"]
+    assert average.accuracy.values == pytest.approx([0.8333333]) and average.seeds == [1234]
+    assert average.seconds.values == [sum(100.0 + n for n in range(6))] and average.peak_rss_mb == 505.0
+    assert average.status == "ok" and average.message == ""  # seed 1235 still to run: no failure
+    assert rows["pt-it"].status == "ok" and rows["pt-it"].seeds == [1234]
+
+    # a failed pair: its row says so, and that seed has no average
+    for part in bench.ROMANCE_PARTS:
+        status = "failed" if part == "it-pt" else "ok"
+        rows_ = [] if status == "failed" else [RowResult(part, 0.5, 0.5, 583, 1.0)]
+        job = _job("romance", 1235, rows_, status=status, message="boom" if status == "failed" else "")
+        report.jobs.append(dataclasses.replace(job, part=part))
+    rows = {r.key: r for r in bench.summarize(report) if r.method == DECIPHER}
+    assert rows["average"].seeds == [1234] and rows["es-it"].accuracy.values == [0.8, 0.5]
+    assert "1 of 12 jobs failed: boom" in rows["average"].message
+
+
+def test_a_row_waits_for_the_parts_still_to_run():
+    report = _report(["romance"], seeds=(1234,))
+    report.jobs.append(dataclasses.replace(_job("romance", 1234, [RowResult("es-it", 0.8, 0.5, 583)]), part="es-it"))
+    rows = {r.key: r for r in bench.summarize(report) if r.method == DECIPHER}
+    assert rows["es-it"].status == "ok" and rows["it-es"].status == "pending" and rows["average"].status == "pending"
+    for part in bench.ROMANCE_PARTS[1:]:
+        report.jobs.append(dataclasses.replace(_job("romance", 1234, [], status="failed", message="x"), part=part))
+    rows = {r.key: r for r in bench.summarize(report) if r.method == DECIPHER}
+    assert rows["it-es"].status == "failed" and rows["average"].status == "failed"  # all ran: none is pending
+
+
+def _parted_setting(name: str, barrier: threading.Barrier | None = None) -> BenchSetting:
+    def run(seed, quick, reporter, part):
+        if barrier is not None:
+            barrier.wait()  # both parts must be running at once to get past this
+        return [RowResult(part, {"a": 0.25, "b": 0.75}[part], None, 4, 1.0)]
+
+    def combine(rows):
+        return [RowResult("sum", sum(r.accuracy for r in rows), None, 8, 2.0)] if len(rows) == 2 else []
+
+    rows = (RowSpec("a", "part a"), RowSpec("b", "part b"), RowSpec("sum", "both"))
+    return BenchSetting(name, "parts", rows, run, parts=("a", "b"), combine=combine)
+
+
+def test_jobs_run_side_by_side_and_keep_their_planned_order(tmp_path, fake_settings):
+    fake_settings["parted"] = _parted_setting("parted", threading.Barrier(2, timeout=20))
+    report = bench.new_report(["parted", "fake"], 1, False, None, "decipher bench --jobs 2")
+    bench.run_bench(report, tmp_path, isolate=False, parallel=2)
+    assert report.status == "finished"
+    assert [(j.setting, j.kind, j.part, j.status) for j in report.jobs] == [  # registry order
+        ("fake", DECIPHER, None, "ok"), ("fake", BASELINE, None, "ok"),
+        ("parted", DECIPHER, "a", "ok"), ("parted", DECIPHER, "b", "ok"),
+    ]  # fmt: skip
+    rows = {r.key: r for r in bench.summarize(report) if r.setting == "parted"}
+    assert rows["sum"].accuracy.values == [1.0] and rows["a"].accuracy.values == [0.25]
+
+    # one at a time, the two parts never meet at the barrier: each job fails, and says why
+    fake_settings["parted"] = _parted_setting("parted", threading.Barrier(2, timeout=0.2))
+    report = bench.new_report(["parted"], 1, False, None, "decipher bench")
+    bench.run_bench(report, tmp_path / "serial", isolate=False)
+    assert [j.status for j in report.jobs] == ["failed", "failed"]
+    assert "BrokenBarrierError" in report.jobs[0].message
+    with pytest.raises(BenchError, match="--jobs 0"):
+        bench.run_bench(report, tmp_path / "none", parallel=0)
+
+
+def test_a_cancelled_bench_stops_every_running_job_process(tmp_path, fake_settings, monkeypatch):
+    fake_settings["parted"] = _parted_setting("parted")
+    sleepers = []
+
+    def slow_subprocess(spec, quick, result_path, log_path, threads=None, on_message=lambda m: None,
+                        on_start=lambda p: None):  # fmt: skip
+        if spec.part == "a":  # a quick job, whose end the user interrupts
+            return bench.run_job(spec, quick)
+        proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        sleepers.append(proc)
+        on_start(proc)
+        proc.wait()
+        return JobResult(spec.setting, spec.kind, spec.seed, "failed", message=f"rc {proc.returncode}", part=spec.part)
+
+    monkeypatch.setattr(bench, "run_job_subprocess", slow_subprocess)
+
+    def interrupt(spec, result):
+        deadline = time.monotonic() + 10
+        while not sleepers and time.monotonic() < deadline:  # the other job's process has started
+            time.sleep(0.01)
+        raise KeyboardInterrupt
+
+    report = bench.new_report(["parted"], 1, False, None, "decipher bench --jobs 2")
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        bench.run_bench(report, tmp_path, parallel=2, on_job_end=interrupt)
+    assert time.monotonic() - started < 30 and len(sleepers) == 1
+    assert sleepers[0].returncode is not None and sleepers[0].returncode < 0  # terminated, not finished
+    data = json.loads((tmp_path / "bench.json").read_text(encoding="utf-8"))
+    assert data["status"] == "cancelled" and [j["part"] for j in data["jobs"]] == ["a"]

@@ -8,8 +8,11 @@ subset it trained on, and on the full list). Settings live in the `SETTINGS` reg
 can register settings that job processes see as well.
 
 Every (setting, seed) is a *job*, run in a fresh Python process (`python -m tui_decipher.bench
-job ...`), so its peak resident memory (`ru_maxrss`) is its own. The edit-distance baseline is a
-job too, once per setting (it has no seed). Results are aggregated over seeds (mean and sample
+job ...`), so its peak resident memory (`ru_maxrss`) is its own. A setting made of independent
+*parts* (`romance`: six language pairs) runs one job per (seed, part) instead, and its `combine`
+derives the rows that need every part (the Romance average) when the report is summarised. The
+edit-distance baseline is a job too, once per setting (it has no seed). Jobs run one at a time, or
+`parallel` at once (`decipher bench --jobs N`). Results are aggregated over seeds (mean and sample
 standard deviation) into a Markdown table and a JSON file, both rewritten after every job.
 
 This module imports the engine only, never Textual; the engine never imports it.
@@ -28,9 +31,11 @@ import resource
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,7 +143,9 @@ class JobReporter:
 
 # run(seed, quick, reporter) -> rows; baseline(reporter) -> rows (no seed: it is deterministic);
 # configs(seed, quick) -> the configs a job trains with, in order (for the report and for tests).
-RunFn = Callable[[int, bool, JobReporter], list[RowResult]]
+# A setting with `parts` is run one part per job: run(seed, quick, reporter, part=name).
+RunFn = Callable[..., list[RowResult]]
+CombineFn = Callable[[list[RowResult]], list[RowResult]]
 BaselineFn = Callable[[JobReporter], list[RowResult]]
 ConfigsFn = Callable[[int, bool], list[DecipherConfig]]
 
@@ -155,6 +162,11 @@ class BenchSetting:
     group: str = "main"  # "main" | "ablation": one Markdown table per group
     note: str = ""
     configs: ConfigsFn | None = None
+    # Independent pieces of one seed's work, each its own job (so they can run side by side and a
+    # failed one loses only itself); `combine` gets the ok rows of all of a seed's parts, in part
+    # order, and returns the rows derived from them (none unless every part is there).
+    parts: tuple[str, ...] = ()
+    combine: CombineFn | None = None
 
     @property
     def baseline_key(self) -> str | None:
@@ -435,20 +447,27 @@ def _average_row(rows: list[RowResult]) -> RowResult:
     )
 
 
+ROMANCE_PARTS = tuple(_pair_key(lost, known) for lost, known in ROMANCE_PAIRS)
+
+
 def _romance(**changes: Any) -> tuple[RunFn, ConfigsFn]:
-    """run/configs of the six Romance pairs, each with the romance preset (and `changes`)."""
+    """run/configs of the six Romance pairs, each with the romance preset (and `changes`); a job
+    trains one pair (its part, e.g. "es-it")."""
 
     def configs(seed: int, quick: bool) -> list[DecipherConfig]:
         return [_config("romance", seed, quick, lost=lost, known=known, **changes) for lost, known in ROMANCE_PAIRS]
 
-    def run(seed: int, quick: bool, reporter: JobReporter) -> list[RowResult]:
-        rows = []
-        for cfg in configs(seed, quick):
-            reporter.stage(f"training {cfg.lost} -> {cfg.known}")
-            rows.append(row_from_run(_pair_key(cfg.lost, cfg.known), run_decipherment(_load(cfg), cfg, reporter)))
-        return [*rows, _average_row(rows)]
+    def run(seed: int, quick: bool, reporter: JobReporter, part: str) -> list[RowResult]:
+        (cfg,) = (c for c in configs(seed, quick) if _pair_key(c.lost, c.known) == part)
+        reporter.stage(f"training {cfg.lost} -> {cfg.known}")
+        return [row_from_run(part, run_decipherment(_load(cfg), cfg, reporter))]
 
     return run, configs
+
+
+def _romance_average(rows: list[RowResult]) -> list[RowResult]:
+    """The average row, once all six pairs of a seed are there."""
+    return [_average_row(rows)] if [r.key for r in rows] == list(ROMANCE_PARTS) else []
 
 
 def _romance_baseline(reporter: JobReporter) -> list[RowResult]:
@@ -543,6 +562,8 @@ def _builtin_settings() -> list[BenchSetting]:
             _romance_baseline,
             note="paper: one figure per language pair (both directions); Matcher 90.1 on average",
             configs=configs,
+            parts=ROMANCE_PARTS,
+            combine=_romance_average,
         )
     )
     for name, paper, what in (
@@ -586,7 +607,7 @@ def _builtin_settings() -> list[BenchSetting]:
         out.append(
             BenchSetting(
                 name, what, main.rows, run, main.corpora, baseline_of=preset_name, group=group,
-                note=f"config changes: {changes}", configs=configs,
+                note=f"config changes: {changes}", configs=configs, parts=main.parts, combine=main.combine,
             )
         )  # fmt: skip
     out.append(
@@ -651,14 +672,17 @@ class JobSpec:
     setting: str
     kind: str  # DECIPHER | BASELINE
     seed: int | None = None  # None for baselines
+    part: str | None = None  # one of the setting's parts, for a setting that has them
 
     @property
     def label(self) -> str:
-        return f"{self.setting} {self.kind}" + ("" if self.seed is None else f" seed {self.seed}")
+        part = "" if self.part is None else f" {self.part}"
+        return f"{self.setting}{part} {self.kind}" + ("" if self.seed is None else f" seed {self.seed}")
 
     @property
     def slug(self) -> str:
-        return f"{self.setting}-{self.kind}" + ("" if self.seed is None else f"-{self.seed}")
+        part = "" if self.part is None else f"-{self.part}"
+        return f"{self.setting}{part}-{self.kind}" + ("" if self.seed is None else f"-{self.seed}")
 
 
 @dataclass
@@ -674,6 +698,7 @@ class JobResult:
     threads: int | None = None  # torch intra-op threads the job ran with
     quick: bool = False
     message: str = ""
+    part: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -686,12 +711,13 @@ class JobResult:
 
 
 def plan_jobs(names: Sequence[str], seeds: Sequence[int]) -> list[JobSpec]:
-    """Per setting: its seeds, then its baseline (once per baseline key)."""
+    """Per setting: its seeds (each split into the setting's parts), then its baseline (once per
+    baseline key)."""
     jobs: list[JobSpec] = []
     baselines: set[str] = set()
     for name in names:
         setting = SETTINGS[name]
-        jobs += [JobSpec(name, DECIPHER, s) for s in seeds]
+        jobs += [JobSpec(name, DECIPHER, s, part) for s in seeds for part in setting.parts or (None,)]
         key = setting.baseline_key
         if key is not None and key not in baselines and key in SETTINGS and SETTINGS[key].baseline is not None:
             baselines.add(key)
@@ -705,8 +731,9 @@ def skipped_job(spec: JobSpec, quick: bool) -> JobResult | None:
     if not missing:
         return None
     return JobResult(
-        spec.setting, spec.kind, spec.seed, "skipped", quick=quick, message=f"corpus {', '.join(missing)} not found"
-    )
+        spec.setting, spec.kind, spec.seed, "skipped", quick=quick, message=f"corpus {', '.join(missing)} not found",
+        part=spec.part,
+    )  # fmt: skip
 
 
 def run_job(spec: JobSpec, quick: bool, reporter: JobReporter | None = None) -> JobResult:
@@ -716,14 +743,21 @@ def run_job(spec: JobSpec, quick: bool, reporter: JobReporter | None = None) -> 
     reporter = reporter or JobReporter()
     setting = SETTINGS[spec.setting]
     started = time.perf_counter()
-    result = JobResult(spec.setting, spec.kind, spec.seed, "ok", threads=torch.get_num_threads(), quick=quick)
+    result = JobResult(
+        spec.setting, spec.kind, spec.seed, "ok", threads=torch.get_num_threads(), quick=quick, part=spec.part
+    )
     try:
+        seed = spec.seed if spec.seed is not None else BASE_SEED
         if spec.kind == BASELINE:
             if setting.baseline is None:
                 raise ValueError(f"setting {spec.setting!r} has no baseline")
             result.rows = setting.baseline(reporter)
+        elif spec.part is not None:
+            if spec.part not in setting.parts:
+                raise ValueError(f"setting {spec.setting!r} has no part {spec.part!r}")
+            result.rows = setting.run(seed, quick, reporter, part=spec.part)
         else:
-            result.rows = setting.run(spec.seed if spec.seed is not None else BASE_SEED, quick, reporter)
+            result.rows = setting.run(seed, quick, reporter)
     except CorpusError as exc:  # a corpus file missing or unreadable here
         result.status, result.message = "skipped", str(exc)
     except Exception as exc:  # a failed job is reported in the table; the bench goes on
@@ -742,6 +776,7 @@ def child_main(argv: Sequence[str] | None = None) -> int:
     job.add_argument("--setting", required=True)
     job.add_argument("--kind", choices=(DECIPHER, BASELINE), default=DECIPHER)
     job.add_argument("--seed", type=int)
+    job.add_argument("--part")
     job.add_argument("--quick", action="store_true")
     job.add_argument("--threads", type=int)
     job.add_argument("--result", required=True, type=Path)
@@ -758,7 +793,7 @@ def child_main(argv: Sequence[str] | None = None) -> int:
     def emit(msg: dict[str, Any]) -> None:
         print(json.dumps(msg), flush=True)
 
-    result = run_job(JobSpec(args.setting, args.kind, args.seed), args.quick, JobReporter(emit))
+    result = run_job(JobSpec(args.setting, args.kind, args.seed, args.part), args.quick, JobReporter(emit))
     result.peak_rss_mb = _peak_rss_mb()
     write_atomic(args.result, json.dumps(result.to_dict(), indent=2) + "\n")
     return 0
@@ -788,6 +823,8 @@ def run_job_subprocess(
     ]
     if spec.seed is not None:
         cmd += ["--seed", str(spec.seed)]
+    if spec.part is not None:
+        cmd += ["--part", spec.part]
     if quick:
         cmd.append("--quick")
     if threads:
@@ -821,6 +858,7 @@ def run_job_subprocess(
         seconds=time.perf_counter() - started,
         quick=quick,
         message=message,
+        part=spec.part,
     )
 
 
@@ -911,9 +949,18 @@ def _jobs_status(jobs: list[JobResult]) -> tuple[str, str]:
 
 
 def _summarize_rows(
-    setting: BenchSetting, spec: RowSpec, method: str, jobs: list[JobResult], reference: float | None, setting_name: str
+    setting: BenchSetting,
+    spec: RowSpec,
+    method: str,
+    jobs: list[JobResult],
+    reference: float | None,
+    setting_name: str,
+    derived: Sequence[JobResult] = (),
 ) -> SummaryRow:
+    """A row's figures from the jobs that hold it; `derived` jobs (from `_combined_jobs`) add rows
+    but do not count as jobs run."""
     status, message = _jobs_status(jobs)
+    jobs = [*jobs, *derived]
     rows = [(j, r) for j in jobs if j.status == "ok" for r in j.rows if r.key == spec.key]
     phases = sorted({k for _, r in rows for k in r.phase_seconds})
     rss = [j.peak_rss_mb for j, _ in rows if j.peak_rss_mb is not None]
@@ -942,6 +989,27 @@ def _summarize_rows(
     )
 
 
+def _combined_jobs(setting: BenchSetting, jobs: list[JobResult]) -> list[JobResult]:
+    """Per seed, a job holding the rows `setting.combine` derives from its parts' rows (e.g. the
+    Romance average); its time is the parts' total and its peak memory their largest."""
+    if setting.combine is None:
+        return []
+    out = []
+    for seed in dict.fromkeys(j.seed for j in jobs):
+        parts = {j.part: j for j in jobs if j.seed == seed and j.status == "ok"}
+        done = [parts[p] for p in setting.parts if p in parts]
+        rows = setting.combine([r for j in done for r in j.rows])
+        if rows:
+            rss = [j.peak_rss_mb for j in done if j.peak_rss_mb is not None]
+            out.append(
+                JobResult(
+                    setting.name, DECIPHER, seed, "ok", rows, seconds=sum(j.seconds for j in done),
+                    peak_rss_mb=max(rss) if rss else None, quick=done[0].quick,
+                )
+            )  # fmt: skip
+    return out
+
+
 def summarize(report: BenchReport) -> list[SummaryRow]:
     """The table rows: per setting its figures; a baseline's rows follow the last setting of a
     group that uses them (so the ablations share one baseline block)."""
@@ -951,8 +1019,13 @@ def summarize(report: BenchReport) -> list[SummaryRow]:
     for setting in settings:
         name = setting.name
         jobs = [j for j in report.jobs if j.setting == name and j.kind == DECIPHER]
+        complete = len(jobs) >= len(report.seeds) * len(setting.parts or (None,))
+        derived = _combined_jobs(setting, jobs)
         for spec in setting.rows:
-            out.append(_summarize_rows(setting, spec, DECIPHER, jobs, spec.paper, name))
+            row = _summarize_rows(setting, spec, DECIPHER, jobs, spec.paper, name, derived)
+            if not complete and row.status == "failed" and not row.seeds:
+                row.status, row.message = "pending", ""  # a row waiting for the parts still to run
+            out.append(row)
         key = setting.baseline_key
         if key is None or last_user[(setting.group, key)] != name or key not in SETTINGS:
             continue
@@ -1151,42 +1224,81 @@ def run_bench(
     on_job_start: Callable[[JobSpec, int, int], None] = lambda _spec, _i, _n: None,
     on_message: Callable[[JobSpec, dict[str, Any]], None] = lambda _spec, _msg: None,
     on_job_end: Callable[[JobSpec, JobResult], None] = lambda _spec, _res: None,
-    on_process: Callable[[subprocess.Popen | None], None] = lambda _proc: None,
+    parallel: int = 1,
 ) -> BenchReport:
-    """Run the report's jobs one after another (never two at once), rewriting the report files
-    after each. `isolate=False` runs jobs in this process (tests; no per-job peak memory).
-    A KeyboardInterrupt stops the running job's process, marks the report cancelled and re-raises."""
+    """Run the report's jobs, `parallel` of them at once (1: one after another), rewriting the
+    report files after each; `report.jobs` keeps the planned order whatever order they end in.
+    `isolate=False` runs jobs in this process (tests; no per-job peak memory). The callbacks may
+    come from worker threads when `parallel` > 1. A KeyboardInterrupt stops the running jobs'
+    processes, marks the report cancelled and re-raises."""
+    if parallel < 1:
+        raise BenchError(f"--jobs {parallel}: need at least 1")
     started = time.perf_counter()
     jobs_dir = out_dir / "jobs"
     jobs_dir.mkdir(parents=True, exist_ok=True)
     specs = plan_jobs(report.settings, report.seeds)
-    write_report(report, out_dir)
-    try:
-        for n, spec in enumerate(specs, start=1):
-            on_job_start(spec, n, len(specs))
-            result = skipped_job(spec, report.quick)
-            if result is None and isolate:
+    finished: dict[int, JobResult] = {}
+    processes: set[subprocess.Popen] = set()
+    lock = threading.Lock()
+
+    def execute(n: int, spec: JobSpec) -> JobResult:
+        on_job_start(spec, n, len(specs))
+        result = skipped_job(spec, report.quick)
+        if result is None and isolate:
+
+            def started_process(proc: subprocess.Popen) -> None:
+                with lock:
+                    processes.add(proc)
+
+            try:
                 result = run_job_subprocess(
-                    spec,
-                    report.quick,
-                    jobs_dir / f"{spec.slug}.json",
-                    jobs_dir / f"{spec.slug}.log",
-                    report.threads,
-                    lambda msg, spec=spec: on_message(spec, msg),
-                    on_process,
-                )
-                on_process(None)
-            elif result is None:
-                result = run_job(spec, report.quick, JobReporter(lambda msg, spec=spec: on_message(spec, msg)))
-            report.jobs.append(result)
-            report.wall_seconds = time.perf_counter() - started
-            write_report(report, out_dir)
-            on_job_end(spec, result)
+                    spec, report.quick, jobs_dir / f"{spec.slug}.json", jobs_dir / f"{spec.slug}.log", report.threads,
+                    lambda msg: on_message(spec, msg), started_process,
+                )  # fmt: skip
+            finally:
+                with lock:
+                    processes.difference_update([p for p in processes if p.poll() is not None])
+        elif result is None:
+            result = run_job(spec, report.quick, JobReporter(lambda msg: on_message(spec, msg)))
+        return result
+
+    def record(n: int, spec: JobSpec, result: JobResult) -> None:
+        finished[n] = result
+        report.jobs = [finished[k] for k in sorted(finished)]
+        report.wall_seconds = time.perf_counter() - started
+        write_report(report, out_dir)
+        on_job_end(spec, result)
+
+    write_report(report, out_dir)
+    pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="bench-job") if parallel > 1 else None
+    try:
+        if pool is None:
+            for n, spec in enumerate(specs, start=1):
+                record(n, spec, execute(n, spec))
+        else:
+            pending: dict[Future, tuple[int, JobSpec]] = {
+                pool.submit(execute, n, spec): (n, spec) for n, spec in enumerate(specs, start=1)
+            }
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in sorted(done, key=lambda f: pending[f][0]):
+                    n, spec = pending.pop(future)
+                    record(n, spec, future.result())
         report.status = "finished"
     except KeyboardInterrupt:
         report.status = "cancelled"
         raise
     finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        with lock:
+            running = [p for p in processes if p.poll() is None]
+        for proc in running:  # the job processes this bench started
+            proc.terminate()
+        for proc in running:
+            proc.wait()
+        if pool is not None:
+            pool.shutdown(wait=True)
         report.finished_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         report.wall_seconds = time.perf_counter() - started
         write_report(report, out_dir)

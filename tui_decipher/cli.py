@@ -452,11 +452,21 @@ def bench(
             show_default=False,
         ),
     ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="Jobs run at once, each in its own process. With 2 cores, `--jobs 2 --threads 1` runs two "
+            "settings, seeds or Romance pairs side by side.",
+        ),
+    ] = 1,
     data: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP, show_default=False)] = None,
 ) -> None:
     """Run the paper's experiments here and print them beside its figures, with an edit-distance baseline.
 
-    Each setting runs once per seed, each job in its own process (so its peak memory is its own).
+    Each setting runs once per seed, each job in its own process (so its peak memory is its own);
+    romance runs one job per language pair.
 
     Columns: accuracy (mean ± std over seeds), wall seconds, seconds per phase, peak RSS.
 
@@ -471,10 +481,12 @@ def bench(
         report = _bench.new_report(only, seeds, quick, threads, shlex.join(["decipher", *sys.argv[1:]]))
     except _bench.BenchError as exc:
         raise _fail(str(exc)) from None
+    if jobs < 1:
+        raise _fail(f"--jobs {jobs}: need at least 1")
     out_dir = out or _bench.default_out_dir(data_dir(data), quick)
     n_jobs = len(_bench.plan_jobs(report.settings, report.seeds))
     console.print(
-        f"bench: {len(report.settings)} setting(s), {len(report.seeds)} seed(s), {n_jobs} job(s); "
+        f"bench: {len(report.settings)} setting(s), {len(report.seeds)} seed(s), {n_jobs} job(s), {jobs} at once; "
         f"{_bench.schedule_text(report)}; writing to {out_dir}"
     )
     progress = Progress(
@@ -486,14 +498,15 @@ def bench(
         console=console,
     )
     jobs_task = progress.add_task("jobs", total=n_jobs, info="")
-    job_task = progress.add_task("", total=1, info="", visible=False)
-    shape = {"rounds": 1, "epochs": 1, "first": 1}
-    running: dict[str, Any] = {}
+    # One bar per running job, with its own schedule shape (jobs may run side by side).
+    bars: dict[_bench.JobSpec, tuple[Any, dict[str, int]]] = {}
 
     def on_job_start(spec: _bench.JobSpec, n: int, total: int) -> None:
-        progress.update(job_task, description=escape(spec.label), completed=0, total=1, info="starting", visible=True)
+        task = progress.add_task(escape(spec.label), total=1, info="starting")
+        bars[spec] = (task, {"rounds": 1, "epochs": 1, "first": 1})
 
     def on_message(spec: _bench.JobSpec, msg: dict[str, Any]) -> None:
+        job_task, shape = bars[spec]
         kind = msg.get("type")
         if kind == "start":
             epochs = max(1, int(msg["epochs"]))
@@ -512,21 +525,14 @@ def bench(
 
     def on_job_end(spec: _bench.JobSpec, result: _bench.JobResult) -> None:
         progress.advance(jobs_task)
-        progress.update(job_task, visible=False)
+        progress.remove_task(bars.pop(spec)[0])
         progress.console.print(_bench_job_line(spec, result))
-
-    def on_process(proc: Any) -> None:
-        running["proc"] = proc
 
     try:
         with progress:
             _bench.run_bench(report, out_dir, on_job_start=on_job_start, on_message=on_message,
-                             on_job_end=on_job_end, on_process=on_process)  # fmt: skip
-    except KeyboardInterrupt:
-        proc = running.get("proc")
-        if proc is not None and proc.poll() is None:
-            proc.terminate()  # the job process this command started
-            proc.wait()
+                             on_job_end=on_job_end, parallel=jobs)  # fmt: skip
+    except KeyboardInterrupt:  # run_bench has stopped the job processes it started
         console.print(f"[yellow]cancelled[/]: the finished jobs are in {out_dir / 'bench.md'}")
         raise typer.Exit(EXIT_CANCELLED) from None
     stdout = Console(highlight=False)

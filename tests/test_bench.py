@@ -528,6 +528,10 @@ def test_a_row_waits_for_the_parts_still_to_run():
     report.jobs.append(dataclasses.replace(_job("romance", 1234, [RowResult("es-it", 0.8, 0.5, 583)]), part="es-it"))
     rows = {r.key: r for r in bench.summarize(report) if r.method == DECIPHER}
     assert rows["es-it"].status == "ok" and rows["it-es"].status == "pending" and rows["average"].status == "pending"
+    first_failed = _report(["romance"], seeds=(1234,))
+    first_failed.jobs.append(dataclasses.replace(_job("romance", 1234, [], status="failed", message="x"), part="es-it"))
+    rows_ = {r.key: r for r in bench.summarize(first_failed) if r.method == DECIPHER}
+    assert rows_["es-it"].status == "failed" and rows_["it-es"].status == "pending"  # each pair by its own job
     for part in bench.ROMANCE_PARTS[1:]:
         report.jobs.append(dataclasses.replace(_job("romance", 1234, [], status="failed", message="x"), part=part))
     rows = {r.key: r for r in bench.summarize(report) if r.method == DECIPHER}

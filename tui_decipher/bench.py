@@ -1004,7 +1004,7 @@ def _combined_jobs(setting: BenchSetting, jobs: list[JobResult]) -> list[JobResu
             out.append(
                 JobResult(
                     setting.name, DECIPHER, seed, "ok", rows, seconds=sum(j.seconds for j in done),
-                    peak_rss_mb=max(rss) if rss else None, quick=done[0].quick,
+                    peak_rss_mb=max(rss) if rss else None,
                 )
             )  # fmt: skip
     return out
@@ -1022,9 +1022,13 @@ def summarize(report: BenchReport) -> list[SummaryRow]:
         complete = len(jobs) >= len(report.seeds) * len(setting.parts or (None,))
         derived = _combined_jobs(setting, jobs)
         for spec in setting.rows:
+            if spec.key in setting.parts:  # a part's row (keyed by the part): its own jobs say how it went
+                own = [j for j in jobs if j.part == spec.key]
+                out.append(_summarize_rows(setting, spec, DECIPHER, own, spec.paper, name))
+                continue
             row = _summarize_rows(setting, spec, DECIPHER, jobs, spec.paper, name, derived)
             if not complete and row.status == "failed" and not row.seeds:
-                row.status, row.message = "pending", ""  # a row waiting for the parts still to run
+                row.status, row.message = "pending", ""  # a derived row waiting for parts still to run
             out.append(row)
         key = setting.baseline_key
         if key is None or last_user[(setting.group, key)] != name or key not in SETTINGS:
@@ -1217,6 +1221,12 @@ def default_out_dir(root: Path | None = None, quick: bool = False) -> Path:
     return path
 
 
+def check_parallel(parallel: int) -> None:
+    """BenchError (one line) unless at least one job may run at a time."""
+    if parallel < 1:
+        raise BenchError(f"--jobs {parallel}: need at least 1")
+
+
 def run_bench(
     report: BenchReport,
     out_dir: Path,
@@ -1231,14 +1241,13 @@ def run_bench(
     `isolate=False` runs jobs in this process (tests; no per-job peak memory). The callbacks may
     come from worker threads when `parallel` > 1. A KeyboardInterrupt stops the running jobs'
     processes, marks the report cancelled and re-raises."""
-    if parallel < 1:
-        raise BenchError(f"--jobs {parallel}: need at least 1")
+    check_parallel(parallel)
     started = time.perf_counter()
     jobs_dir = out_dir / "jobs"
     jobs_dir.mkdir(parents=True, exist_ok=True)
     specs = plan_jobs(report.settings, report.seeds)
     finished: dict[int, JobResult] = {}
-    processes: set[subprocess.Popen] = set()
+    processes: list[subprocess.Popen] = []  # every job process started; poll() says which still run
     lock = threading.Lock()
 
     def execute(n: int, spec: JobSpec) -> JobResult:
@@ -1248,16 +1257,12 @@ def run_bench(
 
             def started_process(proc: subprocess.Popen) -> None:
                 with lock:
-                    processes.add(proc)
+                    processes.append(proc)
 
-            try:
-                result = run_job_subprocess(
-                    spec, report.quick, jobs_dir / f"{spec.slug}.json", jobs_dir / f"{spec.slug}.log", report.threads,
-                    lambda msg: on_message(spec, msg), started_process,
-                )  # fmt: skip
-            finally:
-                with lock:
-                    processes.difference_update([p for p in processes if p.poll() is not None])
+            result = run_job_subprocess(
+                spec, report.quick, jobs_dir / f"{spec.slug}.json", jobs_dir / f"{spec.slug}.log", report.threads,
+                lambda msg: on_message(spec, msg), started_process,
+            )  # fmt: skip
         elif result is None:
             result = run_job(spec, report.quick, JobReporter(lambda msg: on_message(spec, msg)))
         return result

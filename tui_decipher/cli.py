@@ -479,10 +479,9 @@ def bench(
     console = Console(stderr=True, highlight=False)
     try:
         report = _bench.new_report(only, seeds, quick, threads, shlex.join(["decipher", *sys.argv[1:]]))
+        _bench.check_parallel(jobs)
     except _bench.BenchError as exc:
         raise _fail(str(exc)) from None
-    if jobs < 1:
-        raise _fail(f"--jobs {jobs}: need at least 1")
     out_dir = out or _bench.default_out_dir(data_dir(data), quick)
     n_jobs = len(_bench.plan_jobs(report.settings, report.seeds))
     console.print(

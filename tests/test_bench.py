@@ -212,7 +212,7 @@ def test_beyond_the_paper_settings_change_one_field_each_and_have_their_own_tabl
     report.jobs.append(_job("ugaritic", 1234, _uga_rows(0.6, 0.4)))
     report.jobs.append(_job("ugaritic-eed-30", 1234, _uga_rows(0.7, 0.5)))
     text = bench.build_markdown(report)
-    beyond = text[text.index("## Beyond the paper"):]
+    beyond = text[text.index("## Beyond the paper") :]
     assert "ugaritic-eed-30" in beyond and "70.0" in beyond
 
 
@@ -479,7 +479,7 @@ def test_learning_curves_come_from_each_rounds_figures(single_thread):
     ]})  # fmt: skip
     report.jobs.append(_job("ugaritic", 1234, [small, _uga_rows(0.5, 0.4)[1]]))
     text = bench.build_markdown(report)
-    curves = text[text.index("## Learning curves"):text.index("## Cost per row")]
+    curves = text[text.index("## Learning curves") : text.index("## Cost per row")]
     assert "| ugaritic | 1234 | small | 35.3 > 43.0 | 35.7 > - | 75 > 150 | nll/eed | 2 |" in curves
     assert "| full |" not in curves  # the transfer row has no rounds
 
@@ -603,3 +603,83 @@ def test_a_cancelled_bench_stops_every_running_job_process(tmp_path, fake_settin
     assert sleepers[0].returncode is not None and sleepers[0].returncode < 0  # terminated, not finished
     data = json.loads((tmp_path / "bench.json").read_text(encoding="utf-8"))
     assert data["status"] == "cancelled" and [j["part"] for j in data["jobs"]] == ["a"]
+
+
+def _counted_setting(name: str, calls: list, epochs: list[int], fail: bool = False) -> BenchSetting:
+    """A fake setting whose config (epochs[0]) can change between two bench runs."""
+
+    def configs(seed, quick):
+        return [preset("demo").replace(seed=seed, epochs=epochs[0])]
+
+    def run(seed, quick, reporter):
+        calls.append((name, seed))
+        if fail:
+            raise RuntimeError("fake failure")
+        return [RowResult("only", 0.5, None, 10, 0.5, {})]
+
+    def baseline(reporter):
+        calls.append((name, None))
+        return [RowResult("only", 0.25, None, 10, 0.1, {})]
+
+    return BenchSetting(name, "counted", (RowSpec("only", "fake words"),), run, (), baseline, configs=configs)
+
+
+def test_a_resumed_bench_runs_only_what_is_missing_failed_or_changed(tmp_path, fake_settings):
+    calls: list = []
+    epochs = [5]
+    fake_settings["counted"] = _counted_setting("counted", calls, epochs)
+    fake_settings["flaky"] = _counted_setting("flaky", calls, [5], fail=True)
+    report = bench.new_report(["counted", "flaky"], 2, False, None, "decipher bench")
+    bench.run_bench(report, tmp_path, isolate=False)
+    assert [j.status for j in report.jobs] == ["ok", "ok", "ok", "failed", "failed", "ok"]
+    assert all(j.fingerprint and j.reused_from is None for j in report.jobs)
+
+    # the flaky setting is fixed and a third seed is asked for: only the failed jobs and seed 3 run
+    calls.clear()
+    fake_settings["flaky"] = _counted_setting("flaky", calls, [5])
+    earlier = bench.load_earlier_jobs(tmp_path)
+    report = bench.new_report(["counted", "flaky"], 3, False, None, "decipher bench --resume")
+    kept = []
+    bench.run_bench(report, tmp_path, isolate=False, earlier=earlier, on_job_reused=lambda s, r: kept.append(s.label))
+    assert sorted(calls, key=str) == sorted(
+        [("counted", 1236), ("flaky", 1234), ("flaky", 1235), ("flaky", 1236)], key=str
+    )
+    assert kept == ["counted decipher seed 1234", "counted decipher seed 1235", "counted baseline", "flaky baseline"]
+    assert all(j.status == "ok" for j in report.jobs) and len(report.jobs) == 8
+    assert [j.seed for j in report.jobs if j.setting == "counted" and j.kind == DECIPHER] == [1234, 1235, 1236]
+    md = (tmp_path / "bench.md").read_text(encoding="utf-8")
+    assert "resumed: 4 of 8 jobs kept" in md and earlier[1] in md
+    saved = json.loads((tmp_path / "bench.json").read_text(encoding="utf-8"))["jobs"]
+    assert [j["reused_from"] is not None for j in saved] == [True, True, False, True, False, False, False, True]
+
+    # a changed config is a different experiment: nothing of it is kept but its baseline
+    calls.clear()
+    epochs[0] = 6
+    report = bench.new_report(["counted"], 3, False, None, "decipher bench --resume")
+    bench.run_bench(report, tmp_path, isolate=False, earlier=bench.load_earlier_jobs(tmp_path))
+    assert sorted(calls, key=str) == sorted([("counted", 1234), ("counted", 1235), ("counted", 1236)], key=str)
+    # nor is a full job reused by a --quick bench
+    calls.clear()
+    report = bench.new_report(["counted"], 1, True, None, "decipher bench --quick --resume")
+    bench.run_bench(report, tmp_path, isolate=False, earlier=bench.load_earlier_jobs(tmp_path))
+    assert sorted(calls, key=str) == sorted([("counted", 1234), ("counted", None)], key=str)
+
+
+def test_cli_bench_resume(tmp_path, fake_settings, data_dir):
+    out = tmp_path / "b"
+    result = runner.invoke(app, ["bench", "--only", "fake", "--seeds", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["bench", "--only", "fake", "--seeds", "2", "--out", str(out), "--resume"])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("kept from") == 2 and "fake decipher seed 1235" in result.output
+    jobs = json.loads((out / "bench.json").read_text(encoding="utf-8"))["jobs"]
+    assert [(j["seed"], j["reused_from"] is not None) for j in jobs] == [(1234, True), (1235, False), (None, True)]
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "bench.json").write_text("{not json", encoding="utf-8")
+    for args, what in ((["--resume"], "--resume needs --out"),
+                       (["--resume", "--out", str(tmp_path / "empty")], "no bench report to resume"),
+                       (["--resume", "--out", str(tmp_path / "broken")], "not a readable bench report")):  # fmt: skip
+        result = runner.invoke(app, ["bench", "--only", "fake", *args])
+        assert result.exit_code == 2, args
+        lines = [ln for ln in result.output.splitlines() if ln.strip()]
+        assert len(lines) == 1 and what in lines[0] and "Traceback" not in result.output

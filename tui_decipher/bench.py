@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import importlib
 import json
 import math
@@ -699,6 +700,9 @@ class JobResult:
     quick: bool = False
     message: str = ""
     part: str | None = None
+    # What the job ran (see `job_fingerprint`); a resumed bench reuses an ok job only when it matches.
+    fingerprint: str = ""
+    reused_from: str | None = None  # started_at of the earlier bench run this result was kept from
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -723,6 +727,55 @@ def plan_jobs(names: Sequence[str], seeds: Sequence[int]) -> list[JobSpec]:
             baselines.add(key)
             jobs.append(JobSpec(key, BASELINE))
     return jobs
+
+
+def job_fingerprint(spec: JobSpec, quick: bool) -> str:
+    """A digest of what a job runs: its setting, seed, part, schedule and, for a training job, the
+    full configs the setting builds for that seed. A resumed bench reuses a finished job only when
+    this is unchanged, so a result is never carried over to a preset or schedule it did not run."""
+    setting = SETTINGS.get(spec.setting)
+    configs: Any = None
+    if setting is not None and spec.kind == DECIPHER and setting.configs is not None:
+        try:
+            configs = [c.to_dict() for c in setting.configs(spec.seed if spec.seed is not None else BASE_SEED, quick)]
+        except Exception as exc:  # a broken plugin: its jobs never match, so they run again
+            configs = f"error: {type(exc).__name__}: {exc}"
+    what = {
+        "setting": spec.setting, "kind": spec.kind, "seed": spec.seed, "part": spec.part, "quick": quick,
+        "description": setting.description if setting is not None else None, "configs": configs,
+    }  # fmt: skip
+    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def load_earlier_jobs(out_dir: Path) -> tuple[list[JobResult], str]:
+    """The jobs of the bench report in `out_dir` and when that run started (BenchError, one line,
+    when there is none or it cannot be read)."""
+    path = out_dir / "bench.json"
+    if not path.is_file():
+        raise BenchError(f"--resume: {path}: no bench report to resume")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        jobs = [JobResult.from_dict(j) for j in data["jobs"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BenchError(f"--resume: {path}: not a readable bench report ({type(exc).__name__}: {exc})") from None
+    return jobs, str(data.get("started_at") or "an earlier run")
+
+
+def reusable_jobs(
+    specs: Sequence[JobSpec], quick: bool, earlier: Sequence[JobResult], started_at: str
+) -> dict[int, JobResult]:
+    """Planned job number -> an earlier ok result of the same job with an unchanged fingerprint."""
+    by_key = {
+        (j.setting, j.kind, j.seed, j.part): j
+        for j in earlier
+        if j.status == "ok" and j.quick == quick and j.fingerprint
+    }
+    kept: dict[int, JobResult] = {}
+    for n, spec in enumerate(specs, start=1):
+        old = by_key.get((spec.setting, spec.kind, spec.seed, spec.part))
+        if old is not None and old.fingerprint == job_fingerprint(spec, quick):
+            kept[n] = dataclasses.replace(old, reused_from=old.reused_from or started_at)
+    return kept
 
 
 def skipped_job(spec: JobSpec, quick: bool) -> JobResult | None:
@@ -1104,6 +1157,17 @@ def schedule_text(report: BenchReport) -> str:
     return f"full: the presets' schedules, {len(report.seeds)} seed(s) ({', '.join(map(str, report.seeds))})"
 
 
+def _resumed_lines(report: BenchReport) -> list[str]:
+    kept = [j for j in report.jobs if j.reused_from]
+    if not kept:
+        return []
+    runs = ", ".join(sorted({str(j.reused_from) for j in kept}))
+    return [
+        f"- resumed: {len(kept)} of {len(report.jobs)} jobs kept from the earlier run(s) in this folder "
+        f"(started {runs}), unchanged configs; their times and memory are from those runs"
+    ]
+
+
 def build_markdown(report: BenchReport) -> str:
     """The Markdown report: header (command, machine, schedule), accuracy tables, cost table."""
     m = report.machine
@@ -1118,6 +1182,7 @@ def build_markdown(report: BenchReport) -> str:
         f"- machine: {m.get('platform')}, {m.get('cpu_count')} CPUs, Python {m.get('python')}, "
         f"torch {m.get('torch')}, device {m.get('device')}, torch threads {threads}",
         f"- schedule: {schedule_text(report)}",
+        *_resumed_lines(report),
         "- accuracy: % of the evaluated lost words (those with a gold cognate) whose predicted known word "
         "is a gold cognate; mean ± sample standard deviation over seeds",
         "",
@@ -1235,12 +1300,16 @@ def run_bench(
     on_message: Callable[[JobSpec, dict[str, Any]], None] = lambda _spec, _msg: None,
     on_job_end: Callable[[JobSpec, JobResult], None] = lambda _spec, _res: None,
     parallel: int = 1,
+    earlier: tuple[Sequence[JobResult], str] | None = None,
+    on_job_reused: Callable[[JobSpec, JobResult], None] = lambda _spec, _res: None,
 ) -> BenchReport:
     """Run the report's jobs, `parallel` of them at once (1: one after another), rewriting the
     report files after each; `report.jobs` keeps the planned order whatever order they end in.
     `isolate=False` runs jobs in this process (tests; no per-job peak memory). The callbacks may
     come from worker threads when `parallel` > 1. A KeyboardInterrupt stops the running jobs'
-    processes, marks the report cancelled and re-raises."""
+    processes, marks the report cancelled and re-raises. `earlier` (jobs and start time of an
+    earlier report, `load_earlier_jobs`) resumes it: its ok jobs whose fingerprint is unchanged are
+    kept, not run again."""
     check_parallel(parallel)
     started = time.perf_counter()
     jobs_dir = out_dir / "jobs"
@@ -1268,21 +1337,28 @@ def run_bench(
         return result
 
     def record(n: int, spec: JobSpec, result: JobResult) -> None:
+        result.fingerprint = job_fingerprint(spec, report.quick)
         finished[n] = result
         report.jobs = [finished[k] for k in sorted(finished)]
         report.wall_seconds = time.perf_counter() - started
         write_report(report, out_dir)
         on_job_end(spec, result)
 
+    kept = reusable_jobs(specs, report.quick, *earlier) if earlier is not None else {}
+    finished.update(kept)
+    report.jobs = [finished[k] for k in sorted(finished)]
     write_report(report, out_dir)
+    for n in sorted(kept):
+        on_job_reused(specs[n - 1], kept[n])
+    to_run = [(n, spec) for n, spec in enumerate(specs, start=1) if n not in kept]
     pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="bench-job") if parallel > 1 else None
     try:
         if pool is None:
-            for n, spec in enumerate(specs, start=1):
+            for n, spec in to_run:
                 record(n, spec, execute(n, spec))
         else:
             pending: dict[Future, tuple[int, JobSpec]] = {
-                pool.submit(execute, n, spec): (n, spec) for n, spec in enumerate(specs, start=1)
+                pool.submit(execute, n, spec): (n, spec) for n, spec in to_run
             }
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)

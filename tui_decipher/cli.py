@@ -461,6 +461,15 @@ def bench(
             "settings, seeds or Romance pairs side by side.",
         ),
     ] = 1,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue the bench in --out: keep its finished jobs whose configs are unchanged, run the rest "
+            "(a cancelled or failed bench, or more settings and seeds added later). A change of code alone is not "
+            "detected: start afresh after one.",
+        ),
+    ] = False,
     data: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP, show_default=False)] = None,
 ) -> None:
     """Run the paper's experiments here and print them beside its figures, with an edit-distance baseline.
@@ -480,6 +489,9 @@ def bench(
     try:
         report = _bench.new_report(only, seeds, quick, threads, shlex.join(["decipher", *sys.argv[1:]]))
         _bench.check_parallel(jobs)
+        if resume and out is None:
+            raise _bench.BenchError("--resume needs --out: the folder of the bench to continue")
+        earlier = _bench.load_earlier_jobs(out) if resume and out is not None else None
     except _bench.BenchError as exc:
         raise _fail(str(exc)) from None
     out_dir = out or _bench.default_out_dir(data_dir(data), quick)
@@ -527,10 +539,17 @@ def bench(
         progress.remove_task(bars.pop(spec)[0])
         progress.console.print(_bench_job_line(spec, result))
 
+    def on_job_reused(spec: _bench.JobSpec, result: _bench.JobResult) -> None:
+        progress.advance(jobs_task)
+        progress.console.print(
+            _bench_job_line(spec, result) + f" [dim](kept from {escape(str(result.reused_from))})[/]"
+        )
+
     try:
         with progress:
             _bench.run_bench(report, out_dir, on_job_start=on_job_start, on_message=on_message,
-                             on_job_end=on_job_end, parallel=jobs)  # fmt: skip
+                             on_job_end=on_job_end, parallel=jobs, earlier=earlier,
+                             on_job_reused=on_job_reused)  # fmt: skip
     except KeyboardInterrupt:  # run_bench has stopped the job processes it started
         console.print(f"[yellow]cancelled[/]: the finished jobs are in {out_dir / 'bench.md'}")
         raise typer.Exit(EXIT_CANCELLED) from None
@@ -627,7 +646,6 @@ def _open_tui(data: Path | None, corpus: str | None) -> None:
     tui_app.run()
 
 
-
 @app.command()
 def tui(
     data: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP, show_default=False)] = None,
@@ -640,9 +658,9 @@ def tui(
 
 
 tui_app_cli = typer.Typer(add_completion=False, rich_markup_mode="rich")
-tui_app_cli.command(
-    help="Interactive decipherment: configure runs, watch EM learn, review cognate pairs by keyboard."
-)(tui)
+tui_app_cli.command(help="Interactive decipherment: configure runs, watch EM learn, review cognate pairs by keyboard.")(
+    tui
+)
 
 
 def main() -> None:

@@ -313,3 +313,26 @@ async def test_refine_on_review_replaces_proposals_in_place_keeping_decisions(da
         assert app.store.decisions(run_id) == {**dict.fromkeys(accepted, ACCEPTED), **dict.fromkeys(rejected, REJECTED)}
         counts_text = str(screen.query_one("#review-counts").render())
         assert "2 accepted" in counts_text and "+2 judged, not proposed now" in counts_text
+
+
+async def test_form_choices_follow_the_preset_and_reach_the_config(data_dir):
+    from textual.widgets import Select
+
+    from tui_decipher.engine.config import build_config
+
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, NewRunScreen))
+        screen = app.screen
+        assert screen.query_one("#sparsify", Select).value == "top-k"
+        screen.query_one("#preset", Select).value = "romance"
+        await pilot.pause()
+        assert screen.query_one("#sparsify", Select).value == "union-top-k"  # the romance preset's graph
+        assert screen.query_one("#init_flow", Select).value == "uniform"
+        await set_field(pilot, "#field-top_k", "10")
+        screen.query_one("#init_flow", Select).value = "edit-distance"
+        cfg, _ = build_config("romance", None, screen.overrides())
+        assert (cfg.top_k, cfg.sparsify, cfg.init_flow) == (10, "union-top-k", "edit-distance")
+        await set_field(pilot, "#field-top_k", "0")
+        assert screen.query_one("#field-top_k", Input).has_class("-invalid")

@@ -6,7 +6,7 @@ an invalid value is marked on the field with the allowed range, and Start refuse
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -17,7 +17,16 @@ from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
-from ...engine.config import PRESETS, ConfigError, DecipherConfig, build_config, check_field
+from ...engine.config import (
+    PRESETS,
+    ConfigError,
+    DecipherConfig,
+    InitFlow,
+    Regularizer,
+    Sparsify,
+    build_config,
+    check_field,
+)
 from ...engine.registry import entry_path, load_registry
 from ..widgets.corpus_preview import CorpusPreview, CorpusSummary, summarize_corpus
 
@@ -36,9 +45,15 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("flow_decay", "flow decay gamma"),
     ("reg_weight", "regularizer lambda"),
     ("lr", "learning rate"),
+    ("top_k", "candidates per lost word"),
 )
-REGULARIZERS = ("alphabetic", "syllabic", "none")
-DEVICES = ("auto", "cpu", "cuda")
+# (config field, label, choices) of the fields picked from a list; the Select's id is the field name.
+CHOICES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("regularizer", "regularizer", get_args(Regularizer)),
+    ("sparsify", "flow graph", get_args(Sparsify)),
+    ("init_flow", "initial flow", get_args(InitFlow)),
+    ("device", "device", ("auto", "cpu", "cuda")),
+)
 
 
 class FieldValidator(Validator):
@@ -91,13 +106,11 @@ class NewRunScreen(Screen):
             with Horizontal(classes="form-row"):
                 yield Label("preset", classes="form-label")
                 yield Select([(p, p) for p in PRESETS], value="demo", id="preset", allow_blank=False)
-            with Horizontal(classes="form-row"):
-                yield Label("regularizer", classes="form-label")
-                yield Select([(r, r) for r in REGULARIZERS], value="alphabetic", id="regularizer",
-                             allow_blank=False)  # fmt: skip
-            with Horizontal(classes="form-row"):
-                yield Label("device", classes="form-label")
-                yield Select([(d, d) for d in DEVICES], value="auto", id="device", allow_blank=False)
+            defaults = DecipherConfig()
+            for name, label, choices in CHOICES:
+                with Horizontal(classes="form-row"):
+                    yield Label(label, classes="form-label")
+                    yield Select([(c, c) for c in choices], value=getattr(defaults, name), id=name, allow_blank=False)
             for name, label in FIELDS:
                 with Horizontal(classes="form-row"):
                     yield Label(label, classes="form-label")
@@ -134,15 +147,17 @@ class NewRunScreen(Screen):
         cfg = DecipherConfig(**PRESETS[name])
         for field_name, _ in FIELDS:
             self.query_one(f"#field-{field_name}", Input).value = str(getattr(cfg, field_name))
-        self.query_one("#regularizer", Select).value = cfg.regularizer
+        for name, _, _ in CHOICES:
+            if name != "device":  # where to run is the user's machine, not the preset's
+                self.query_one(f"#{name}", Select).value = getattr(cfg, name)
 
     def overrides(self) -> dict[str, Any]:
         """Every form value as {config field: text}; build_config coerces and validates them."""
         values: dict[str, Any] = {"corpus": self.corpus_value()}
         values["lost"] = self.query_one("#lost", Input).value.strip()
         values["known"] = self.query_one("#known", Input).value.strip()
-        values["regularizer"] = str(self.query_one("#regularizer", Select).value)
-        values["device"] = str(self.query_one("#device", Select).value)
+        for name, _, _ in CHOICES:
+            values[name] = str(self.query_one(f"#{name}", Select).value)
         for name, _ in FIELDS:
             values[name] = self.query_one(f"#field-{name}", Input).value
         return values

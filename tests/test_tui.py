@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from textual.widgets import DataTable, Input, RichLog
+from textual.widgets import DataTable, Input, RichLog, Select
 from tui_support import seed_store
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app as cli_app
+from tui_decipher.engine.config import build_config
 from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
 from tui_decipher.tui.app import DecipherApp
 from tui_decipher.tui.screens.help import HelpScreen
@@ -38,9 +39,15 @@ async def set_field(pilot, selector: str, text: str) -> None:
     await pilot.press("end", "ctrl+u", *list(text))
 
 
-async def start_tiny_run(pilot, epochs: str = "4", rounds: str = "2") -> None:
+async def open_new_run_form(pilot) -> NewRunScreen:
+    """Press n on the runs screen and wait for the form."""
     await pilot.press("n")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, NewRunScreen))
+    return pilot.app.screen
+
+
+async def start_tiny_run(pilot, epochs: str = "4", rounds: str = "2") -> None:
+    await open_new_run_form(pilot)
     for selector, text in (
         ("#field-rounds", rounds), ("#field-epochs", epochs), ("#field-embed_dim", "16"),
         ("#field-hidden_dim", "16"), ("#field-n_universal", "8"),
@@ -172,9 +179,7 @@ async def test_export_writes_accepted_pairs_as_tsv_and_cog(data_dir, tmp_path):
 async def test_invalid_form_values_are_marked_and_refused(data_dir):
     app = DecipherApp(data_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, NewRunScreen))
-        screen = app.screen
+        screen = await open_new_run_form(pilot)
         await set_field(pilot, "#field-epochs", "abc")
         await set_field(pilot, "#field-flow_decay", "1.5")
         assert screen.query_one("#field-epochs", Input).has_class("-invalid")
@@ -195,8 +200,7 @@ async def test_bad_corpus_path_is_reported_and_nothing_is_stored(data_dir, tmp_p
     bad.write_text("aa\tbb\nxy\tzw\nab\tcd\tef\n", encoding="utf-8")
     app = DecipherApp(data_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, NewRunScreen))
+        await open_new_run_form(pilot)
         await set_field(pilot, "#corpus-path", str(bad))
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -316,15 +320,9 @@ async def test_refine_on_review_replaces_proposals_in_place_keeping_decisions(da
 
 
 async def test_form_choices_follow_the_preset_and_reach_the_config(data_dir):
-    from textual.widgets import Select
-
-    from tui_decipher.engine.config import build_config
-
     app = DecipherApp(data_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, NewRunScreen))
-        screen = app.screen
+        screen = await open_new_run_form(pilot)
         assert screen.query_one("#sparsify", Select).value == "top-k"
         screen.query_one("#preset", Select).value = "romance"
         await pilot.pause()

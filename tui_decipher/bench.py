@@ -771,12 +771,9 @@ def load_earlier_jobs(out_dir: Path) -> tuple[list[JobResult], str]:
 def reusable_jobs(
     specs: Sequence[JobSpec], quick: bool, earlier: Sequence[JobResult], started_at: str
 ) -> dict[int, JobResult]:
-    """Planned job number -> an earlier ok result of the same job with an unchanged fingerprint."""
-    by_key = {
-        (j.setting, j.kind, j.seed, j.part): j
-        for j in earlier
-        if j.status == "ok" and j.quick == quick and j.fingerprint
-    }
+    """Planned job number -> an earlier ok result of the same job with an unchanged fingerprint
+    (which covers `quick`)."""
+    by_key = {(j.setting, j.kind, j.seed, j.part): j for j in earlier if j.status == "ok" and j.fingerprint}
     kept: dict[int, JobResult] = {}
     for n, spec in enumerate(specs, start=1):
         old = by_key.get((spec.setting, spec.kind, spec.seed, spec.part))

@@ -17,6 +17,7 @@ CostKind = Literal["nll", "eed"]
 Sparsify = Literal["top-k", "union-top-k"]
 SampleWeights = Literal["sharpened", "model"]
 InitFlow = Literal["uniform", "edit-distance"]
+DEVICES = ("auto", "cpu", "cuda")  # or "cuda:N"
 
 
 class ConfigError(ValueError):
@@ -135,8 +136,8 @@ def _check_range(name: str, value: Any) -> None:
         lo, hi = _RANGES[name]
         if not lo <= value <= hi:
             raise ConfigError(f"{name} = {value!r} is out of range (allowed {lo}..{hi})")
-    if name == "device" and value not in ("auto", "cpu", "cuda") and not value.startswith("cuda:"):
-        raise ConfigError(f"device = {value!r} is not one of auto, cpu, cuda")
+    if name == "device" and value not in DEVICES and not value.startswith("cuda:"):
+        raise ConfigError(f"device = {value!r} is not one of {', '.join(DEVICES)}")
 
 
 def field_range(name: str) -> tuple[float, float] | None:

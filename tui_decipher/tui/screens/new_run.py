@@ -18,6 +18,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
 from ...engine.config import (
+    DEVICES,
     PRESETS,
     ConfigError,
     DecipherConfig,
@@ -52,7 +53,7 @@ CHOICES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("regularizer", "regularizer", get_args(Regularizer)),
     ("sparsify", "flow graph", get_args(Sparsify)),
     ("init_flow", "initial flow", get_args(InitFlow)),
-    ("device", "device", ("auto", "cpu", "cuda")),
+    ("device", "device", DEVICES),
 )
 
 

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from tui_decipher import bench
 from tui_decipher.bench import BASELINE, DECIPHER, BenchError, BenchSetting, JobResult, JobSpec, RowResult, RowSpec
 from tui_decipher.cli import app
+from tui_decipher.engine import config as engine_config
 from tui_decipher.engine.baseline import edit_distance_assignment, edit_distance_costs
 from tui_decipher.engine.config import preset
 from tui_decipher.engine.corpus import Corpus
@@ -683,3 +684,21 @@ def test_cli_bench_resume(tmp_path, fake_settings, data_dir):
         assert result.exit_code == 2, args
         lines = [ln for ln in result.output.splitlines() if ln.strip()]
         assert len(lines) == 1 and what in lines[0] and "Traceback" not in result.output
+
+
+def test_a_field_added_at_its_default_keeps_earlier_fingerprints(monkeypatch) -> None:
+    # Fingerprints written before the channel fields existed hashed every other field; a resumed
+    # bench must still recognise those jobs, and must not once a new field is actually used.
+    spec = JobSpec("linear-b", DECIPHER, 1234)
+    setting = bench.SETTINGS["linear-b"]
+    old_fields = [
+        {k: v for k, v in c.to_dict().items() if not k.startswith("channel_")} for c in setting.configs(1234, False)
+    ]
+    what = {
+        "setting": "linear-b", "kind": DECIPHER, "seed": 1234, "part": None, "quick": False,
+        "description": setting.description, "configs": old_fields,
+    }  # fmt: skip
+    legacy = bench.hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    assert bench.job_fingerprint(spec, False) == legacy
+    monkeypatch.setitem(engine_config.PRESETS, "linear-b", {**engine_config.PRESETS["linear-b"], "channel_steps": 50})
+    assert bench.job_fingerprint(spec, False) != legacy

@@ -45,7 +45,7 @@ from .engine.baseline import edit_distance_assignment
 from .engine.config import DecipherConfig, preset
 from .engine.corpus import Corpus, CorpusError
 from .engine.em import DecipherResult, RoundMetrics, run_decipherment
-from .engine.events import EpochEnd, RoundEnd, RunStarted
+from .engine.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
 from .engine.registry import entry_path, load_corpus, load_registry
 from .results import data_dir, write_atomic
 
@@ -113,6 +113,11 @@ class JobReporter:
                     "restarts": event.restarts,
                 }
             )
+        elif isinstance(event, ChannelStep):
+            now = time.monotonic()
+            if now - self._last >= self.every or event.step in (1, event.steps):
+                self._last = now
+                self.stage(f"restart {event.restart + 1}: character channel step {event.step}/{event.steps}")
         elif isinstance(event, EpochEnd):
             now = time.monotonic()
             if now - self._last >= self.every or event.epoch == event.epochs:
@@ -736,6 +741,21 @@ def plan_jobs(names: Sequence[str], seeds: Sequence[int]) -> list[JobSpec]:
     return jobs
 
 
+# Config fields added after fingerprints were first written: left out of a job's fingerprint while
+# they hold their default, so adding a field (that changes nothing by default) does not make every
+# earlier bench job run again. A field set away from its default still changes the fingerprint.
+_FIELDS_AFTER_FINGERPRINTS = ("channel_steps", "channel_lr", "channel_batch", "channel_restarts")
+
+
+def _fingerprinted_fields(cfg: DecipherConfig) -> dict[str, Any]:
+    values = cfg.to_dict()
+    defaults = DecipherConfig()
+    for name in _FIELDS_AFTER_FINGERPRINTS:
+        if values[name] == getattr(defaults, name):
+            del values[name]
+    return values
+
+
 def job_fingerprint(spec: JobSpec, quick: bool) -> str:
     """A digest of what a job runs: its setting, seed, part, schedule and, for a training job, the
     full configs the setting builds for that seed. A resumed bench reuses a finished job only when
@@ -744,7 +764,8 @@ def job_fingerprint(spec: JobSpec, quick: bool) -> str:
     configs: Any = None
     if setting is not None and spec.kind == DECIPHER and setting.configs is not None:
         try:
-            configs = [c.to_dict() for c in setting.configs(spec.seed if spec.seed is not None else BASE_SEED, quick)]
+            built = setting.configs(spec.seed if spec.seed is not None else BASE_SEED, quick)
+            configs = [_fingerprinted_fields(c) for c in built]
         except Exception as exc:  # a broken plugin: its jobs never match, so they run again
             configs = f"error: {type(exc).__name__}: {exc}"
     what = {

@@ -30,7 +30,15 @@ from .engine.checkpoint import CHECKPOINT_NAME, CheckpointError, checkpoint_conf
 from .engine.config import PRESETS, ConfigError, ConfigSources, DecipherConfig, build_config
 from .engine.corpus import CorpusError, read_cog_table, word_text
 from .engine.em import DecipherResult, refine_decipherment, run_decipherment
-from .engine.events import KEPT_PREVIOUS_NOTE, EpochEnd, RestartEnd, RoundEnd, RunStarted, steps_before_round
+from .engine.events import (
+    KEPT_PREVIOUS_NOTE,
+    ChannelStep,
+    EpochEnd,
+    RestartEnd,
+    RoundEnd,
+    RunStarted,
+    steps_before_round,
+)
 from .engine.registry import entry_path, load_corpus, load_registry
 from .engine.review import REFINE_ROUNDS, ReviewConstraints
 from .results import data_dir, new_run_dir, write_run_files
@@ -118,6 +126,18 @@ class _RichReporter:
             total = event.rounds * event.restarts
             self.rounds_task = self.progress.add_task("EM rounds", total=total, info="")
             self.epochs_task = self.progress.add_task("M-step", total=event.epochs_of_round(1), info="")
+        elif isinstance(event, ChannelStep):
+            self.progress.update(
+                self.epochs_task, description="channel", total=event.steps, completed=event.step,
+                info=f"lexicon loss {event.loss:.3f}",
+            )
+            if event.step == event.steps:
+                self.progress.reset(self.epochs_task, description="M-step", info="")
+                self.progress.console.print(
+                    f"restart {event.restart + 1} channel: {event.steps} steps, lexicon loss {event.loss:.3f}, "
+                    f"{event.seconds:.1f}s (round 1's flow)",
+                    highlight=False,
+                )
         elif isinstance(event, EpochEnd):
             self.progress.update(
                 self.epochs_task,

@@ -16,7 +16,7 @@ Regularizer = Literal["alphabetic", "syllabic", "none"]
 CostKind = Literal["nll", "eed"]
 Sparsify = Literal["top-k", "union-top-k"]
 SampleWeights = Literal["sharpened", "model"]
-InitFlow = Literal["uniform", "edit-distance"]
+InitFlow = Literal["uniform", "edit-distance", "channel"]
 DEVICES = ("auto", "cpu", "cuda")  # or "cuda:N"
 
 
@@ -73,8 +73,16 @@ class DecipherConfig:
     warmup_rounds: int = 1  # rounds whose flow cost is -log P; expected edit distance after
     # Beyond the paper: the flow round 1 trains on. "uniform" (paper) or "edit-distance": the
     # min-cost flow of the normalised edit distance between the words themselves (the baseline's
-    # cost), decayed with the uniform flow; a start for scripts that share an alphabet.
+    # cost), decayed with the uniform flow; a start for scripts that share an alphabet. "channel":
+    # the min-cost flow of a small character channel P(lost | known) trained on the lexicon
+    # objective (engine/channel.py), for scripts that share nothing (Linear B).
     init_flow: InitFlow = "uniform"
+    channel_steps: int = 300  # Adam steps of the channel (init_flow = "channel")
+    channel_lr: float = 0.05
+    channel_batch: int = 128  # lost words per channel step, each scored against every known word
+    # Channels trained from different random starts; the one with the lowest lexicon loss is kept
+    # (a low-capacity channel cannot lower it with an arbitrary pairing, so the loss is a fair judge).
+    channel_restarts: int = 1
     eed_samples: int = 10  # S: sampled strings per lost word for the expected edit distance
     eed_sharpen: float = 10.0  # samples drawn from softmax(sharpen * log p_t)
     # Samples weighted by their sharpened log-probability (published code) or the model's.
@@ -124,6 +132,10 @@ _RANGES: dict[str, tuple[float, float]] = {
     "flow_decay": (0.0, 1.0),
     "top_k": (1, 100_000),
     "warmup_rounds": (0, 1000),
+    "channel_steps": (1, 100_000),
+    "channel_lr": (1e-6, 10.0),
+    "channel_batch": (1, 1_000_000),
+    "channel_restarts": (1, 100),
     "eed_samples": (1, 1000),
     "eed_sharpen": (0.01, 1000.0),
     "seed": (0, 2**31 - 1),

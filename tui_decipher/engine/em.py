@@ -21,6 +21,7 @@ import torch
 
 from . import evaluation
 from .baseline import edit_distance_costs
+from .channel import fit_channel
 from .charset import EOW_ID, SPECIALS, Charset, shared_symbols
 from .checkpoint import CheckpointError, checkpoint_config, save_checkpoint
 from .config import DecipherConfig
@@ -28,6 +29,7 @@ from .corpus import Corpus
 from .device import make_repeatable, select_device
 from .edit_distance import expected_edit_distance, ids_to_text, sample_strings
 from .events import (
+    ChannelStep,
     EpochEnd,
     EventCallback,
     RestartEnd,
@@ -336,23 +338,59 @@ def objective(ctx: _Context, scores: Scores, flow: torch.Tensor) -> float:
     return float(-(w[active] * ll).sum() / w[active].sum())
 
 
-def initial_flow(ctx: _Context) -> torch.Tensor:
-    """f^(0) (n_lost, n_known): uniform, N / (|X| |Y|) (paper), or with `init_flow = "edit-distance"`
-    the decayed mix gamma * uniform + (1 - gamma) * F_ed, F_ed the min-cost flow (D = N, capacity C)
-    under the normalised edit distance between the words (no model, no gold). Alphabets that
-    share no symbol (Linear B and Greek) make every distance 1, an arbitrary matching: the flow
-    stays uniform there."""
+def initial_flow(ctx: _Context, restart: int = 0) -> torch.Tensor:
+    """f^(0) (n_lost, n_known): uniform, N / (|X| |Y|) (paper), or the decayed mix
+    gamma * uniform + (1 - gamma) * F_0, F_0 the min-cost flow (D = N, capacity C) of a cost that
+    needs no model and no gold:
+
+    - `init_flow = "edit-distance"`: the normalised edit distance between the words. Alphabets
+      that share no symbol (Linear B and Greek) make every distance 1, an arbitrary matching:
+      the flow stays uniform there.
+    - `init_flow = "channel"`: -log P(x_i | y_j) under a small character channel trained on the
+      lexicon objective (engine/channel.py), one per restart (its own seed), across any scripts.
+    """
     uniform = ctx.n_cognates / (ctx.n_lost * ctx.n_known)
     flow = torch.full((ctx.n_lost, ctx.n_known), uniform, device=ctx.device)
+    matching: FlowSolution | None = None
     # shared_symbols always pairs end-of-word with itself: more than that means a shared letter.
     if ctx.cfg.init_flow == "edit-distance" and len(shared_symbols(ctx.lost_charset, ctx.known_charset)) > 1:
         if ctx.edit_distance_matching is None:
             with _Timer(ctx.phases, "flow"):
                 cost = edit_distance_costs(ctx.corpus.lost_words, ctx.corpus.known_words).astype(np.float64)
             ctx.edit_distance_matching = solve(ctx, cost, ctx.n_cognates)
-        matched = torch.from_numpy(flow_matrix(ctx.edit_distance_matching, ctx.n_lost, ctx.n_known)).to(ctx.device)
+        matching = ctx.edit_distance_matching
+    elif ctx.cfg.init_flow == "channel":
+        matching = solve(ctx, _channel_cost(ctx, restart), ctx.n_cognates)
+    if matching is not None:
+        matched = torch.from_numpy(flow_matrix(matching, ctx.n_lost, ctx.n_known)).to(ctx.device)
         flow = ctx.cfg.flow_decay * flow + (1.0 - ctx.cfg.flow_decay) * matched
     return flow
+
+
+def _channel_cost(ctx: _Context, restart: int) -> np.ndarray:
+    """Train the restart's character channels (`channel_restarts` of them, reporting ChannelStep
+    events) and return the costs -log P(x_i | y_j) of the one with the lowest lexicon loss:
+    (n_lost, n_known). Raises RunCancelled when the cancel flag is set."""
+    cfg = ctx.cfg
+    total = cfg.channel_steps * cfg.channel_restarts
+    best = None
+    for attempt in range(cfg.channel_restarts):
+        done = attempt * cfg.channel_steps
+
+        def on_step(step: int, loss: float, done: int = done) -> None:
+            ctx.on_event(ChannelStep(restart, done + step, total, loss, ctx.elapsed()))
+
+        with _Timer(ctx.phases, "train"):
+            fit = fit_channel(
+                ctx.corpus.lost_words, ctx.corpus.known_words, ctx.lost_charset, ctx.known_charset,
+                cfg.channel_steps, cfg.channel_lr, cfg.channel_batch, cfg.seed + 1000 * restart + 11 + 101 * attempt,
+                on_step=on_step, should_stop=ctx.cancel.is_set,
+            )  # fmt: skip
+        if fit is None:
+            raise RunCancelled()
+        if best is None or fit.loss < best.loss:
+            best = fit
+    return best.cost
 
 
 def run_restart(ctx: _Context, restart: int, resume: dict | None = None) -> _RestartState:
@@ -363,17 +401,18 @@ def run_restart(ctx: _Context, restart: int, resume: dict | None = None) -> _Res
     torch.manual_seed(seed)
     model = _new_model(ctx)
     # A resumed restart continues from its saved flow: no initial flow to build.
-    flow = resume["flow"].to(ctx.device) if resume is not None else initial_flow(ctx)
-    state = _RestartState(restart, model, flow)
+    state = _RestartState(restart, model, resume["flow"].to(ctx.device) if resume is not None else torch.zeros(0))
     state.sample_gen = torch.Generator().manual_seed(seed + 7)
     first_round = 1
     if resume is not None:
         _restore_restart(ctx, state, resume["current"])
-        state.flow = flow
+        state.flow = resume["flow"].to(ctx.device)  # the decayed flow, not the snapshot's
         state.sample_gen.set_state(resume["sample_gen"])
         first_round = resume["round"] + 1
     rounds = cfg.rounds if cfg.use_flow else 1
     try:
+        if resume is None:
+            state.flow = initial_flow(ctx, restart)
         for round_ in range(first_round, rounds + 1):
             _run_round(ctx, state, round_, rounds, seed, state.sample_gen)
     except RunCancelled:

@@ -47,6 +47,17 @@ KEPT_PREVIOUS_NOTE = "M-step stalled: kept the last round's model"
 
 
 @dataclass(frozen=True)
+class ChannelStep:
+    """One training step of the character channel that builds round 1's flow (init_flow = "channel")."""
+
+    restart: int  # 0-based
+    step: int  # 1-based
+    steps: int
+    loss: float  # lexicon objective of the step's batch (nats per lost word)
+    seconds: float  # since the run started
+
+
+@dataclass(frozen=True)
 class EpochEnd:
     restart: int  # 0-based
     round: int  # 1-based
@@ -90,7 +101,7 @@ class RunFinished:
     seconds: float
 
 
-Event = RunStarted | EpochEnd | RoundEnd | RestartEnd | RunFinished
+Event = RunStarted | ChannelStep | EpochEnd | RoundEnd | RestartEnd | RunFinished
 EventCallback = Callable[[Any], None]
 
 

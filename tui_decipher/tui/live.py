@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ..engine.events import (
     KEPT_PREVIOUS_NOTE,
+    ChannelStep,
     EpochEnd,
     RestartEnd,
     RoundEnd,
@@ -30,6 +31,8 @@ class LiveRun:
     restart: int = 0
     round: int = 0  # rounds completed in the current restart
     epoch: int = 0
+    channel_step: int = 0  # init_flow = "channel": steps of the channel that builds round 1's flow
+    channel_steps: int = 0
     losses: list[float] = field(default_factory=list)  # every M-step epoch's loss
     round_ends: list[RoundEnd] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
@@ -49,6 +52,14 @@ class LiveRun:
                 f"{event.corpus}: {s['lost_words']} lost ({event.lost_code}) x {s['known_words']} known "
                 f"({event.known_code}) words; N = {event.n_cognates}; device {event.device}"
             )
+        if isinstance(event, ChannelStep):
+            self.restart, self.channel_step, self.channel_steps = event.restart, event.step, event.steps
+            if event.step == 1:
+                steps = event.steps
+                return f"restart {event.restart + 1}: training the character channel for round 1's flow ({steps} steps)"
+            if event.step == event.steps:
+                return f"channel done: lexicon loss {event.loss:.3f}"
+            return None
         if isinstance(event, EpochEnd):
             self.restart, self.epoch, self.epochs = event.restart, event.epoch, event.epochs
             self._round_open = True
@@ -79,6 +90,11 @@ class LiveRun:
         if self._shape is None:
             return steps_before_round(self.epochs, self.epochs, round_)
         return self._shape.steps_before_round(round_)
+
+    @property
+    def in_channel(self) -> bool:
+        """Whether the character channel (init_flow = "channel") is training right now."""
+        return 0 < self.channel_step < self.channel_steps and not self._round_open
 
     @property
     def steps_total(self) -> int:

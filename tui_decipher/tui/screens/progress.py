@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, ProgressBar, RichLog, Sparkline, Static
 
-from ...engine.events import EpochEnd, RoundEnd
+from ...engine.events import ChannelStep, EpochEnd, RoundEnd
 from ...store import RoundRow
 from ..widgets.mode_bar import ModeBar
 
@@ -83,6 +83,8 @@ class ProgressScreen(Screen):
             self._render_bars()
             self.query_one("#loss-spark", Sparkline).data = list(self.app.live.losses)
             self._render_loss_label(self.app.live.losses)
+        elif isinstance(event, ChannelStep):
+            self._render_bars()
         elif isinstance(event, RoundEnd):
             self._add_round_row(event)
             self._render_bars()
@@ -147,7 +149,10 @@ class ProgressScreen(Screen):
         self.query_one("#round-bar", ProgressBar).update(
             total=live.rounds * live.restarts, progress=live.restart * live.rounds + live.round
         )
-        self.query_one("#epoch-bar", ProgressBar).update(total=live.epochs, progress=live.epoch)
+        if live.in_channel:
+            self.query_one("#epoch-bar", ProgressBar).update(total=live.channel_steps, progress=live.channel_step)
+        else:
+            self.query_one("#epoch-bar", ProgressBar).update(total=live.epochs, progress=live.epoch)
 
     def _render_loss_label(self, losses: list[float]) -> None:
         text = "loss" if not losses else f"loss {losses[-1]:.2f}"
@@ -180,6 +185,8 @@ class ProgressScreen(Screen):
         live = self.app.live
         run = f"Run #{live.run_id}" if live.run_id is not None else "New run"
         where = f"round {min(live.round + 1, live.rounds)}/{live.rounds}" if live.rounds else ""
+        if live.in_channel:
+            where = f"channel step {live.channel_step}/{live.channel_steps}"
         if live.restarts > 1:
             where = f"restart {live.restart + 1}/{live.restarts}, {where}"
         self.query_one("#progress-head", Static).update(

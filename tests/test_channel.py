@@ -1,0 +1,167 @@
+"""The character channel behind `init_flow = "channel"`: its probabilities, what it learns, and
+how the EM loop uses it."""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+
+import pytest
+import torch
+
+from tui_decipher.engine import em
+from tui_decipher.engine.channel import DROP, ONE, TWO, CharacterChannel, fit_channel
+from tui_decipher.engine.charset import Charset
+from tui_decipher.engine.config import ConfigError, preset
+from tui_decipher.engine.corpus import Corpus
+from tui_decipher.engine.events import ChannelStep
+from tui_decipher.tui.live import LiveRun
+
+
+def syllabary_corpus(n_words: int = 150, n_unpaired: int = 60, seed: int = 0) -> tuple[list, list]:
+    """A toy syllabic script: each known word is 2-4 CV or V syllables (Zipf-distributed), and
+    sometimes a final "s" that the script does not write; each lost word writes one syllable per
+    sign. Lost word i is the writing of known word i; the last `n_unpaired` known words have none."""
+    rng = random.Random(seed)
+    syllables = [c + v for c in "ptkmn" for v in "aio"] + list("aio")
+    weights = [1.0 / (rank + 1) for rank in range(len(syllables))]
+    sign = {s: chr(0x10000 + k) for k, s in enumerate(syllables)}
+    lost: list[tuple[str, ...]] = []
+    known: list[tuple[str, ...]] = []
+    seen: set[str] = set()
+    while len(known) < n_words + n_unpaired:
+        word = rng.choices(syllables, weights, k=rng.randint(2, 4))
+        paired = len(lost) < n_words
+        text = "".join(word) + ("s" if paired and rng.random() < 0.4 else "")
+        if text in seen:
+            continue
+        seen.add(text)
+        known.append(tuple(text))
+        if paired:
+            lost.append(tuple(sign[s] for s in word))
+    return lost, known
+
+
+def _brute_force_log_prob(channel: CharacterChannel, x: list[int], y: list[int]) -> float:
+    """log P(x | y) by enumerating every way of cutting y into dropped letters and pieces."""
+    action = torch.log_softmax(channel.action, -1)
+
+    def emit(a: int, b: int, symbol: int) -> float:
+        return torch.log_softmax(channel.first[a] + channel.second[b], -1)[symbol].item()
+
+    def walk(m: int, k: int) -> float:
+        if m == len(y):
+            return 0.0 if k == len(x) else -math.inf
+        paths = [action[y[m], DROP].item() + walk(m + 1, k)]
+        if k < len(x):
+            paths.append(action[y[m], ONE].item() + emit(y[m], channel.none, x[k]) + walk(m + 1, k + 1))
+            if m + 1 < len(y):
+                paths.append(action[y[m], TWO].item() + emit(y[m], y[m + 1], x[k]) + walk(m + 2, k + 1))
+        return (
+            math.log(sum(math.exp(p) for p in paths if p > -math.inf))
+            if any(p > -math.inf for p in paths)
+            else -math.inf
+        )
+
+    return walk(0, 0)
+
+
+def test_channel_probability_is_the_sum_over_every_segmentation() -> None:
+    channel = CharacterChannel(6, 5, torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        channel.action.normal_(0.0, 1.0, generator=torch.Generator().manual_seed(1))
+    lost_words = [[4, 5], [5], [4, 4, 5]]
+    known_words = [[0, 1, 2], [3, 3], [0, 1, 2, 3], [2]]
+    lost = torch.full((3, 3), 0, dtype=torch.long)
+    known = torch.full((4, 4), channel.none, dtype=torch.long)
+    for i, w in enumerate(lost_words):
+        lost[i, : len(w)] = torch.tensor(w)
+    for j, w in enumerate(known_words):
+        known[j, : len(w)] = torch.tensor(w)
+    got = channel.log_prob(lost, torch.tensor([2, 1, 3]), known, torch.tensor([3, 2, 4, 1]))
+    assert got.shape == (3, 4)
+    for i, x in enumerate(lost_words):
+        for j, y in enumerate(known_words):
+            expected = _brute_force_log_prob(channel, x, y)
+            if expected == -math.inf:  # more lost symbols than known letters: impossible
+                assert got[i, j].item() < -1000, (x, y)
+            else:
+                assert got[i, j].item() == pytest.approx(expected, abs=1e-4), (x, y)
+
+
+def test_channel_learns_a_syllabic_map_without_gold() -> None:
+    lost, known = syllabary_corpus()
+    lost_charset, known_charset = Charset.from_words(lost), Charset.from_words(known)
+
+    def matched(steps: int) -> float:
+        fit = fit_channel(lost, known, lost_charset, known_charset, steps, 0.05, 64, seed=3)
+        assert fit is not None and fit.cost.shape == (len(lost), len(known))
+        return sum(int(fit.cost[i].argmin()) == i for i in range(len(lost))) / len(lost)
+
+    assert matched(1) < 0.2  # an untrained channel is no better than chance
+    assert matched(150) >= 0.8  # trained on the lexicon objective alone, it finds the map
+
+
+def test_fit_channel_stops_when_asked() -> None:
+    lost, known = syllabary_corpus(20, 5)
+    calls: list[int] = []
+    fit = fit_channel(
+        lost, known, Charset.from_words(lost), Charset.from_words(known), 50, 0.05, 8, seed=0,
+        on_step=lambda step, loss: calls.append(step), should_stop=lambda: len(calls) >= 2,
+    )  # fmt: skip
+    assert fit is None and calls == [1, 2]
+
+
+def _channel_context(**changes) -> tuple[em._Context, list[object]]:
+    lost, known = syllabary_corpus(30, 10)
+    corpus = Corpus("syllabary", "l", "k", tuple(lost), tuple(known), {i: frozenset({i}) for i in range(30)})
+    cfg = preset("demo").replace(
+        embed_dim=8, hidden_dim=8, n_universal=4, device="cpu", capacity=1, top_k=5, cognate_fraction=1.0,
+        init_flow="channel", channel_steps=3, channel_batch=16, flow_decay=0.5, **changes,
+    )  # fmt: skip
+    events: list[object] = []
+    return em.prepare(corpus, cfg, events.append, threading.Event()), events
+
+
+def test_channel_initial_flow_is_a_decayed_matching(single_thread) -> None:
+    ctx, events = _channel_context()
+    flow = em.initial_flow(ctx)
+    steps = [e for e in events if isinstance(e, ChannelStep)]
+    assert [e.step for e in steps] == [1, 2, 3] and all(e.steps == 3 for e in steps)
+    uniform = 30 / (30 * 40)
+    assert flow.sum().item() == pytest.approx(30.0)  # the decay keeps the total mass N
+    matched = flow > 0.5 * uniform + 1e-6
+    assert matched.sum().item() == 30  # D = N = 30 pairs, one-to-one (C = 1)
+    assert (matched.sum(1) == 1).all() and (matched.sum(0) <= 1).all()
+    # The same seed trains the same channel: the flow is repeatable.
+    again, _ = _channel_context()
+    assert torch.equal(em.initial_flow(again), flow)
+
+
+def test_cancelling_during_the_channel_ends_the_run_cleanly(single_thread) -> None:
+    ctx, _ = _channel_context(rounds=1, epochs=1)
+    cancel = threading.Event()
+
+    def on_event(event: object) -> None:
+        if isinstance(event, ChannelStep) and event.step == 2:
+            cancel.set()
+
+    result = em.run_decipherment(ctx.corpus, ctx.cfg, on_event, cancel)
+    assert result.status == "cancelled" and result.rounds == []
+
+
+def test_channel_fields_are_validated() -> None:
+    with pytest.raises(ConfigError, match="channel_steps"):
+        preset("linear-b").replace(channel_steps=0)
+    with pytest.raises(ConfigError, match="channel_lr"):
+        preset("linear-b").replace(channel_lr=0.0)
+
+
+def test_live_run_shows_the_channel_then_the_rounds() -> None:
+    live = LiveRun()
+    assert "character channel" in live.apply(ChannelStep(0, 1, 3, 9.0, 0.1))
+    assert live.in_channel and live.channel_step == 1
+    assert live.apply(ChannelStep(0, 2, 3, 8.0, 0.2)) is None
+    assert live.apply(ChannelStep(0, 3, 3, 7.5, 0.3)) == "channel done: lexicon loss 7.500"
+    assert not live.in_channel

@@ -1,0 +1,170 @@
+"""Beyond the paper: a small character channel whose lexicon matching seeds round 1's flow.
+
+`init_flow = "channel"`. The channel is the classic decipherment story run backwards from the
+paper's model: a known word y is *written* as a lost word x. y is cut, left to right, into pieces
+of one or two letters, and each piece writes one lost symbol; a letter may also be left unwritten
+(Linear B drops final and cluster consonants, ko-no-so for Knossos). So
+
+    P(x | y) = sum over segmentations of prod_pieces P(action | letter) P(symbol | piece)
+
+with P(symbol | a, b) = softmax_symbols(theta1[a] + theta2[b]) (b = "none" for a one-letter
+piece) and P(action | letter) over {drop, one-letter piece, two-letter piece}. That is about
+2 x |known alphabet| x |lost alphabet| numbers: it cannot memorise which lost word goes with
+which known word, which is what the seq2seq model does from the uniform flow, so its best fit is
+a character map.
+
+It is trained by Adam on the lexicon objective: every lost word should be the writing of some
+known word, L = -mean_i log mean_j P(x_i | y_j). Neither gold nor a shared alphabet is used, so it
+applies across scripts (Linear B signs against Greek letters). Its costs -log P(x_i | y_j) go
+through the same min-cost flow as the model's; `em.initial_flow` mixes that flow into f^(0).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from .charset import Charset
+from .corpus import Word
+
+NEG = -1e4  # log-probability of an impossible state (finite, so gradients stay finite)
+DROP, ONE, TWO = 0, 1, 2  # actions at a known letter
+
+
+class CharacterChannel(nn.Module):
+    """P(x | y): a known word y writes a lost word x, one or two letters per lost symbol."""
+
+    def __init__(self, n_lost: int, n_known: int, generator: torch.Generator) -> None:
+        super().__init__()
+        self.none = n_known  # the second-letter id of a one-letter piece (and padding of known words)
+
+        def param(*shape: int, scale: float = 0.5) -> nn.Parameter:
+            return nn.Parameter(scale * torch.randn(*shape, generator=generator))
+
+        self.first = param(n_known + 1, n_lost)  # theta1: a piece's first letter -> lost symbol
+        self.second = param(n_known + 1, n_lost)  # theta2: its second letter (or none) -> lost symbol
+        self.action = nn.Parameter(torch.zeros(n_known + 1, 3))  # drop / one-letter / two-letter
+
+    def log_prob(
+        self, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor
+    ) -> torch.Tensor:
+        """log P(x_i | y_j) for every pair: lost (n_x, N) ids, known (n_y, M) ids padded with
+        `self.none`; lengths without padding. Returns (n_x, n_y)."""
+        n_x, n_y = lost.shape[0], known.shape[0]
+        big_n, big_m = int(lost_len.max()), int(known_len.max())
+        lost, known = lost[:, :big_n], known[:, :big_m]
+        action = torch.log_softmax(self.action, -1)  # (K+1, 3)
+        one = torch.log_softmax(self.first + self.second[self.none], -1)  # (K+1, S)
+        pair_first = self.first[known[:, :-1]]  # (n_y, M-1, S)
+        pair = torch.log_softmax(pair_first + self.second[known[:, 1:]], -1)  # (n_y, M-1, S)
+        # Emission of the lost symbol at k from the piece starting at letter m:
+        # (n_x, n_y, N, M) and (n_x, n_y, N, M-1).
+        emit_one = one[known][:, :, lost].permute(2, 0, 3, 1)
+        emit_two = pair[:, :, lost].permute(2, 0, 3, 1)
+        drop, take_one, take_two = (action[known, a] for a in (DROP, ONE, TWO))  # (n_y, M) each
+        # alpha[m] (n_x, n_y, N+1): log P(first m letters wrote the first k symbols).
+        start = torch.full((n_x, n_y, big_n + 1), NEG)
+        start[:, :, 0] = 0.0
+        alphas = [start]
+        for m in range(1, big_m + 1):
+            prev = alphas[m - 1]
+            dropped = prev + drop[None, :, m - 1, None]
+            written = prev[:, :, :-1] + take_one[None, :, m - 1, None] + emit_one[:, :, :, m - 1]
+            if m >= 2:
+                prev2 = alphas[m - 2]
+                two = prev2[:, :, :-1] + take_two[None, :, m - 2, None] + emit_two[:, :, :, m - 2]
+                written = torch.logaddexp(written, two)
+            new = torch.cat([dropped[:, :, :1], torch.logaddexp(dropped[:, :, 1:], written)], 2)
+            alphas.append(new.clamp_min(NEG))
+        table = torch.stack(alphas, 2)  # (n_x, n_y, M+1, N+1)
+        at_m = table[:, torch.arange(n_y), known_len]  # (n_x, n_y, N+1)
+        return at_m.gather(2, lost_len[:, None, None].expand(n_x, n_y, 1)).squeeze(2)
+
+
+@dataclass
+class ChannelFit:
+    """A trained channel's costs for the flow and how it got there."""
+
+    cost: np.ndarray  # (n_lost, n_known): -log P(x_i | y_j)
+    loss: float  # final lexicon objective over all lost words (nats per word)
+    steps: int
+
+
+def _encode(words: Sequence[Word], charset: Charset, pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    ids, lengths = charset.encode_batch(words, add_eow=False)
+    ids[ids == 0] = pad  # PAD_ID -> the channel's padding id
+    mask = torch.arange(ids.shape[1])[None, :] >= lengths[:, None]
+    ids[mask] = pad
+    return ids, lengths
+
+
+def _known_buckets(known: torch.Tensor, known_len: torch.Tensor, n_buckets: int = 4) -> list[torch.Tensor]:
+    """Known-word indices in length buckets, so short words are not padded to the longest."""
+    order = torch.argsort(known_len, stable=True)
+    return [b for b in torch.chunk(order, n_buckets) if len(b)]
+
+
+def _all_log_probs(
+    channel: CharacterChannel,
+    lost: torch.Tensor,
+    lost_len: torch.Tensor,
+    known: torch.Tensor,
+    known_len: torch.Tensor,
+    buckets: list[torch.Tensor],
+    lost_idx: torch.Tensor,
+) -> torch.Tensor:
+    """log P(x_i | y_j) for the lost words `lost_idx` and every known word: (len(lost_idx), n_known)."""
+    out = torch.empty(len(lost_idx), known.shape[0])
+    parts = [channel.log_prob(lost[lost_idx], lost_len[lost_idx], known[b], known_len[b]) for b in buckets]
+    out[:, torch.cat(buckets)] = torch.cat(parts, 1)
+    return out
+
+
+def fit_channel(
+    lost_words: Sequence[Word],
+    known_words: Sequence[Word],
+    lost_charset: Charset,
+    known_charset: Charset,
+    steps: int,
+    lr: float,
+    batch: int,
+    seed: int,
+    on_step: Callable[[int, float], None] | None = None,
+    should_stop: Callable[[], bool] = lambda: False,
+) -> ChannelFit | None:
+    """Train a channel on the lexicon objective (Adam, `batch` random lost words a step against
+    every known word) and return its costs for all pairs; None when `should_stop` said so."""
+    generator = torch.Generator().manual_seed(seed)
+    channel = CharacterChannel(len(lost_charset), len(known_charset), generator)
+    lost, lost_len = _encode(lost_words, lost_charset, 0)
+    known, known_len = _encode(known_words, known_charset, channel.none)
+    buckets = _known_buckets(known, known_len)
+    log_n_known = math.log(len(known_words))
+    optimiser = torch.optim.Adam(channel.parameters(), lr=lr)
+    n_lost = len(lost_words)
+    loss_value = float("nan")
+    for step in range(1, steps + 1):
+        if should_stop():
+            return None
+        idx = torch.randint(0, n_lost, (min(batch, n_lost),), generator=generator)
+        log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
+        loss = -(torch.logsumexp(log_p, 1) - log_n_known).mean()
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        loss_value = loss.item()
+        if on_step is not None:
+            on_step(step, loss_value)
+    with torch.no_grad():
+        chunks = [
+            _all_log_probs(channel, lost, lost_len, known, known_len, buckets, torch.arange(i, min(i + batch, n_lost)))
+            for i in range(0, n_lost, batch)
+        ]
+        log_p = torch.cat(chunks)  # (n_lost, n_known)
+        final = float(-(torch.logsumexp(log_p, 1) - log_n_known).mean())
+    return ChannelFit(cost=(-log_p).numpy().astype(np.float64), loss=final, steps=steps)

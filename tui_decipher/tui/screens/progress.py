@@ -185,7 +185,7 @@ class ProgressScreen(Screen):
         live = self.app.live
         run = f"Run #{live.run_id}" if live.run_id is not None else "New run"
         where = f"round {min(live.round + 1, live.rounds)}/{live.rounds}" if live.rounds else ""
-        if live.in_channel:
+        if live.in_channel and live.status in ("running", "cancelling"):
             where = f"channel step {live.channel_step}/{live.channel_steps}"
         if live.restarts > 1:
             where = f"restart {live.restart + 1}/{live.restarts}, {where}"

@@ -92,12 +92,11 @@ class ChannelFit:
 
     cost: np.ndarray  # (n_lost, n_known): -log P(x_i | y_j)
     loss: float  # final lexicon objective over all lost words (nats per word)
-    steps: int
 
 
 def _encode(words: Sequence[Word], charset: Charset, pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Ids (n, L) padded with `pad` (the charset's PAD_ID may not be the channel's) and lengths (n,)."""
     ids, lengths = charset.encode_batch(words, add_eow=False)
-    ids[ids == 0] = pad  # PAD_ID -> the channel's padding id
     mask = torch.arange(ids.shape[1])[None, :] >= lengths[:, None]
     ids[mask] = pad
     return ids, lengths
@@ -167,4 +166,4 @@ def fit_channel(
         ]
         log_p = torch.cat(chunks)  # (n_lost, n_known)
         final = float(-(torch.logsumexp(log_p, 1) - log_n_known).mean())
-    return ChannelFit(cost=(-log_p).numpy().astype(np.float64), loss=final, steps=steps)
+    return ChannelFit(cost=(-log_p).numpy().astype(np.float64), loss=final)

@@ -23,7 +23,7 @@ from tui_decipher.bench import BASELINE, DECIPHER, BenchError, BenchSetting, Job
 from tui_decipher.cli import app
 from tui_decipher.engine import config as engine_config
 from tui_decipher.engine.baseline import edit_distance_assignment, edit_distance_costs
-from tui_decipher.engine.config import preset
+from tui_decipher.engine.config import DecipherConfig, preset
 from tui_decipher.engine.corpus import Corpus
 from tui_decipher.engine.em import run_decipherment
 from tui_decipher.engine.model import build_model
@@ -199,6 +199,23 @@ def test_ablation_settings_switch_one_thing_off():
     assert quick.first_epochs == 0  # --quick shortens round 1 too
     pairs = [(c.lost, c.known) for c in bench.SETTINGS["romance"].configs(1, False)]
     assert pairs == list(bench.ROMANCE_PAIRS)
+
+
+def test_channel_settings_start_linear_b_from_the_channel_and_quick_shortens_it():
+    for name, base in (("linear-b-channel", "linear-b"), ("linear-b-names-channel", "linear-b-names")):
+        (cfg,) = bench.SETTINGS[name].configs(1234, False)
+        plain = preset(base).to_dict()
+        assert {k: v for k, v in cfg.to_dict().items() if plain[k] != v} == {
+            k: v for k, v in bench.CHANNEL_INIT.items() if plain[k] != v
+        }, name
+        assert cfg.init_flow == "channel" and cfg.channel_steps == DecipherConfig().channel_steps
+        assert bench.SETTINGS[name].baseline_of == base
+        (quick,) = bench.SETTINGS[name].configs(1234, True)
+        assert quick.channel_steps == bench.QUICK_CHANNEL_STEPS and quick.rounds == 2
+    # Settings without a channel keep their channel fields at the default under --quick, so their
+    # fingerprints do not change.
+    (quick,) = bench.SETTINGS["linear-b"].configs(1234, True)
+    assert quick.channel_steps == DecipherConfig().channel_steps
 
 
 def test_beyond_the_paper_settings_change_one_field_each_and_have_their_own_table():

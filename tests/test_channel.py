@@ -114,11 +114,13 @@ def test_fit_channel_stops_when_asked() -> None:
 
 
 def _channel_context(**changes) -> tuple[em._Context, list[object]]:
+    # A 3-step channel from a wide start (scale 0.5): its costs differ enough between known words
+    # that every lost word's top 5 reach a full one-to-one matching (a near-symmetric start ties).
     lost, known = syllabary_corpus(30, 10)
     corpus = Corpus("syllabary", "l", "k", tuple(lost), tuple(known), {i: frozenset({i}) for i in range(30)})
     cfg = preset("demo").replace(
         embed_dim=8, hidden_dim=8, n_universal=4, device="cpu", capacity=1, top_k=5, cognate_fraction=1.0,
-        init_flow="channel", channel_steps=3, channel_batch=16, flow_decay=0.5, **changes,
+        init_flow="channel", channel_steps=3, channel_batch=16, channel_init_scale=0.5, flow_decay=0.5, **changes,
     )  # fmt: skip
     events: list[object] = []
     return em.prepare(corpus, cfg, events.append, threading.Event()), events

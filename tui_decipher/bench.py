@@ -59,6 +59,7 @@ PHASES = ("train", "score", "eed", "flow", "eval")
 # The model is shrunk (d = 64 instead of 250) as well as the schedule: at d = 250 one M-step epoch
 # on the 2182 noiseless Ugaritic words alone takes about 6 s on one core.
 QUICK_CHANGES: dict[str, Any] = dict(rounds=2, epochs=20, first_epochs=0, restarts=1, embed_dim=64, hidden_dim=64)
+QUICK_CHANNEL_STEPS = 10  # a channel start's steps under --quick (only where init_flow = "channel")
 
 
 class BenchError(ValueError):
@@ -195,7 +196,10 @@ def schedule(cfg: DecipherConfig, quick: bool) -> DecipherConfig:
     """The config a bench job trains with: the preset's, or the reduced --quick one."""
     if not quick:
         return cfg
-    return cfg.replace(**{**QUICK_CHANGES, "rounds": min(cfg.rounds, QUICK_CHANGES["rounds"])})
+    changes = {**QUICK_CHANGES, "rounds": min(cfg.rounds, QUICK_CHANGES["rounds"])}
+    if cfg.init_flow == "channel":
+        changes["channel_steps"] = min(cfg.channel_steps, QUICK_CHANNEL_STEPS)
+    return cfg.replace(**changes)
 
 
 def _config(preset_name: str, seed: int, quick: bool, **changes: Any) -> DecipherConfig:
@@ -348,6 +352,15 @@ EDIT_INIT: dict[str, Any] = {
     "init_flow": "edit-distance", "demand_step": 0, "warmup_rounds": 0, "rounds": 3, "first_epochs": 150,
 }  # fmt: skip
 
+# The channel start (beyond the paper): round 1 trains on the matching of a character channel
+# trained on the lexicon objective (engine/channel.py), mostly right when the channel found the
+# sign map, so D = N (the preset's fraction) and expected edit distance from round 1, the flow
+# kept 3/4 (gamma = 0.25, as ugaritic), 3 rounds of 150 + 100 + 100 steps.
+CHANNEL_INIT: dict[str, Any] = {
+    "init_flow": "channel", "demand_step": 0, "warmup_rounds": 0, "rounds": 3, "first_epochs": 150,
+    "flow_decay": 0.25,
+}  # fmt: skip
+
 # Beyond the paper: each a ugaritic run with one change behind a config field (the paper's
 # setting stays the preset), reported as its own row beside the preset's.
 BEYOND: dict[str, tuple[dict[str, Any], str]] = {
@@ -386,6 +399,18 @@ BEYOND_OTHER: dict[str, tuple[str, dict[str, Any], str]] = {
         EDIT_INIT,
         "ugaritic-noiseless started from the words' own edit-distance matching; D = N and expected"
         " edit distance from round 1; 3 rounds x 150 steps",
+    ),
+    "linear-b-channel": (
+        "linear-b",
+        CHANNEL_INIT,
+        "linear-b started from a character channel's matching (no shared symbol, no gold); D = N,"
+        " expected edit distance from round 1, gamma = 0.25; 3 rounds",
+    ),
+    "linear-b-names-channel": (
+        "linear-b-names",
+        CHANNEL_INIT,
+        "linear-b-names started from a character channel's matching; D = N / 2 from round 1,"
+        " expected edit distance from round 1, gamma = 0.25; 3 rounds",
     ),
     # Romance's fourth 150-step round gained 0.0 on average (its later M-steps are underfitted):
     # the same budget as 3 rounds of 300 steps after round 1's 250 (850 steps against 700).
@@ -744,7 +769,9 @@ def plan_jobs(names: Sequence[str], seeds: Sequence[int]) -> list[JobSpec]:
 # Config fields added after fingerprints were first written: left out of a job's fingerprint while
 # they hold their default, so adding a field (that changes nothing by default) does not make every
 # earlier bench job run again. A field set away from its default still changes the fingerprint.
-_FIELDS_AFTER_FINGERPRINTS = ("channel_steps", "channel_lr", "channel_batch", "channel_restarts")
+_FIELDS_AFTER_FINGERPRINTS = (
+    "channel_steps", "channel_lr", "channel_batch", "channel_restarts", "channel_init_scale",
+)  # fmt: skip
 
 
 def _fingerprinted_fields(cfg: DecipherConfig) -> dict[str, Any]:

@@ -39,12 +39,12 @@ DROP, ONE, TWO = 0, 1, 2  # actions at a known letter
 class CharacterChannel(nn.Module):
     """P(x | y): a known word y writes a lost word x, one or two letters per lost symbol."""
 
-    def __init__(self, n_lost: int, n_known: int, generator: torch.Generator) -> None:
+    def __init__(self, n_lost: int, n_known: int, generator: torch.Generator, init_scale: float = 0.02) -> None:
         super().__init__()
         self.none = n_known  # the second-letter id of a one-letter piece (and padding of known words)
 
-        def param(*shape: int, scale: float = 0.5) -> nn.Parameter:
-            return nn.Parameter(scale * torch.randn(*shape, generator=generator))
+        def param(*shape: int) -> nn.Parameter:
+            return nn.Parameter(init_scale * torch.randn(*shape, generator=generator))
 
         self.first = param(n_known + 1, n_lost)  # theta1: a piece's first letter -> lost symbol
         self.second = param(n_known + 1, n_lost)  # theta2: its second letter (or none) -> lost symbol
@@ -133,13 +133,14 @@ def fit_channel(
     lr: float,
     batch: int,
     seed: int,
+    init_scale: float = 0.02,
     on_step: Callable[[int, float], None] | None = None,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> ChannelFit | None:
     """Train a channel on the lexicon objective (Adam, `batch` random lost words a step against
     every known word) and return its costs for all pairs; None when `should_stop` said so."""
     generator = torch.Generator().manual_seed(seed)
-    channel = CharacterChannel(len(lost_charset), len(known_charset), generator)
+    channel = CharacterChannel(len(lost_charset), len(known_charset), generator, init_scale)
     lost, lost_len = _encode(lost_words, lost_charset, 0)
     known, known_len = _encode(known_words, known_charset, channel.none)
     buckets = _known_buckets(known, known_len)

@@ -384,6 +384,7 @@ def _channel_cost(ctx: _Context, restart: int) -> np.ndarray:
             fit = fit_channel(
                 ctx.corpus.lost_words, ctx.corpus.known_words, ctx.lost_charset, ctx.known_charset,
                 cfg.channel_steps, cfg.channel_lr, cfg.channel_batch, cfg.seed + 1000 * restart + 11 + 101 * attempt,
+                cfg.channel_init_scale,
                 on_step=on_step, should_stop=ctx.cancel.is_set,
             )  # fmt: skip
         if fit is None:

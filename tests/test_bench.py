@@ -212,6 +212,10 @@ def test_channel_settings_start_linear_b_from_the_channel_and_quick_shortens_it(
         assert bench.SETTINGS[name].baseline_of == base
         (quick,) = bench.SETTINGS[name].configs(1234, True)
         assert quick.channel_steps == bench.QUICK_CHANNEL_STEPS and quick.rounds == 2
+    for name, base in bench.CHANNEL_ONLY.items():
+        (cfg,) = bench.SETTINGS[name].configs(1234, False)
+        assert cfg == preset(base).replace(init_flow="channel")  # the preset's channel, nothing else
+        assert bench.SETTINGS[name].group == "beyond" and bench.SETTINGS[name].baseline_of == base
     # Settings without a channel keep their channel fields at the default under --quick, so their
     # fingerprints do not change.
     (quick,) = bench.SETTINGS["linear-b"].configs(1234, True)

@@ -15,6 +15,7 @@ from tui_decipher.engine.channel import DROP, ONE, TWO, CharacterChannel, fit_ch
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, preset
 from tui_decipher.engine.corpus import Corpus
+from tui_decipher.engine.evaluation import accuracy
 from tui_decipher.engine.events import ChannelStep
 from tui_decipher.tui.live import LiveRun
 
@@ -118,9 +119,10 @@ def _channel_context(**changes) -> tuple[em._Context, list[object]]:
     # that every lost word's top 5 reach a full one-to-one matching (a near-symmetric start ties).
     lost, known = syllabary_corpus(30, 10)
     corpus = Corpus("syllabary", "l", "k", tuple(lost), tuple(known), {i: frozenset({i}) for i in range(30)})
+    fields = dict(channel_steps=3, channel_batch=16, channel_init_scale=0.5) | changes
     cfg = preset("demo").replace(
         embed_dim=8, hidden_dim=8, n_universal=4, device="cpu", capacity=1, top_k=5, cognate_fraction=1.0,
-        init_flow="channel", channel_steps=3, channel_batch=16, channel_init_scale=0.5, flow_decay=0.5, **changes,
+        init_flow="channel", flow_decay=0.5, **fields,
     )  # fmt: skip
     events: list[object] = []
     return em.prepare(corpus, cfg, events.append, threading.Event()), events
@@ -167,3 +169,12 @@ def test_live_run_shows_the_channel_then_the_rounds() -> None:
     assert live.apply(ChannelStep(0, 2, 3, 8.0, 0.2)) is None
     assert live.apply(ChannelStep(0, 3, 3, 7.5, 0.3)) == "channel done: lexicon loss 7.500"
     assert not live.in_channel
+
+
+def test_channel_decipherment_decodes_the_channel_alone_one_to_one(single_thread) -> None:
+    ctx, _ = _channel_context(channel_steps=150, channel_batch=64, channel_init_scale=0.02)
+    out = em.channel_decipherment(ctx.corpus, ctx.cfg, lambda e: None, threading.Event())
+    assert out.flow_predictions.shape == out.argmax_predictions.shape == (30,)
+    assert len(set(out.flow_predictions.tolist())) == 30  # the evaluation flow is one-to-one (C = 1)
+    assert accuracy(out.flow_predictions, ctx.corpus.gold)[0] >= 0.8  # the toy syllabary is found
+    assert out.seconds > 0 and out.phase_seconds["train"] > 0

@@ -44,7 +44,8 @@ from typing import Any
 from .engine.baseline import edit_distance_assignment
 from .engine.config import DecipherConfig, preset
 from .engine.corpus import Corpus, CorpusError
-from .engine.em import DecipherResult, RoundMetrics, run_decipherment
+from .engine.em import DecipherResult, RoundMetrics, channel_decipherment, run_decipherment
+from .engine.evaluation import accuracy
 from .engine.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
 from .engine.registry import entry_path, load_corpus, load_registry
 from .results import data_dir, write_atomic
@@ -337,6 +338,36 @@ def _single(preset_name: str, **changes: Any) -> tuple[RunFn, BaselineFn, Config
         return [baseline_row(preset_name, _load(preset(preset_name)))]
 
     return run, baseline, configs
+
+
+def _channel_only(preset_name: str) -> tuple[RunFn, ConfigsFn]:
+    """run/configs of a setting deciphered by the character channel alone: no neural model, no
+    EM rounds; its costs decoded by the evaluation flow of a run (beyond the paper)."""
+
+    def configs(seed: int, quick: bool) -> list[DecipherConfig]:
+        return [_config(preset_name, seed, quick, init_flow="channel")]
+
+    def run(seed: int, quick: bool, reporter: JobReporter) -> list[RowResult]:
+        (cfg,) = configs(seed, quick)
+        corpus = _load(cfg)
+        reporter.stage(f"training the character channel on {corpus.name}")
+        out = channel_decipherment(corpus, cfg, reporter, threading.Event())
+        acc, correct, n = accuracy(out.flow_predictions, corpus.gold)
+        return [
+            RowResult(
+                preset_name, acc, accuracy(out.argmax_predictions, corpus.gold)[0], n, out.seconds,
+                out.phase_seconds, {"correct": correct, "config": cfg.to_dict()},
+            )
+        ]  # fmt: skip
+
+    return run, configs
+
+
+# Beyond the paper: the character channel alone, no neural model (preset -> its setting's name).
+CHANNEL_ONLY: dict[str, str] = {
+    "linear-b-channel-only": "linear-b",
+    "linear-b-names-channel-only": "linear-b-names",
+}
 
 
 # The paper's ablations on Ugaritic (noisy): each switches one part of the method off.
@@ -646,6 +677,17 @@ def _builtin_settings() -> list[BenchSetting]:
             BenchSetting(
                 name, what, main.rows, run, main.corpora, baseline_of=preset_name, group=group,
                 note=f"config changes: {changes}", configs=configs, parts=main.parts, combine=main.combine,
+            )
+        )  # fmt: skip
+    for name, preset_name in CHANNEL_ONLY.items():
+        (main,) = (r for r in out if r.name == preset_name)
+        run, configs = _channel_only(preset_name)
+        out.append(
+            BenchSetting(
+                name, f"{preset_name} deciphered by the character channel alone (no neural model, no EM"
+                " rounds): the evaluation flow of its costs; model argmax = the channel's argmax",
+                main.rows, run, main.corpora, baseline_of=preset_name, group="beyond",
+                note="config changes: {'init_flow': 'channel'}; the channel only", configs=configs,
             )
         )  # fmt: skip
     out.append(

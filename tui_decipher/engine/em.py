@@ -394,6 +394,29 @@ def _channel_cost(ctx: _Context, restart: int) -> np.ndarray:
     return best.cost
 
 
+@dataclass
+class ChannelDecipherment:
+    """The character channel alone, no neural model (beyond the paper): its predictions."""
+
+    flow_predictions: np.ndarray  # (n_lost,): the evaluation flow's known word, -1 = none
+    argmax_predictions: np.ndarray  # (n_lost,): the channel's most probable known word
+    seconds: float
+    phase_seconds: dict[str, float]
+
+
+def channel_decipherment(
+    corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event
+) -> ChannelDecipherment:
+    """Decipher with the character channel of `init_flow = "channel"` alone: train it (the
+    config's channel fields, `channel_restarts` kept by lexicon loss) and decode its costs
+    -log P(x_i | y_j) with the evaluation flow of a run. Raises RunCancelled when cancelled."""
+    ctx = prepare(corpus, cfg, on_event, cancel)
+    cost = _channel_cost(ctx, 0)  # (n_lost, n_known)
+    return ChannelDecipherment(
+        flow_predictions(ctx, cost), cost.argmin(1), ctx.elapsed(), dict(ctx.phases)
+    )
+
+
 def run_restart(ctx: _Context, restart: int, resume: dict | None = None) -> _RestartState:
     """One EM run from a fresh initialisation (seeded by config seed and restart index), or from
     the checkpoint of a round of this restart when `resume` is given."""

@@ -30,7 +30,10 @@ import torch
 from torch import nn
 
 from .charset import Charset
+from .config import DecipherConfig
 from .corpus import Word
+
+INIT_SCALE = DecipherConfig.channel_init_scale  # one default, the config field's
 
 NEG = -1e4  # log-probability of an impossible state (finite, so gradients stay finite)
 DROP, ONE, TWO = 0, 1, 2  # actions at a known letter
@@ -39,7 +42,7 @@ DROP, ONE, TWO = 0, 1, 2  # actions at a known letter
 class CharacterChannel(nn.Module):
     """P(x | y): a known word y writes a lost word x, one or two letters per lost symbol."""
 
-    def __init__(self, n_lost: int, n_known: int, generator: torch.Generator, init_scale: float = 0.02) -> None:
+    def __init__(self, n_lost: int, n_known: int, generator: torch.Generator, init_scale: float = INIT_SCALE) -> None:
         super().__init__()
         self.none = n_known  # the second-letter id of a one-letter piece (and padding of known words)
 
@@ -133,7 +136,7 @@ def fit_channel(
     lr: float,
     batch: int,
     seed: int,
-    init_scale: float = 0.02,
+    init_scale: float = INIT_SCALE,
     on_step: Callable[[int, float], None] | None = None,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> ChannelFit | None:
@@ -147,7 +150,6 @@ def fit_channel(
     log_n_known = math.log(len(known_words))
     optimiser = torch.optim.Adam(channel.parameters(), lr=lr)
     n_lost = len(lost_words)
-    loss_value = float("nan")
     for step in range(1, steps + 1):
         if should_stop():
             return None
@@ -157,9 +159,8 @@ def fit_channel(
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
-        loss_value = loss.item()
         if on_step is not None:
-            on_step(step, loss_value)
+            on_step(step, loss.item())
     with torch.no_grad():
         chunks = [
             _all_log_probs(channel, lost, lost_len, known, known_len, buckets, torch.arange(i, min(i + batch, n_lost)))

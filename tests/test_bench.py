@@ -212,10 +212,12 @@ def test_channel_settings_start_linear_b_from_the_channel_and_quick_shortens_it(
         assert bench.SETTINGS[name].baseline_of == base
         (quick,) = bench.SETTINGS[name].configs(1234, True)
         assert quick.channel_steps == bench.QUICK_CHANNEL_STEPS and quick.rounds == 2
-    for name, base in bench.CHANNEL_ONLY.items():
+    for name, base in (("linear-b-channel-only", "linear-b"), ("linear-b-names-channel-only", "linear-b-names")):
         (cfg,) = bench.SETTINGS[name].configs(1234, False)
-        assert cfg == preset(base).replace(init_flow="channel")  # the preset's channel, nothing else
+        assert cfg == preset(base).replace(method="channel")  # the preset's channel, nothing else
         assert bench.SETTINGS[name].group == "beyond" and bench.SETTINGS[name].baseline_of == base
+        (quick,) = bench.SETTINGS[name].configs(1234, True)
+        assert quick.channel_steps == bench.QUICK_CHANNEL_STEPS
     # Settings without a channel keep their channel fields at the default under --quick, so their
     # fingerprints do not change.
     (quick,) = bench.SETTINGS["linear-b"].configs(1234, True)
@@ -708,12 +710,13 @@ def test_cli_bench_resume(tmp_path, fake_settings, data_dir):
 
 
 def test_a_field_added_at_its_default_keeps_earlier_fingerprints(monkeypatch) -> None:
-    # Fingerprints written before the channel fields existed hashed every other field; a resumed
+    # Fingerprints written before the channel fields and `method` existed hashed every other field; a resumed
     # bench must still recognise those jobs, and must not once a new field is actually used.
     spec = JobSpec("linear-b", DECIPHER, 1234)
     setting = bench.SETTINGS["linear-b"]
     old_fields = [
-        {k: v for k, v in c.to_dict().items() if not k.startswith("channel_")} for c in setting.configs(1234, False)
+        {k: v for k, v in c.to_dict().items() if not k.startswith("channel_") and k != "method"}
+        for c in setting.configs(1234, False)
     ]
     what = {
         "setting": "linear-b", "kind": DECIPHER, "seed": 1234, "part": None, "quick": False,
@@ -722,4 +725,6 @@ def test_a_field_added_at_its_default_keeps_earlier_fingerprints(monkeypatch) ->
     legacy = bench.hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]
     assert bench.job_fingerprint(spec, False) == legacy
     monkeypatch.setitem(engine_config.PRESETS, "linear-b", {**engine_config.PRESETS["linear-b"], "channel_steps": 50})
+    assert bench.job_fingerprint(spec, False) != legacy
+    monkeypatch.setitem(engine_config.PRESETS, "linear-b", {**engine_config.PRESETS["linear-b"], "method": "channel"})
     assert bench.job_fingerprint(spec, False) != legacy

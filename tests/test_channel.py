@@ -15,8 +15,7 @@ from tui_decipher.engine.channel import DROP, ONE, TWO, CharacterChannel, fit_ch
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, preset
 from tui_decipher.engine.corpus import Corpus
-from tui_decipher.engine.evaluation import accuracy
-from tui_decipher.engine.events import ChannelStep
+from tui_decipher.engine.events import ChannelStep, EpochEnd, RunStarted
 from tui_decipher.tui.live import LiveRun
 
 
@@ -171,10 +170,39 @@ def test_live_run_shows_the_channel_then_the_rounds() -> None:
     assert not live.in_channel
 
 
-def test_channel_decipherment_decodes_the_channel_alone_one_to_one(single_thread) -> None:
+def test_method_channel_deciphers_with_the_channel_alone(single_thread) -> None:
     ctx, _ = _channel_context(channel_steps=150, channel_batch=64, channel_init_scale=0.02)
-    out = em.channel_decipherment(ctx.corpus, ctx.cfg, lambda e: None, threading.Event())
-    assert out.flow_predictions.shape == out.argmax_predictions.shape == (30,)
-    assert len(set(out.flow_predictions.tolist())) == 30  # the evaluation flow is one-to-one (C = 1)
-    assert accuracy(out.flow_predictions, ctx.corpus.gold)[0] >= 0.8  # the toy syllabary is found
-    assert out.seconds > 0 and out.phase_seconds["train"] > 0
+    cfg = ctx.cfg.replace(method="channel", init_flow="uniform")  # the method needs no init_flow
+    events: list[object] = []
+    result = em.run_decipherment(ctx.corpus, cfg, events.append)
+    (started,) = [e for e in events if isinstance(e, RunStarted)]
+    assert started.method == "channel" and started.rounds == 0
+    assert [e.step for e in events if isinstance(e, ChannelStep)] == list(range(1, 151))
+    assert not any(isinstance(e, EpochEnd) for e in events)  # no neural model is trained
+    assert result.status == "finished" and result.rounds == [] and result.model is None
+    assert result.accuracy >= 0.8 and result.accuracy_model >= 0.8  # the toy syllabary is found
+    assert len(set(result.predictions.tolist())) == 30  # the evaluation flow is one-to-one (C = 1)
+    assert len(result.proposals) == 30 and len({p.known for p in result.proposals}) == 30
+    assert result.objective == result.restart_objectives[0] > 0  # the lexicon loss
+    best = max(result.proposals, key=lambda p: p.score)
+    assert result.proposals[0] is best and 0 < best.score <= 1 and best.attention == []
+    assert [s for _, s in best.alternatives] == sorted((s for _, s in best.alternatives), reverse=True)
+    # The character map reads each sign as the syllable it writes (sign k = the k-th syllable).
+    syllables = [c + v for c in "ptkmn" for v in "aio"] + list("aio")
+    read = {sign: tops[0][0] for sign, tops in result.char_map.items()}
+    right = sum(read[chr(0x10000 + k)] == syl for k, syl in enumerate(syllables) if chr(0x10000 + k) in read)
+    assert right >= 0.8 * len(read) and len(read) >= 10
+    assert all(abs(sum(p for _, p in tops) - 1) < 0.5 for tops in result.char_map.values())
+    assert result.phase_seconds["train"] > 0 and result.seconds > 0
+
+
+def test_cancelling_a_channel_only_run_keeps_nothing_but_the_status(single_thread) -> None:
+    ctx, _ = _channel_context(channel_steps=50)
+    cancel = threading.Event()
+
+    def on_event(event: object) -> None:
+        if isinstance(event, ChannelStep) and event.step == 2:
+            cancel.set()
+
+    result = em.run_decipherment(ctx.corpus, ctx.cfg.replace(method="channel"), on_event, cancel)
+    assert result.status == "cancelled" and result.proposals == [] and result.accuracy is None

@@ -83,6 +83,19 @@ def test_run_demo_writes_the_three_files(tmp_path):
     assert len(char_rows) - 1 == 21  # every Old Veshic letter
 
 
+def test_run_method_channel_deciphers_without_the_neural_model(tmp_path):
+    out = tmp_path / "run"
+    result = _run("run", "--method", "channel", "--set", "channel_steps=5", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "character channel alone (5 steps" in result.output and "channel: 5 steps" in result.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["config"]["method"] == "channel" and summary["rounds"] == []
+    assert summary["n_proposals"] > 0 and 0.0 <= summary["accuracy"] <= 1.0
+    assert len((out / "char_map.tsv").read_text(encoding="utf-8").splitlines()) - 1 == 21
+    bad = _run("run", "--method", "magic", "--out", str(tmp_path / "bad"))
+    assert bad.exit_code == 2 and "method" in bad.output and "channel" in bad.output
+
+
 def test_word_lists_have_no_gold(tmp_path):
     lost = tmp_path / "lost.txt"
     known = tmp_path / "known.txt"

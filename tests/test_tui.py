@@ -10,6 +10,7 @@ from tui_support import seed_store
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app as cli_app
+from tui_decipher.engine import config as engine_config
 from tui_decipher.engine.config import build_config
 from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
 from tui_decipher.tui.app import DecipherApp
@@ -317,6 +318,32 @@ async def test_refine_on_review_replaces_proposals_in_place_keeping_decisions(da
         assert app.store.decisions(run_id) == {**dict.fromkeys(accepted, ACCEPTED), **dict.fromkeys(rejected, REJECTED)}
         counts_text = str(screen.query_one("#review-counts").render())
         assert "2 accepted" in counts_text and "+2 judged, not proposed now" in counts_text
+
+
+@pytest.mark.slow
+async def test_a_channel_only_run_from_the_form_shows_its_steps_and_proposals(data_dir, single_thread, monkeypatch):
+    monkeypatch.setitem(engine_config.PRESETS, "demo", {**engine_config.PRESETS["demo"], "channel_steps": 8})
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run_form(pilot)
+        screen.query_one("#method", Select).focus()
+        await pilot.press("enter", "down", "enter")  # neural -> channel, by keyboard
+        assert screen.query_one("#method", Select).value == "channel"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: app.live is not None and app.live.status == "finished")
+        await app.workers.wait_for_complete()
+        live = app.live
+        assert live.channel_only and live.channel_step == 8 and live.losses == [] and live.rounds == 0
+        assert any("character channel for the decipherment (no neural model) (8 steps)" in ln for ln in live.log)
+        log_text = "".join(line.text for line in app.screen.query_one("#log", RichLog).lines)
+        assert "channel done: lexicon loss" in log_text and "finished in" in log_text
+        with Store(default_path(data_dir)) as store:
+            run = store.run(live.run_id)
+            assert run.status == "finished" and run.config["method"] == "channel" and run.accuracy is not None
+            assert store.proposals(run.id) and store.char_map(run.id) and store.rounds(run.id) == []
+        await pilot.press("4")  # the Key says where its readings come from
+        await pilot.pause()
+        assert "character channel" in str(app.screen.query_one("#key-head").render())
 
 
 async def test_form_choices_follow_the_preset_and_reach_the_config(data_dir):

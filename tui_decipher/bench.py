@@ -44,8 +44,7 @@ from typing import Any
 from .engine.baseline import edit_distance_assignment
 from .engine.config import DecipherConfig, preset
 from .engine.corpus import Corpus, CorpusError
-from .engine.em import DecipherResult, RoundMetrics, channel_decipherment, run_decipherment
-from .engine.evaluation import accuracy
+from .engine.em import DecipherResult, RoundMetrics, run_decipherment
 from .engine.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
 from .engine.registry import entry_path, load_corpus, load_registry
 from .results import data_dir, write_atomic
@@ -60,7 +59,7 @@ PHASES = ("train", "score", "eed", "flow", "eval")
 # The model is shrunk (d = 64 instead of 250) as well as the schedule: at d = 250 one M-step epoch
 # on the 2182 noiseless Ugaritic words alone takes about 6 s on one core.
 QUICK_CHANGES: dict[str, Any] = dict(rounds=2, epochs=20, first_epochs=0, restarts=1, embed_dim=64, hidden_dim=64)
-QUICK_CHANNEL_STEPS = 10  # a channel start's steps under --quick (only where init_flow = "channel")
+QUICK_CHANNEL_STEPS = 10  # channel steps under --quick (where init_flow or method is "channel")
 
 
 class BenchError(ValueError):
@@ -198,7 +197,7 @@ def schedule(cfg: DecipherConfig, quick: bool) -> DecipherConfig:
     if not quick:
         return cfg
     changes = {**QUICK_CHANGES, "rounds": min(cfg.rounds, QUICK_CHANGES["rounds"])}
-    if cfg.init_flow == "channel":
+    if cfg.init_flow == "channel" or cfg.method == "channel":
         changes["channel_steps"] = min(cfg.channel_steps, QUICK_CHANNEL_STEPS)
     return cfg.replace(**changes)
 
@@ -340,39 +339,6 @@ def _single(preset_name: str, **changes: Any) -> tuple[RunFn, BaselineFn, Config
     return run, baseline, configs
 
 
-CHANNEL_ONLY_CHANGES: dict[str, Any] = {"init_flow": "channel"}  # the preset's channel fields, nothing else
-
-
-def _channel_only(preset_name: str) -> tuple[RunFn, ConfigsFn]:
-    """run/configs of a setting deciphered by the character channel alone: no neural model, no
-    EM rounds; its costs decoded by the evaluation flow of a run (beyond the paper)."""
-
-    def configs(seed: int, quick: bool) -> list[DecipherConfig]:
-        return [_config(preset_name, seed, quick, **CHANNEL_ONLY_CHANGES)]
-
-    def run(seed: int, quick: bool, reporter: JobReporter) -> list[RowResult]:
-        (cfg,) = configs(seed, quick)
-        corpus = _load(cfg)
-        reporter.stage(f"training the character channel on {corpus.name}")
-        out = channel_decipherment(corpus, cfg, reporter, threading.Event())
-        acc, correct, n = accuracy(out.flow_predictions, corpus.gold)
-        return [
-            RowResult(
-                preset_name, acc, accuracy(out.argmax_predictions, corpus.gold)[0], n, out.seconds,
-                out.phase_seconds, {"correct": correct, "config": cfg.to_dict()},
-            )
-        ]  # fmt: skip
-
-    return run, configs
-
-
-# Beyond the paper: the character channel alone, no neural model (preset -> its setting's name).
-CHANNEL_ONLY: dict[str, str] = {
-    "linear-b-channel-only": "linear-b",
-    "linear-b-names-channel-only": "linear-b-names",
-}
-
-
 # The paper's ablations on Ugaritic (noisy): each switches one part of the method off.
 ABLATIONS: dict[str, dict[str, Any]] = {
     "ugaritic-no-monotonic": {"regularizer": "none"},
@@ -445,6 +411,19 @@ BEYOND_OTHER: dict[str, tuple[str, dict[str, Any], str]] = {
         CHANNEL_INIT,
         "linear-b-names started from a character channel's matching; D = N / 2 from round 1,"
         " expected edit distance from round 1, gamma = 0.25; 3 rounds",
+    ),
+    # The character channel alone (method = "channel"): no neural model, no EM rounds; the
+    # evaluation flow of its costs, and its argmax as the model accuracy.
+    "linear-b-channel-only": (
+        "linear-b",
+        {"method": "channel"},
+        "linear-b deciphered by the character channel alone (no neural model, no EM rounds): the"
+        " evaluation flow of its costs; model argmax = the channel's argmax",
+    ),
+    "linear-b-names-channel-only": (
+        "linear-b-names",
+        {"method": "channel"},
+        "linear-b-names deciphered by the character channel alone; model argmax = the channel's argmax",
     ),
     # Romance's fourth 150-step round gained 0.0 on average (its later M-steps are underfitted):
     # the same budget as 3 rounds of 300 steps after round 1's 250 (850 steps against 700).
@@ -682,17 +661,6 @@ def _builtin_settings() -> list[BenchSetting]:
                 note=f"config changes: {changes}", configs=configs, parts=main.parts, combine=main.combine,
             )
         )  # fmt: skip
-    for name, preset_name in CHANNEL_ONLY.items():
-        (main,) = (r for r in out if r.name == preset_name)
-        run, configs = _channel_only(preset_name)
-        out.append(
-            BenchSetting(
-                name, f"{preset_name} deciphered by the character channel alone (no neural model, no EM"
-                " rounds): the evaluation flow of its costs; model argmax = the channel's argmax",
-                main.rows, run, main.corpora, baseline_of=preset_name, group="beyond",
-                note=f"config changes: {CHANNEL_ONLY_CHANGES}; the channel only", configs=configs,
-            )
-        )  # fmt: skip
     out.append(
         BenchSetting(
             "ugaritic-refine",
@@ -815,7 +783,7 @@ def plan_jobs(names: Sequence[str], seeds: Sequence[int]) -> list[JobSpec]:
 # they hold their default, so adding a field (that changes nothing by default) does not make every
 # earlier bench job run again. A field set away from its default still changes the fingerprint.
 _FIELDS_AFTER_FINGERPRINTS = (
-    "channel_steps", "channel_lr", "channel_batch", "channel_restarts", "channel_init_scale",
+    "channel_steps", "channel_lr", "channel_batch", "channel_restarts", "channel_init_scale", "method",
 )  # fmt: skip
 
 

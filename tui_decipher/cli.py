@@ -123,6 +123,9 @@ class _RichReporter:
                 f"{s['known_words']} known ({event.known_code}) words, {s['lost_symbols']}/"
                 f"{s['known_symbols']} symbols; N = {event.n_cognates} cognates sought; device {event.device}"
             )
+            if event.method == "channel":  # the channel alone: its steps are the whole run
+                self.epochs_task = self.progress.add_task("channel", total=None, info="")
+                return
             total = event.rounds * event.restarts
             self.rounds_task = self.progress.add_task("EM rounds", total=total, info="")
             self.epochs_task = self.progress.add_task("M-step", total=event.epochs_of_round(1), info="")
@@ -132,10 +135,12 @@ class _RichReporter:
                 info=f"lexicon loss {event.loss:.3f}",
             )
             if event.step == event.steps:
-                self.progress.reset(self.epochs_task, description="M-step", info="")
+                use = "the decipherment" if self.rounds_task is None else "round 1's flow"
+                if self.rounds_task is not None:
+                    self.progress.reset(self.epochs_task, description="M-step", info="")
                 self.progress.console.print(
                     f"restart {event.restart + 1} channel: {event.steps} steps, lexicon loss {event.loss:.3f}, "
-                    f"{event.seconds:.1f}s (round 1's flow)",
+                    f"{event.seconds:.1f}s ({use})",
                     highlight=False,
                 )
         elif isinstance(event, EpochEnd):
@@ -172,8 +177,11 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
     table.add_row("preset", preset or "(none)")
     table.add_row("status", result.status)
     table.add_row("seed / device", f"{result.config.seed} / {result.device}")
-    first = f" (round 1: {result.config.first_epochs})" if result.config.first_epochs else ""
-    table.add_row("rounds x epochs", f"{len(result.rounds)} x {result.config.epochs}{first}")
+    if result.config.method == "channel":
+        table.add_row("method", f"character channel alone ({result.config.channel_steps} steps, no neural model)")
+    else:
+        first = f" (round 1: {result.config.first_epochs})" if result.config.first_epochs else ""
+        table.add_row("rounds x epochs", f"{len(result.rounds)} x {result.config.epochs}{first}")
     if result.accuracy is not None:
         table.add_row("accuracy (flow)", f"{_percent(result.accuracy)} of {result.n_evaluated} lost words")
         table.add_row("accuracy (model argmax)", _percent(result.accuracy_model))
@@ -219,6 +227,13 @@ def run(
     ] = None,
     known_words: Annotated[Path | None, typer.Option(help="Plain word list of the known language.")] = None,
     seed: Annotated[int | None, typer.Option(help="Random seed (runs are reproducible on CPU).")] = None,
+    method: Annotated[
+        str | None,
+        typer.Option(
+            help="neural (the paper's EM) or channel (the character channel alone: no neural model, "
+            "minutes; best on Linear B).",
+        ),
+    ] = None,
     rounds: Annotated[int | None, typer.Option(help="EM rounds T.")] = None,
     epochs: Annotated[int | None, typer.Option(help="Optimiser steps per M-step.")] = None,
     restarts: Annotated[int | None, typer.Option(help="Random restarts, best kept by objective.")] = None,
@@ -275,7 +290,8 @@ def run(
         if continued is not None:
             flag = "--resume" if resume is not None else "--refine"
             given = [name for name, v in (("--corpus", corpus), ("--preset", preset), ("--config", config),
-                     ("--set", set_), ("--seed", seed), ("--rounds", rounds), ("--epochs", epochs)) if v]  # fmt: skip
+                     ("--set", set_), ("--seed", seed), ("--method", method), ("--rounds", rounds),
+                     ("--epochs", epochs)) if v]  # fmt: skip
             if given:
                 raise ConfigError(f"{flag} takes its settings from the checkpoint; drop {', '.join(given)}")
             run_id, out_dir, checkpoint = _find_resumable(continued, db_path)
@@ -289,7 +305,7 @@ def run(
         else:
             overrides: dict[str, Any] = _parse_sets(set_ or [])
             flags = {
-                "corpus": corpus, "lost": lost, "known": known, "seed": seed, "rounds": rounds,
+                "corpus": corpus, "lost": lost, "known": known, "seed": seed, "method": method, "rounds": rounds,
                 "epochs": epochs, "restarts": restarts, "device": device,
                 "lost_words": str(lost_words) if lost_words else None,
                 "known_words": str(known_words) if known_words else None,

@@ -16,7 +16,8 @@ a character map.
 It is trained by Adam on the lexicon objective: every lost word should be the writing of some
 known word, L = -mean_i log mean_j P(x_i | y_j). Neither gold nor a shared alphabet is used, so it
 applies across scripts (Linear B signs against Greek letters). Its costs -log P(x_i | y_j) go
-through the same min-cost flow as the model's; `em.initial_flow` mixes that flow into f^(0).
+through the same min-cost flow as the model's; `em.initial_flow` mixes that flow into f^(0), and
+`method = "channel"` deciphers with them alone.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .charset import Charset
+from .charset import SPECIALS, Charset
 from .config import DecipherConfig
 from .corpus import Word
 
@@ -95,6 +96,7 @@ class ChannelFit:
 
     cost: np.ndarray  # (n_lost, n_known): -log P(x_i | y_j)
     loss: float  # final lexicon objective over all lost words (nats per word)
+    channel: CharacterChannel  # the trained parameters (for its character map)
 
 
 def _encode(words: Sequence[Word], charset: Charset, pad: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -168,4 +170,35 @@ def fit_channel(
         ]
         log_p = torch.cat(chunks)  # (n_lost, n_known)
         final = float(-(torch.logsumexp(log_p, 1) - log_n_known).mean())
-    return ChannelFit(cost=(-log_p).numpy().astype(np.float64), loss=final)
+    return ChannelFit(cost=(-log_p).numpy().astype(np.float64), loss=final, channel=channel)
+
+
+@torch.no_grad()
+def character_map(
+    channel: CharacterChannel, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset,
+    top: int = 5,
+) -> dict[str, list[tuple[str, float]]]:
+    """Lost symbol -> the known pieces (one or two letters) that write it, best first, with
+    P(piece | symbol) from the channel: each piece weighted by how often the known words hold it,
+    the chance a letter starts such a piece, and P(symbol | piece). A syllabary reads as
+    syllables (a Linear B sign as "ko"), an alphabet as letters."""
+    k = channel.none  # known ids 0..k-1 (specials included: they never occur, so they weigh nothing)
+    known, known_len = _encode(known_words, known_charset, k)
+    positions = torch.arange(known.shape[1])[None, :]
+    letters = known[positions < known_len[:, None]]
+    pairs = known[:, :-1] * k + known[:, 1:]  # (n_y, M-1): a two-letter piece's id
+    pairs = pairs[positions[:, :-1] + 1 < known_len[:, None]]
+    action = torch.log_softmax(channel.action[:k], -1)  # (k, 3)
+    one = torch.log_softmax(channel.first[:k] + channel.second[k], -1)  # (k, S)
+    two = torch.log_softmax(channel.first[:k, None] + channel.second[None, :k], -1).reshape(k * k, -1)
+    one_weight = torch.bincount(letters, minlength=k).double().log() + action[:, ONE].double()  # (k,)
+    two_weight = torch.bincount(pairs, minlength=k * k).double().log() + action[:, TWO].double().repeat_interleave(k)
+    joint = torch.cat([one_weight[:, None] + one.double(), two_weight[:, None] + two.double()])  # (k + k*k, S)
+    posterior = torch.softmax(joint, 0)  # P(piece | lost symbol), one column per symbol
+    names = [known_charset.symbols[a] for a in range(k)]
+    names += [names[a] + names[b] for a in range(k) for b in range(k)]
+    out: dict[str, list[tuple[str, float]]] = {}
+    for s in range(len(SPECIALS), len(lost_charset)):
+        values, idx = posterior[:, s].topk(min(top, posterior.shape[0]))
+        out[lost_charset.symbols[s]] = [(names[int(j)], float(v)) for v, j in zip(values, idx, strict=True)]
+    return out

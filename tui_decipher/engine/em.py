@@ -21,7 +21,8 @@ import torch
 
 from . import evaluation
 from .baseline import edit_distance_costs
-from .channel import fit_channel
+from .channel import ChannelFit, fit_channel
+from .channel import character_map as channel_character_map
 from .charset import EOW_ID, SPECIALS, Charset, shared_symbols
 from .checkpoint import CheckpointError, checkpoint_config, save_checkpoint
 from .config import DecipherConfig
@@ -360,16 +361,16 @@ def initial_flow(ctx: _Context, restart: int = 0) -> torch.Tensor:
             ctx.edit_distance_matching = solve(ctx, cost, ctx.n_cognates)
         matching = ctx.edit_distance_matching
     elif ctx.cfg.init_flow == "channel":
-        matching = solve(ctx, _channel_cost(ctx, restart), ctx.n_cognates)
+        matching = solve(ctx, _fit_channel(ctx, restart).cost, ctx.n_cognates)
     if matching is not None:
         matched = torch.from_numpy(flow_matrix(matching, ctx.n_lost, ctx.n_known)).to(ctx.device)
         flow = ctx.cfg.flow_decay * flow + (1.0 - ctx.cfg.flow_decay) * matched
     return flow
 
 
-def _channel_cost(ctx: _Context, restart: int) -> np.ndarray:
+def _fit_channel(ctx: _Context, restart: int) -> ChannelFit:
     """Train the restart's character channels (`channel_restarts` of them, reporting ChannelStep
-    events) and return the costs -log P(x_i | y_j) of the one with the lowest lexicon loss:
+    events) and return the one with the lowest lexicon loss, with its costs -log P(x_i | y_j)
     (n_lost, n_known). Raises RunCancelled when the cancel flag is set."""
     cfg = ctx.cfg
     total = cfg.channel_steps * cfg.channel_restarts
@@ -391,30 +392,45 @@ def _channel_cost(ctx: _Context, restart: int) -> np.ndarray:
             raise RunCancelled()
         if best is None or fit.loss < best.loss:
             best = fit
-    return best.cost
+    return best
 
 
-@dataclass
-class ChannelDecipherment:
-    """The character channel alone, no neural model (beyond the paper): its predictions."""
-
-    flow_predictions: np.ndarray  # (n_lost,): the evaluation flow's known word, -1 = none
-    argmax_predictions: np.ndarray  # (n_lost,): the channel's most probable known word
-    seconds: float
-    phase_seconds: dict[str, float]
-
-
-def channel_decipherment(
-    corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event
-) -> ChannelDecipherment:
-    """Decipher with the character channel of `init_flow = "channel"` alone: train it (the
-    config's channel fields, `channel_restarts` kept by lexicon loss) and decode its costs
-    -log P(x_i | y_j) with the evaluation flow of a run. Raises RunCancelled when cancelled."""
-    ctx = prepare(corpus, cfg, on_event, cancel)
-    cost = _channel_cost(ctx, 0)  # (n_lost, n_known)
-    return ChannelDecipherment(
-        flow_predictions(ctx, cost), cost.argmin(1), ctx.elapsed(), dict(ctx.phases)
-    )
+def _channel_result(ctx: _Context, result: DecipherResult) -> DecipherResult:
+    """`method = "channel"`: decipher with the character channel alone (beyond the paper). Its
+    costs -log P(x_i | y_j) give the proposals (final flow, D = N) and the evaluation flow; its
+    argmax is the "model" accuracy; its parameters give the character map. No rounds and no
+    checkpoint: a cancel keeps only the status."""
+    try:
+        fit = _fit_channel(ctx, 0)
+    except RunCancelled:
+        result.status = "cancelled"
+        return _finish(ctx, result)
+    cost = fit.cost  # (n_lost, n_known)
+    result.objective = fit.loss
+    result.restart_objectives = [fit.loss]
+    lost_len = np.array([len(w) for w in ctx.corpus.lost_words], dtype=np.float64)[:, None]  # (n_lost, 1)
+    per_symbol = np.exp(-cost / lost_len)  # P(x | y) ** (1 / |x|): (n_lost, n_known)
+    solution = solve(ctx, cost, ctx.n_cognates)
+    top_known = np.argsort(cost, axis=1, kind="stable")[:, : min(5, ctx.n_known)]  # (n_lost, 5)
+    gold = ctx.corpus.gold
+    for i, j in zip(solution.lost.tolist(), solution.known.tolist(), strict=True):
+        result.proposals.append(
+            Proposal(
+                i, j, float(per_symbol[i, j]), float(cost[i, j]),
+                (j in gold.get(i, ())) if ctx.corpus.has_gold else None,
+                [(int(k), float(per_symbol[i, k])) for k in top_known[i]],
+            )
+        )  # fmt: skip
+    result.proposals.sort(key=lambda p: (-p.score, p.lost))
+    result.char_map = channel_character_map(fit.channel, ctx.corpus.known_words, ctx.lost_charset, ctx.known_charset)
+    if ctx.corpus.has_gold:
+        with _Timer(ctx.phases, "eval"):
+            result.predictions = flow_predictions(ctx, cost)
+            result.accuracy = evaluation.accuracy(result.predictions, gold)[0]
+            result.accuracy_model = evaluation.accuracy(cost.argmin(1), gold)[0]
+        result.n_evaluated = ctx.corpus.n_gold_lost
+    ctx.on_event(RestartEnd(0, fit.loss, result.accuracy))
+    return _finish(ctx, result)
 
 
 def run_restart(ctx: _Context, restart: int, resume: dict | None = None) -> _RestartState:
@@ -689,11 +705,13 @@ def run_decipherment(
             model = _new_model(ctx)
             ctx.best = _RestartState(best_snap["restart"], model, torch.zeros(0))
             _restore_restart(ctx, ctx.best, best_snap)
+    channel_only = cfg.method == "channel"
+    rounds = 0 if channel_only else cfg.rounds if cfg.use_flow else 1
     on_event(
         RunStarted(
             corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(ctx.device),
-            cfg.rounds if cfg.use_flow else 1, cfg.epochs, cfg.restarts, ctx.n_cognates,
-            epochs_for_round(cfg, 1),
+            rounds, cfg.epochs, 1 if channel_only else cfg.restarts, ctx.n_cognates,
+            epochs_for_round(cfg, 1), cfg.method,
         )
     )
     result = DecipherResult(
@@ -705,6 +723,8 @@ def run_decipherment(
         status="finished",
         device=str(ctx.device),
     )
+    if channel_only:
+        return _channel_result(ctx, result)
     first_restart = resume["restart"] if resume is not None else 0
     for restart in range(first_restart, cfg.restarts):
         state = run_restart(ctx, restart, resume if restart == first_restart else None)
@@ -738,6 +758,11 @@ def _conclude(ctx: _Context, result: DecipherResult) -> DecipherResult:
             if not cfg.use_flow:
                 result.accuracy = result.accuracy_model
     result.refined = ctx.refined
+    return _finish(ctx, result)
+
+
+def _finish(ctx: _Context, result: DecipherResult) -> DecipherResult:
+    """Stamp the run's time and phases on the result and report RunFinished."""
     result.seconds = ctx.elapsed()
     result.phase_seconds = dict(ctx.phases)
     ctx.on_event(RunFinished(result.status, result.accuracy, result.accuracy_model, result.seconds))

@@ -22,6 +22,7 @@ class RunStarted:
     restarts: int
     n_cognates: int  # N, the number of cognate pairs the flow aims for
     first_epochs: int = 0  # M-step steps of round 1 when it differs from `epochs` (0 = the same)
+    method: str = "neural"  # "channel": the character channel alone, no rounds (rounds = 0)
 
     def epochs_of_round(self, round_: int) -> int:
         """M-step steps of a round (1-based)."""

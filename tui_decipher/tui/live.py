@@ -55,8 +55,8 @@ class LiveRun:
         if isinstance(event, ChannelStep):
             self.restart, self.channel_step, self.channel_steps = event.restart, event.step, event.steps
             if event.step == 1:
-                steps = event.steps
-                return f"restart {event.restart + 1}: training the character channel for round 1's flow ({steps} steps)"
+                use = "the decipherment (no neural model)" if self.channel_only else "round 1's flow"
+                return f"restart {event.restart + 1}: training the character channel for {use} ({event.steps} steps)"
             if event.step == event.steps:
                 return f"channel done: lexicon loss {event.loss:.3f}"
             return None
@@ -97,6 +97,11 @@ class LiveRun:
         return 0 < self.channel_step < self.channel_steps and not self._round_open
 
     @property
+    def channel_only(self) -> bool:
+        """Whether the run deciphers with the character channel alone (method = "channel")."""
+        return self._shape is not None and self._shape.method == "channel"
+
+    @property
     def steps_total(self) -> int:
         return max(1, self.restarts * self._steps_before(self.rounds + 1))
 
@@ -109,8 +114,12 @@ class LiveRun:
         return self.finished_seconds if self.finished_seconds is not None else time.monotonic() - self.started
 
     def eta(self) -> float | None:
-        """Seconds left, from the pace of M-step epochs so far (None before the first)."""
-        done = self.steps_done
+        """Seconds left, from the pace of M-step epochs so far (of channel steps for a channel-only
+        run); None before the first."""
+        if self.channel_only:
+            done, total = self.channel_step, self.channel_steps
+        else:
+            done, total = self.steps_done, self.steps_total
         if done == 0 or self.status not in ("running", "cancelling"):
             return None
-        return self.elapsed() / done * (self.steps_total - done)
+        return self.elapsed() / done * (total - done)

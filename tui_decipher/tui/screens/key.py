@@ -46,9 +46,13 @@ class KeyScreen(Screen):
         if not char_map:
             head.update(f"Run #{run.id} ({run.corpus}) has no character map yet ({run.status}).")
             return
+        source = (
+            "the character channel's P(symbol | piece)" if run.config.get("method") == "channel"
+            else "the attention of the final model"
+        )  # fmt: skip
         head.update(
             f"[b]Run #{run.id}[/] {run.corpus}: each {run.lost_code} symbol and the {run.known_code} "
-            "symbols it is read as, with probabilities (from the attention of the final model)"
+            f"symbols it is read as, with probabilities (from {source})"
         )
         width = max(len(v) for v in char_map.values())
         table.add_column(run.lost_code, key="lost")

@@ -23,6 +23,7 @@ from ...engine.config import (
     ConfigError,
     DecipherConfig,
     InitFlow,
+    Method,
     Regularizer,
     Sparsify,
     build_config,
@@ -50,6 +51,7 @@ FIELDS: tuple[tuple[str, str], ...] = (
 )
 # (config field, label, choices) of the fields picked from a list; the Select's id is the field name.
 CHOICES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("method", "method", get_args(Method)),
     ("regularizer", "regularizer", get_args(Regularizer)),
     ("sparsify", "flow graph", get_args(Sparsify)),
     ("init_flow", "initial flow", get_args(InitFlow)),

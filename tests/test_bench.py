@@ -212,7 +212,8 @@ def test_channel_settings_start_linear_b_from_the_channel_and_quick_shortens_it(
         assert bench.SETTINGS[name].baseline_of == base
         (quick,) = bench.SETTINGS[name].configs(1234, True)
         assert quick.channel_steps == bench.QUICK_CHANNEL_STEPS and quick.rounds == 2
-    for name, base in (("linear-b-channel-only", "linear-b"), ("linear-b-names-channel-only", "linear-b-names")):
+    for name, base in (("linear-b-channel-only", "linear-b"), ("linear-b-names-channel-only", "linear-b-names"),
+                       ("ugaritic-noiseless-channel-only", "ugaritic-noiseless")):  # fmt: skip
         (cfg,) = bench.SETTINGS[name].configs(1234, False)
         assert cfg == preset(base).replace(method="channel")  # the preset's channel, nothing else
         assert bench.SETTINGS[name].group == "beyond" and bench.SETTINGS[name].baseline_of == base

@@ -425,6 +425,11 @@ BEYOND_OTHER: dict[str, tuple[str, dict[str, Any], str]] = {
         {"method": "channel"},
         "linear-b-names deciphered by the character channel alone; model argmax = the channel's argmax",
     ),
+    "ugaritic-noiseless-channel-only": (
+        "ugaritic-noiseless",
+        {"method": "channel"},
+        "ugaritic-noiseless deciphered by the character channel alone; model argmax = the channel's argmax",
+    ),
     # Romance's fourth 150-step round gained 0.0 on average (its later M-steps are underfitted):
     # the same budget as 3 rounds of 300 steps after round 1's 250 (850 steps against 700).
     "romance-long-m-steps": (

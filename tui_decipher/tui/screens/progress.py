@@ -45,7 +45,7 @@ class ProgressScreen(Screen):
                 yield Label("EM rounds", classes="bar-label")
                 yield ProgressBar(id="round-bar", show_eta=False)
             with Horizontal(classes="bar-row"):
-                yield Label("M-step", classes="bar-label")
+                yield Label("M-step", id="epoch-label", classes="bar-label")
                 yield ProgressBar(id="epoch-bar", show_eta=False)
             with Horizontal(classes="spark-row"):
                 yield Label("loss", id="loss-label", classes="spark-label")
@@ -150,7 +150,9 @@ class ProgressScreen(Screen):
             self.query_one("#round-bar", ProgressBar).update(
                 total=live.rounds * live.restarts, progress=live.restart * live.rounds + live.round
             )
-        if live.in_channel or live.channel_only:
+        channel = live.in_channel or live.channel_only
+        self.query_one("#epoch-label", Label).update("channel" if channel else "M-step")
+        if channel:
             self.query_one("#epoch-bar", ProgressBar).update(total=live.channel_steps, progress=live.channel_step)
         else:
             self.query_one("#epoch-bar", ProgressBar).update(total=live.epochs, progress=live.epoch)

@@ -130,7 +130,10 @@ class DecipherApp(App[None]):
             self.notify("No run in progress.", severity="information")
             return
         self.live.status = "cancelling"
-        self.live.log.append("cancelling: the current epoch finishes, completed rounds are kept")
+        self.live.log.append(
+            "cancelling: the channel stops at its next step, nothing is kept" if self.live.channel_only
+            else "cancelling: the current epoch finishes, completed rounds are kept"
+        )  # fmt: skip
         self.workers.cancel_group(self, "engine")  # sets the worker's cancelled_event, the engine's flag
         self._refresh_screen()
 
@@ -228,7 +231,8 @@ class DecipherApp(App[None]):
     def on_run_done(self, message: RunDone) -> None:
         if self.live is not None and self.live.run_id == message.run_id:
             self.live.status = message.status
-        self.notify(f"Run #{message.run_id} {message.status}: press 3 to review its proposals.")
+        hint = "press 3 to review its proposals" if self.store.proposals(message.run_id) else "it has no proposals"
+        self.notify(f"Run #{message.run_id} {message.status}: {hint}.")
         self._refresh_screen()
 
     def _refresh_screen(self, event: Any = None) -> None:

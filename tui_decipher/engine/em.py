@@ -314,15 +314,16 @@ def flow_predictions(ctx: _Context, cost: np.ndarray) -> np.ndarray:
 
 
 def evaluate(
-    ctx: _Context, scores: Scores, cost: np.ndarray | None
+    ctx: _Context, log_prob: torch.Tensor, cost: np.ndarray | None
 ) -> tuple[float | None, float | None, np.ndarray | None]:
     """(flow accuracy, model-argmax accuracy, flow predictions), Nones without gold or without a
-    cost (see `flow_predictions`)."""
+    cost (see `flow_predictions`); log_prob (n_lost, n_known) is the model's (or the channel's)
+    score, whose argmax is the model prediction."""
     gold = ctx.corpus.gold
     if not ctx.corpus.has_gold:
         return None, None, None
     with _Timer(ctx.phases, "eval"):
-        acc_model, _, _ = evaluation.accuracy(evaluation.model_predictions(scores.log_prob), gold)
+        acc_model, _, _ = evaluation.accuracy(evaluation.model_predictions(log_prob), gold)
         acc_flow = predictions = None
         if cost is not None:
             predictions = flow_predictions(ctx, cost)
@@ -424,10 +425,7 @@ def _channel_result(ctx: _Context, result: DecipherResult) -> DecipherResult:
     result.proposals.sort(key=lambda p: (-p.score, p.lost))
     result.char_map = channel_character_map(fit.channel, ctx.corpus.known_words, ctx.lost_charset, ctx.known_charset)
     if ctx.corpus.has_gold:
-        with _Timer(ctx.phases, "eval"):
-            result.predictions = flow_predictions(ctx, cost)
-            result.accuracy = evaluation.accuracy(result.predictions, gold)[0]
-            result.accuracy_model = evaluation.accuracy(cost.argmin(1), gold)[0]
+        result.accuracy, result.accuracy_model, result.predictions = evaluate(ctx, torch.from_numpy(-cost), cost)
         result.n_evaluated = ctx.corpus.n_gold_lost
     ctx.on_event(RestartEnd(0, fit.loss, result.accuracy))
     return _finish(ctx, result)
@@ -550,7 +548,7 @@ def _run_round(
         if ctx.review is not None:
             state.flow = ctx.review.apply_to_flow(state.flow)
         flow_cost, achieved = solution.cost, solution.flow
-    acc, acc_model, _ = evaluate(ctx, scores, cost)
+    acc, acc_model, _ = evaluate(ctx, scores.log_prob, cost)
     state.scores, state.cost, state.cost_kind, state.accuracy = scores, cost, kind, acc
     phase = {k: ctx.phases[k] - phase_before.get(k, 0.0) for k in ctx.phases}
     metrics = RoundMetrics(
@@ -753,7 +751,7 @@ def _conclude(ctx: _Context, result: DecipherResult) -> DecipherResult:
         result.proposals = proposals(ctx, best)
         result.char_map = character_map(ctx, best.model)
         if corpus.has_gold and best.scores is not None:
-            result.accuracy, result.accuracy_model, result.predictions = evaluate(ctx, best.scores, best.cost)
+            result.accuracy, result.accuracy_model, result.predictions = evaluate(ctx, best.scores.log_prob, best.cost)
             result.n_evaluated = corpus.n_gold_lost
             if not cfg.use_flow:
                 result.accuracy = result.accuracy_model

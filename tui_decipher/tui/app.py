@@ -231,7 +231,8 @@ class DecipherApp(App[None]):
     def on_run_done(self, message: RunDone) -> None:
         if self.live is not None and self.live.run_id == message.run_id:
             self.live.status = message.status
-        hint = "press 3 to review its proposals" if self.store.proposals(message.run_id) else "it has no proposals"
+        has_proposals = sum(self.store.review_counts(message.run_id).values()) > 0
+        hint = "press 3 to review its proposals" if has_proposals else "it has no proposals"
         self.notify(f"Run #{message.run_id} {message.status}: {hint}.")
         self._refresh_screen()
 

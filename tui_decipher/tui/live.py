@@ -93,8 +93,9 @@ class LiveRun:
 
     @property
     def in_channel(self) -> bool:
-        """Whether the character channel (init_flow = "channel") is training right now."""
-        return 0 < self.channel_step < self.channel_steps and not self._round_open
+        """Whether the step bar counts channel steps: the channel of init_flow = "channel" is
+        training right now, or the channel is the whole run (method = "channel")."""
+        return self.channel_only or (0 < self.channel_step < self.channel_steps and not self._round_open)
 
     @property
     def channel_only(self) -> bool:

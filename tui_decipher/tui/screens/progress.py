@@ -150,9 +150,8 @@ class ProgressScreen(Screen):
             self.query_one("#round-bar", ProgressBar).update(
                 total=live.rounds * live.restarts, progress=live.restart * live.rounds + live.round
             )
-        channel = live.in_channel or live.channel_only
-        self.query_one("#epoch-label", Label).update("channel" if channel else "M-step")
-        if channel:
+        self.query_one("#epoch-label", Label).update("channel" if live.in_channel else "M-step")
+        if live.in_channel:
             self.query_one("#epoch-bar", ProgressBar).update(total=live.channel_steps, progress=live.channel_step)
         else:
             self.query_one("#epoch-bar", ProgressBar).update(total=live.epochs, progress=live.epoch)
@@ -188,7 +187,7 @@ class ProgressScreen(Screen):
         live = self.app.live
         run = f"Run #{live.run_id}" if live.run_id is not None else "New run"
         where = f"round {min(live.round + 1, live.rounds)}/{live.rounds}" if live.rounds else ""
-        if (live.in_channel or live.channel_only) and live.status in ("running", "cancelling"):
+        if live.in_channel and live.status in ("running", "cancelling"):
             where = f"channel step {live.channel_step}/{live.channel_steps}"
         if live.restarts > 1:
             where = f"restart {live.restart + 1}/{live.restarts}, {where}"

@@ -11,11 +11,12 @@ import pytest
 import torch
 
 from tui_decipher.engine import em
-from tui_decipher.engine.channel import DROP, ONE, TWO, CharacterChannel, fit_channel
+from tui_decipher.engine.channel import DROP, ONE, TWO, CharacterChannel, channel_log_probs, fit_channel
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, preset
 from tui_decipher.engine.corpus import Corpus
 from tui_decipher.engine.events import ChannelStep, EpochEnd, RunStarted
+from tui_decipher.engine.transfer import evaluate_on_corpus
 from tui_decipher.tui.live import LiveRun
 
 
@@ -88,6 +89,19 @@ def test_channel_probability_is_the_sum_over_every_segmentation() -> None:
                 assert got[i, j].item() < -1000, (x, y)
             else:
                 assert got[i, j].item() == pytest.approx(expected, abs=1e-4), (x, y)
+
+
+def test_channel_scores_in_blocks_as_it_scores_the_whole_table() -> None:
+    lost, known = syllabary_corpus(40, 10)
+    lost_charset, known_charset = Charset.from_words(lost), Charset.from_words(known)
+    channel = CharacterChannel(len(lost_charset), len(known_charset), torch.Generator().manual_seed(3), 0.5)
+    whole = channel_log_probs(channel, lost, known, lost_charset, known_charset, max_pairs=10**9)
+    blocks = channel_log_probs(channel, lost, known, lost_charset, known_charset, max_pairs=7)  # 40 x 1 blocks
+    assert whole.shape == (40, 50) and torch.isfinite(whole).all()
+    assert torch.allclose(whole, blocks, atol=1e-5)  # words sorted by length land back in their rows
+    for i, j in ((0, 0), (3, 17), (39, 49)):
+        x, y = lost_charset.encode(lost[i]), known_charset.encode(known[j])
+        assert whole[i, j].item() == pytest.approx(_brute_force_log_prob(channel, x, y), abs=1e-4)
 
 
 def test_channel_learns_a_syllabic_map_without_gold() -> None:
@@ -206,3 +220,26 @@ def test_cancelling_a_channel_only_run_keeps_nothing_but_the_status(single_threa
 
     result = em.run_decipherment(ctx.corpus, ctx.cfg.replace(method="channel"), on_event, cancel)
     assert result.status == "cancelled" and result.proposals == [] and result.accuracy is None
+
+
+def test_a_channel_run_reads_another_corpus_of_the_same_scripts(single_thread) -> None:
+    ctx, _ = _channel_context(channel_steps=150, channel_batch=64, channel_init_scale=0.02)
+    result = em.run_decipherment(ctx.corpus, ctx.cfg.replace(method="channel"))
+    assert result.model is None and result.channel is not None
+    # Read back on its own corpus, the evaluation is the run's own.
+    same = evaluate_on_corpus(result, ctx.corpus, ctx.corpus)
+    assert (same.accuracy, same.accuracy_model) == (result.accuracy, result.accuracy_model)
+    assert same.cost_kind == "channel" and same.n_evaluated == 30 and same.phase_seconds["score"] > 0
+    # A bigger list of the same scripts (more syllabic words, unseen by the channel) with a lost
+    # word holding a sign the training lists never had: scored, not crashed, and still read.
+    lost, known = syllabary_corpus(60, 10, seed=5)
+    lost = [*lost, (chr(0x10400), lost[0][0])]
+    known = [*known, ("q", "a")]
+    gold = {i: frozenset({i}) for i in range(60)} | {60: frozenset({len(known) - 1})}
+    bigger = Corpus("bigger", "l", "k", tuple(lost), tuple(known), gold)
+    ev = evaluate_on_corpus(result, ctx.corpus, bigger)
+    assert chr(0x10400) in ev.unseen_lost_symbols and ev.unseen_known_symbols == ["q"]
+    assert ev.n_evaluated == 61 and ev.n_known == len(known)
+    assert ev.accuracy >= 0.8 and ev.accuracy_model >= 0.7  # the map, learned on 30 words, reads 60 more
+    with pytest.raises(ValueError, match="not the corpus"):
+        evaluate_on_corpus(result, bigger, ctx.corpus)

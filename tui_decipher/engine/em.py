@@ -21,7 +21,7 @@ import torch
 
 from . import evaluation
 from .baseline import edit_distance_costs
-from .channel import ChannelFit, fit_channel
+from .channel import ChannelFit, CharacterChannel, fit_channel
 from .channel import character_map as channel_character_map
 from .charset import EOW_ID, SPECIALS, Charset, shared_symbols
 from .checkpoint import CheckpointError, checkpoint_config, save_checkpoint
@@ -105,6 +105,7 @@ class DecipherResult:
     restart_objectives: list[float] = field(default_factory=list)
     phase_seconds: dict[str, float] = field(default_factory=dict)
     model: DecipherModel | None = None  # the kept model (for scoring other corpora)
+    channel: CharacterChannel | None = None  # method = "channel": the trained channel (likewise)
     # Flow-mode prediction per lost word (known index, -1 = none), from the evaluation flow: (n_lost,)
     predictions: np.ndarray | None = None
     refined: int = 0  # how many refinements (reviewer-guided continuations) this result has had
@@ -423,6 +424,7 @@ def _channel_result(ctx: _Context, result: DecipherResult) -> DecipherResult:
             )
         )  # fmt: skip
     result.proposals.sort(key=lambda p: (-p.score, p.lost))
+    result.channel = fit.channel
     result.char_map = channel_character_map(fit.channel, ctx.corpus.known_words, ctx.lost_charset, ctx.known_charset)
     if ctx.corpus.has_gold:
         result.accuracy, result.accuracy_model, result.predictions = evaluate(ctx, torch.from_numpy(-cost), cost)

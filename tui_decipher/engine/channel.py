@@ -63,31 +63,37 @@ class CharacterChannel(nn.Module):
         big_n, big_m = int(lost_len.max()), int(known_len.max())
         lost, known = lost[:, :big_n], known[:, :big_m]
         action = torch.log_softmax(self.action, -1)  # (K+1, 3)
-        one = torch.log_softmax(self.first + self.second[self.none], -1)  # (K+1, S)
-        pair_first = self.first[known[:, :-1]]  # (n_y, M-1, S)
-        pair = torch.log_softmax(pair_first + self.second[known[:, 1:]], -1)  # (n_y, M-1, S)
-        # Emission of the lost symbol at k from the piece starting at letter m:
-        # (n_x, n_y, N, M) and (n_x, n_y, N, M-1).
-        emit_one = one[known][:, :, lost].permute(2, 0, 3, 1)
-        emit_two = pair[:, :, lost].permute(2, 0, 3, 1)
         drop, take_one, take_two = (action[known, a] for a in (DROP, ONE, TWO))  # (n_y, M) each
-        # alpha[m] (n_x, n_y, N+1): log P(first m letters wrote the first k symbols).
-        start = torch.full((n_x, n_y, big_n + 1), NEG)
-        start[:, :, 0] = 0.0
+        # log P(action) + log P(symbol | piece) for the piece starting at each known letter:
+        # (n_y, M, S) and (n_y, M-1, S). Gathering them for each lost symbol is a product with
+        # the lost words' one-hot codes (exact: one value times 1, the rest times 0), which BLAS
+        # does far faster than an index gather of the same (n_x, N, n_y) entries.
+        one = torch.log_softmax(self.first + self.second[self.none], -1)[known] + take_one[:, :, None]
+        pair_first = self.first[known[:, :-1]]  # (n_y, M-1, S)
+        two = torch.log_softmax(pair_first + self.second[known[:, 1:]], -1) + take_two[:, :-1, None]
+        onehot = torch.nn.functional.one_hot(lost, one.shape[-1]).to(one.dtype)  # (n_x, N, S)
+        # alpha[m] (n_x, N+1, n_y): log P(the first m letters wrote the first k symbols).
+        start = torch.full((n_x, big_n + 1, n_y), NEG)
+        start[:, 0] = 0.0
         alphas = [start]
+        head = torch.full((n_x, 1, n_y), NEG)  # no symbol written yet: k = 0 is reached by drops only
         for m in range(1, big_m + 1):
             prev = alphas[m - 1]
-            dropped = prev + drop[None, :, m - 1, None]
-            written = prev[:, :, :-1] + take_one[None, :, m - 1, None] + emit_one[:, :, :, m - 1]
+            dropped = prev + drop[:, m - 1]
+            written = prev[:, :-1] + onehot @ one[:, m - 1].T  # (n_x, N, n_y)
             if m >= 2:
-                prev2 = alphas[m - 2]
-                two = prev2[:, :, :-1] + take_two[None, :, m - 2, None] + emit_two[:, :, :, m - 2]
-                written = torch.logaddexp(written, two)
-            new = torch.cat([dropped[:, :, :1], torch.logaddexp(dropped[:, :, 1:], written)], 2)
+                written = torch.logaddexp(written, alphas[m - 2][:, :-1] + onehot @ two[:, m - 2].T)
+            new = torch.logaddexp(dropped, torch.cat([head, written], 1))
             alphas.append(new.clamp_min(NEG))
-        table = torch.stack(alphas, 2)  # (n_x, n_y, M+1, N+1)
-        at_m = table[:, torch.arange(n_y), known_len]  # (n_x, n_y, N+1)
-        return at_m.gather(2, lost_len[:, None, None].expand(n_x, n_y, 1)).squeeze(2)
+        # Each known word's column at its own length m, each lost word's row at its length k.
+        order, parts = [], []
+        rows = lost_len[:, None, None]
+        for m in known_len.unique().tolist():
+            cols = (known_len == m).nonzero().squeeze(1)
+            order.append(cols)
+            parts.append(alphas[m][:, :, cols].gather(1, rows.expand(n_x, 1, len(cols))).squeeze(1))
+        out = torch.cat(parts, 1)  # (n_x, n_y) in the order of `order`
+        return out[:, torch.argsort(torch.cat(order))]
 
 
 @dataclass

@@ -225,22 +225,6 @@ def test_channel_settings_start_linear_b_from_the_channel_and_quick_shortens_it(
     assert quick.channel_steps == DecipherConfig().channel_steps
 
 
-def test_channel_transfer_trains_one_preset_and_reads_another_beside_both_figures():
-    setting = bench.SETTINGS["linear-b-names-channel-transfer"]
-    (cfg,) = setting.configs(1234, False)
-    assert cfg == preset("linear-b").replace(method="channel")  # trained on the linear-b lists
-    assert [(r.key, r.paper, r.baseline_reference) for r in setting.rows] == [
-        ("linear-b", 84.7, 0.0),
-        ("linear-b-names", 67.3, 1.3),
-    ]
-    assert setting.group == "beyond" and setting.corpora == ("linear-b", "linear-b-names")
-    assert setting.baseline_key == "linear-b-names-channel-transfer"  # its own: one row per corpus
-    (quick,) = setting.configs(1234, True)
-    assert quick.channel_steps == bench.QUICK_CHANNEL_STEPS
-    (uga,) = bench.SETTINGS["ugaritic-channel-only"].configs(1234, False)
-    assert uga == preset("ugaritic").replace(method="channel")
-
-
 def test_beyond_the_paper_settings_change_one_field_each_and_have_their_own_table():
     base = preset("ugaritic").to_dict()
     for name, (changes, _) in bench.BEYOND.items():

@@ -268,11 +268,9 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KB
 
 
-def train_and_transfer(
-    cfg: DecipherConfig, eval_name: str, reporter: JobReporter, keys: tuple[str, str] = ("small", "full")
-) -> list[RowResult]:
-    """Train on cfg's corpus, evaluate there (row keys[0]) and on registry corpus `eval_name`
-    (keys[1]) with the model, or the character channel of a `method = "channel"` run."""
+def train_and_transfer(cfg: DecipherConfig, eval_name: str, reporter: JobReporter) -> list[RowResult]:
+    """Train on cfg's corpus, evaluate there ("small") and on registry corpus `eval_name` ("full"),
+    with the run's model, or its character channel when `method = "channel"`."""
     from .engine.transfer import evaluate_on_corpus
 
     train = _load(cfg)
@@ -280,7 +278,7 @@ def train_and_transfer(
     result = run_decipherment(train, cfg, reporter)
     if result.model is None and result.channel is None:
         raise RuntimeError("the run finished no round")
-    rows = [row_from_run(keys[0], result)]
+    rows = [row_from_run("small", result)]
     reporter.stage(f"evaluating on {eval_name}")
     rss_before = _peak_rss_mb()
     load_started = time.perf_counter()
@@ -289,7 +287,7 @@ def train_and_transfer(
     ev = evaluate_on_corpus(result, train, full, cfg)
     rows.append(
         RowResult(
-            key=keys[1],
+            key="full",
             accuracy=ev.accuracy,
             accuracy_model=ev.accuracy_model,
             n_evaluated=ev.n_evaluated,
@@ -468,34 +466,6 @@ def _ugaritic(**changes: Any) -> tuple[RunFn, ConfigsFn]:
         return train_and_transfer(configs(seed, quick)[0], "ugaritic-full", reporter)
 
     return run, configs
-
-
-# Beyond the paper: a character channel trained on one corpus's lexicon objective (its two word
-# lists, never their pairing) reads another of the same scripts, as `ugaritic` reads the full list
-# with a model trained on the small one. (name, what, trained with preset, read on corpus).
-CHANNEL_TRANSFER: dict[str, tuple[str, str, str]] = {
-    "linear-b-names-channel-transfer": (
-        "linear-b-names read by the character channel trained on the linear-b lists (method ="
-        " channel; its lost and known words, no pairs), not on the names themselves",
-        "linear-b",
-        "linear-b-names",
-    ),
-}
-
-
-def _channel_transfer(train_preset: str, eval_name: str) -> tuple[RunFn, BaselineFn, ConfigsFn]:
-    """run/baseline/configs: train `method = "channel"` with `train_preset`, read `eval_name`."""
-
-    def configs(seed: int, quick: bool) -> list[DecipherConfig]:
-        return [_config(train_preset, seed, quick, method="channel")]
-
-    def run(seed: int, quick: bool, reporter: JobReporter) -> list[RowResult]:
-        return train_and_transfer(configs(seed, quick)[0], eval_name, reporter, keys=(train_preset, eval_name))
-
-    def baseline(reporter: JobReporter) -> list[RowResult]:
-        return [baseline_row(name, _load(preset(name))) for name in (train_preset, eval_name)]
-
-    return run, baseline, configs
 
 
 def _ugaritic_baseline(reporter: JobReporter) -> list[RowResult]:
@@ -700,20 +670,6 @@ def _builtin_settings() -> list[BenchSetting]:
             BenchSetting(
                 name, what, main.rows, run, main.corpora, baseline_of=preset_name, group=group,
                 note=f"config changes: {changes}", configs=configs, parts=main.parts, combine=main.combine,
-            )
-        )  # fmt: skip
-    for name, (what, train_preset, eval_name) in CHANNEL_TRANSFER.items():
-        (train_main,) = (r for r in out if r.name == train_preset)
-        (eval_main,) = (r for r in out if r.name == eval_name)
-        rows = (
-            dataclasses.replace(train_main.rows[0], label=f"{train_preset} (the channel's training lists)"),
-            dataclasses.replace(eval_main.rows[0], label=f"{eval_name}, read by that channel"),
-        )
-        run, base, configs = _channel_transfer(train_preset, eval_name)
-        out.append(
-            BenchSetting(
-                name, what, rows, run, (train_preset, eval_name), base, group="beyond",
-                note=f"config changes: {{'method': 'channel'}} on the {train_preset} preset", configs=configs,
             )
         )  # fmt: skip
     out.append(

@@ -345,6 +345,10 @@ async def test_a_channel_only_run_from_the_form_shows_its_steps_and_proposals(da
         await pilot.press("4")  # the Key says where its readings come from
         await pilot.pause()
         assert "character channel" in str(app.screen.query_one("#key-head").render())
+        await pilot.press("1")  # the Runs detail names the channel, not rounds that never ran
+        await pilot.pause()
+        detail = str(app.screen.query_one("#run-detail").render())
+        assert "character channel alone (8 steps, no neural model)" in detail and "rounds x" not in detail
 
 
 async def test_form_choices_follow_the_preset_and_reach_the_config(data_dir):

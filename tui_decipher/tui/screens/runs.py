@@ -110,14 +110,20 @@ class RunsScreen(Screen):
             return
         cfg = run.config
         s = run.stats
+        if cfg.get("method") == "channel":  # no neural model and no rounds: say what did run
+            steps, capacity = cfg.get("channel_steps"), cfg.get("capacity")
+            schedule = f"character channel alone ({steps} steps, no neural model), C={capacity}"
+        else:
+            schedule = (
+                f"{cfg.get('rounds')} rounds x {cfg.get('epochs')} steps"
+                + (f" (round 1: {cfg['first_epochs']})" if cfg.get("first_epochs") else "")
+                + f", d={cfg.get('embed_dim')}, C={cfg.get('capacity')}, gamma={cfg.get('flow_decay')}"
+            )
         lines = [
             f"[b]#{run.id} {run.corpus}[/] ({run.lost_code} -> {run.known_code}), preset {run.preset or '-'}, "
             f"{run.status}" + (f": {run.error}" if run.error else ""),
             f"{s.get('lost_words', '?')} lost x {s.get('known_words', '?')} known words; "
-            f"{cfg.get('rounds')} rounds x {cfg.get('epochs')} steps"
-            + (f" (round 1: {cfg['first_epochs']})" if cfg.get("first_epochs") else "")
-            + f", d={cfg.get('embed_dim')}, "
-            f"C={cfg.get('capacity')}, gamma={cfg.get('flow_decay')}, seed {cfg.get('seed')}",
+            f"{schedule}, seed {cfg.get('seed')}",
         ]
         if run.has_gold and run.accuracy is not None:
             lines.append(

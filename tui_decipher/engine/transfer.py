@@ -57,52 +57,63 @@ def evaluate_on_corpus(
     cfg: DecipherConfig | None = None,
     generator: torch.Generator | None = None,
 ) -> TransferEvaluation:
-    """Score `eval_corpus` with the model a run on `train_corpus` kept, as its final round would.
+    """Score `eval_corpus` with the model a run on `train_corpus` kept, as its final round would;
+    or, for a `method = "channel"` run (beyond the paper), with its character channel, as that run
+    scored its own corpus (costs -log P(x_i | y_j), the channel's argmax as the "model" figure).
 
-    result: the DecipherResult of that run (its `.model`, and its last round's cost kind);
-    cfg: the run's config (default: result.config); generator: draws the expected-edit-distance
-    samples (default: seeded from cfg.seed, so the figure is reproducible).
+    result: the DecipherResult of that run (its `.model` or `.channel`, and its last round's cost
+    kind); cfg: the run's config (default: result.config); generator: draws the
+    expected-edit-distance samples (default: seeded from cfg.seed, so the figure is reproducible).
     Memory: the (n_evaluated, n_known) float32 table, twice when the cost is the expected edit
-    distance (2182 x 39451 for the full Ugaritic list: about 345 MB each).
+    distance (2182 x 39451 for the full Ugaritic list: about 345 MB each); the channel scores it
+    in bounded blocks (channel.MAX_PAIRS).
     """
+    from .channel import channel_log_probs
+
     started = time.perf_counter()
     cfg = cfg or result.config
-    model = result.model
-    if model is None and getattr(result, "channel", None) is not None:
-        return evaluate_channel_on_corpus(result, train_corpus, eval_corpus, cfg)
-    if model is None:
+    model, channel = result.model, result.channel
+    if model is None and channel is None:
         raise ValueError("the run kept no model (it was cancelled before its first round ended)")
     lost_cs, known_cs = training_charsets(train_corpus)
-    if (model.lost_weight.shape[0], model.known_weight.shape[0]) != (len(lost_cs), len(known_cs)):
+    if model is not None:
+        sizes = (model.lost_weight.shape[0], model.known_weight.shape[0])
+    else:
+        sizes = (channel.first.shape[1], channel.none)  # its lost symbols, its known letters
+    if sizes != (len(lost_cs), len(known_cs)):
         raise ValueError("train_corpus is not the corpus this model was trained on (character sets differ)")
     if not eval_corpus.has_gold:
         raise ValueError(f"{eval_corpus.name}: no gold cognates to evaluate against")
     phases: dict[str, float] = defaultdict(float)
-    device = next(model.parameters()).device
     rows = np.asarray(evaluation.evaluated_lost(eval_corpus.gold), dtype=np.int64)
     lost_words = [eval_corpus.lost_words[i] for i in rows]
     unseen_lost = sorted({s for w in lost_words for s in w} - set(lost_cs.symbols))
     unseen_known = sorted(eval_corpus.known_symbols() - set(known_cs.symbols))
 
     t0 = time.perf_counter()
-    lost = LostBatch.encode(lost_words, lost_cs, device)
-    known = KnownIndex(eval_corpus.known_words, known_cs, device)
-    scores = score_all_pairs(model, lost, known, cfg.score_chunk)  # log_prob: (n_eval, n_known)
+    if model is None:  # the channel: no rounds, its own costs, always through the flow
+        scores, kind, use_flow = None, "channel", True
+        log_prob = channel_log_probs(channel, lost_words, eval_corpus.known_words, lost_cs, known_cs)
+    else:
+        device = next(model.parameters()).device
+        known = KnownIndex(eval_corpus.known_words, known_cs, device)
+        scores = score_all_pairs(model, LostBatch.encode(lost_words, lost_cs, device), known, cfg.score_chunk)
+        log_prob, use_flow = scores.log_prob, cfg.use_flow  # (n_eval, n_known)
+        kind = result.rounds[-1].cost_kind if result.rounds else "nll"
     phases["score"] += time.perf_counter() - t0
 
     t0 = time.perf_counter()
     n_lost = len(eval_corpus.lost_words)
     model_pred = np.full(n_lost, -1, dtype=np.int64)
-    model_pred[rows] = evaluation.model_predictions(scores.log_prob)
+    model_pred[rows] = evaluation.model_predictions(log_prob)
     acc_model, _, n_eval = evaluation.accuracy(model_pred, eval_corpus.gold)
     phases["eval"] += time.perf_counter() - t0
 
-    kind = result.rounds[-1].cost_kind if result.rounds else "nll"
-    if not cfg.use_flow:  # the "-flow" ablation: the model's argmax is the answer, as in the engine
+    if not use_flow:  # the "-flow" ablation: the model's argmax is the answer, as in the engine
         acc_flow, predictions = acc_model, model_pred
     else:
-        if kind == "nll":
-            cost = scores.log_prob.neg_().numpy()  # -log P in place: no second table
+        if kind != "eed":
+            cost = log_prob.neg_().numpy()  # -log P in place: no second table
         else:
             t0 = time.perf_counter()
             if generator is None:
@@ -112,8 +123,8 @@ def evaluate_on_corpus(
                 scores.step_log_probs, cfg.eed_samples, cfg.eed_sharpen, generator,
                 score_sharpened=cfg.eed_sample_weights == "sharpened",
             )
-            cost = expected_edit_distance(scores.log_prob, texts, sample_lp, known_texts).numpy()
-            del scores
+            cost = expected_edit_distance(log_prob, texts, sample_lp, known_texts).numpy()
+            del scores, log_prob
             phases["eed"] += time.perf_counter() - t0
         t0 = time.perf_counter()
         solution = solve_sparsified(cost, len(rows), cfg.capacity, cfg.top_k, cfg.sparsify)
@@ -127,66 +138,6 @@ def evaluate_on_corpus(
         n_evaluated=n_eval,
         n_known=len(eval_corpus.known_words),
         cost_kind=kind,
-        seconds=time.perf_counter() - started,
-        phase_seconds=dict(phases),
-        unseen_lost_symbols=unseen_lost,
-        unseen_known_symbols=unseen_known,
-        predictions=predictions,
-    )
-
-
-def evaluate_channel_on_corpus(
-    result, train_corpus: Corpus, eval_corpus: Corpus, cfg: DecipherConfig | None = None
-) -> TransferEvaluation:
-    """Score `eval_corpus` with the character channel a `method = "channel"` run on `train_corpus`
-    trained (beyond the paper), as that run scored its own corpus: costs -log P(x_i | y_j) for the
-    evaluated lost words against ALL known words, a fresh flow with D = their number, and the
-    channel's argmax as the "model" figure. No gold enters the channel; it only scores.
-    Memory: the (n_evaluated, n_known) table, float32 then float64 for the flow (2182 x 39451:
-    about 0.35 + 0.7 GB), plus the channel's bounded blocks (channel.MAX_PAIRS)."""
-    from .channel import channel_log_probs
-
-    started = time.perf_counter()
-    cfg = cfg or result.config
-    channel = result.channel
-    if channel is None:
-        raise ValueError("the run kept no channel (it was cancelled, or its method is not 'channel')")
-    lost_cs, known_cs = training_charsets(train_corpus)
-    if (channel.first.shape[1], channel.none) != (len(lost_cs), len(known_cs)):
-        raise ValueError("train_corpus is not the corpus this channel was trained on (character sets differ)")
-    if not eval_corpus.has_gold:
-        raise ValueError(f"{eval_corpus.name}: no gold cognates to evaluate against")
-    phases: dict[str, float] = defaultdict(float)
-    rows = np.asarray(evaluation.evaluated_lost(eval_corpus.gold), dtype=np.int64)
-    lost_words = [eval_corpus.lost_words[i] for i in rows]
-    unseen_lost = sorted({s for w in lost_words for s in w} - set(lost_cs.symbols))
-    unseen_known = sorted(eval_corpus.known_symbols() - set(known_cs.symbols))
-
-    t0 = time.perf_counter()
-    log_prob = channel_log_probs(channel, lost_words, eval_corpus.known_words, lost_cs, known_cs)  # (n_eval, n_known)
-    phases["score"] += time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    n_lost = len(eval_corpus.lost_words)
-    model_pred = np.full(n_lost, -1, dtype=np.int64)
-    model_pred[rows] = evaluation.model_predictions(log_prob)
-    acc_model, _, n_eval = evaluation.accuracy(model_pred, eval_corpus.gold)
-    phases["eval"] += time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    cost = log_prob.neg_().numpy()  # (n_eval, n_known): -log P, in place
-    del log_prob
-    solution = solve_sparsified(cost, len(rows), cfg.capacity, cfg.top_k, cfg.sparsify)
-    phases["flow"] += time.perf_counter() - t0
-    predictions = np.full(n_lost, -1, dtype=np.int64)
-    predictions[rows] = evaluation.flow_predictions(solution, len(rows))
-    acc_flow, _, _ = evaluation.accuracy(predictions, eval_corpus.gold)
-    return TransferEvaluation(
-        accuracy=acc_flow,
-        accuracy_model=acc_model,
-        n_evaluated=n_eval,
-        n_known=len(eval_corpus.known_words),
-        cost_kind="channel",
         seconds=time.perf_counter() - started,
         phase_seconds=dict(phases),
         unseen_lost_symbols=unseen_lost,

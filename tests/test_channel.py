@@ -11,7 +11,15 @@ import pytest
 import torch
 
 from tui_decipher.engine import em
-from tui_decipher.engine.channel import DROP, ONE, TWO, CharacterChannel, channel_log_probs, fit_channel
+from tui_decipher.engine.channel import (
+    DROP,
+    ONE,
+    TWO,
+    CharacterChannel,
+    channel_log_probs,
+    fit_channel,
+    transport_plan,
+)
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, preset
 from tui_decipher.engine.corpus import Corpus
@@ -117,6 +125,44 @@ def test_channel_learns_a_syllabic_map_without_gold() -> None:
     assert matched(150) >= 0.8  # trained on the lexicon objective alone, it finds the map
 
 
+def test_transport_plan_sends_d_units_within_capacity() -> None:
+    # 6 lost x 10 known words: lost 0-2 are clearly written by known 0-2, lost 3-5 by nothing in
+    # particular, and known 3 is an "easy" word that every lost word likes more than the rest.
+    log_p = torch.full((6, 10), -20.0)
+    log_p[:, 3] = -17.0
+    for i in range(3):
+        log_p[i, i] = -5.0
+    plan, potentials = transport_plan(log_p, n_cognates=3, capacity=1, iters=500)
+    assert plan.shape == (6, 10)
+    assert torch.all(plan.sum(1) <= 1 + 1e-4) and torch.all(plan.sum(0) <= 1 + 1e-4)
+    assert plan.sum().item() == pytest.approx(3.0, abs=1e-3)  # D units reach known words
+    for i in range(3):
+        assert plan[i, i] / plan[i].sum() > 0.99  # a clear pair's share is its partner's
+    # The posterior gives the easy word 2.1 units of the unpaired words alone (e^3 / (e^3 + 9)
+    # each); the plan lets it take C = 1 at most, from every word.
+    assert torch.softmax(log_p[3:], 1)[:, 3].sum() > 2.0
+    assert plan[:, 3].sum() <= 1 + 1e-4
+    # A warm start from the potentials gives the same plan in fewer sweeps.
+    again, _ = transport_plan(log_p, n_cognates=3, capacity=1, iters=5, potentials=potentials)
+    assert torch.allclose(again, plan, atol=1e-4)
+    wider, _ = transport_plan(log_p, n_cognates=3, capacity=3, iters=500)
+    assert torch.all(wider.sum(0) <= 3 + 1e-4) and wider.sum().item() == pytest.approx(3.0, abs=1e-3)
+
+
+def test_transport_objective_finds_the_map_where_half_the_lost_words_have_no_cognate() -> None:
+    # Known words 0-59 are written by lost words 0-59; lost words 60-119 write words that are not
+    # in the known list (the linear-b-names situation: no name to explain them).
+    written, words = syllabary_corpus(120, 0, seed=5)
+    lost, known = written, words[:60]
+    lost_charset, known_charset = Charset.from_words(lost), Charset.from_words(known)
+    fit = fit_channel(
+        lost, known, lost_charset, known_charset, 150, 0.05, 64, seed=3,
+        objective="transport", n_cognates=60, capacity=1,
+    )  # fmt: skip
+    assert fit is not None and fit.cost.shape == (120, 60)
+    assert sum(int(fit.cost[i].argmin()) == i for i in range(60)) / 60 >= 0.8
+
+
 def test_fit_channel_stops_when_asked() -> None:
     lost, known = syllabary_corpus(20, 5)
     calls: list[int] = []
@@ -173,6 +219,8 @@ def test_channel_fields_are_validated() -> None:
         preset("linear-b").replace(channel_steps=0)
     with pytest.raises(ConfigError, match="channel_lr"):
         preset("linear-b").replace(channel_lr=0.0)
+    with pytest.raises(ConfigError, match="channel_objective"):
+        preset("linear-b").replace(channel_objective="posterior")
 
 
 def test_live_run_shows_the_channel_then_the_rounds() -> None:

@@ -18,6 +18,7 @@ Sparsify = Literal["top-k", "union-top-k"]
 SampleWeights = Literal["sharpened", "model"]
 InitFlow = Literal["uniform", "edit-distance", "channel"]
 Method = Literal["neural", "channel"]
+ChannelObjective = Literal["lexicon", "transport"]
 DEVICES = ("auto", "cpu", "cuda")  # or "cuda:N"
 
 
@@ -94,6 +95,13 @@ class DecipherConfig:
     # lexicon's own statistics pick the map: at 0.5, 3 Linear B starts in 4 stalled (loss ~13.8);
     # at 0.02 both seeds measured (one of them a stalled one) found it by step 200.
     channel_init_scale: float = 0.02
+    # What the channel is trained on. "lexicon": every lost word is the writing of some known word,
+    # -mean_i log mean_j P(x_i | y_j). "transport" (beyond the paper): the same gradient with the
+    # posterior over known words replaced by a soft flow (an entropic transport plan, Sinkhorn)
+    # with the flow's D and C: no known word explains more than C lost words' worth, D units in
+    # all. With the posterior, a few easy known words explain most lost words; on linear-b-names
+    # (half the lost words have no name) the lexicon objective never finds the map, the plan does.
+    channel_objective: ChannelObjective = "lexicon"
     eed_samples: int = 10  # S: sampled strings per lost word for the expected edit distance
     eed_sharpen: float = 10.0  # samples drawn from softmax(sharpen * log p_t)
     # Samples weighted by their sharpened log-probability (published code) or the model's.

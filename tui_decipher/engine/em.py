@@ -389,6 +389,7 @@ def _fit_channel(ctx: _Context, restart: int) -> ChannelFit:
                 cfg.channel_steps, cfg.channel_lr, cfg.channel_batch, cfg.seed + 1000 * restart + 11 + 101 * attempt,
                 cfg.channel_init_scale,
                 on_step=on_step, should_stop=ctx.cancel.is_set,
+                objective=cfg.channel_objective, n_cognates=ctx.n_cognates, capacity=cfg.capacity,
             )  # fmt: skip
         if fit is None:
             raise RunCancelled()

@@ -229,6 +229,8 @@ def test_live_run_shows_the_channel_then_the_rounds() -> None:
     assert live.in_channel and live.channel_step == 1
     assert live.apply(ChannelStep(0, 2, 3, 8.0, 0.2)) is None
     assert live.apply(ChannelStep(0, 3, 3, 7.5, 0.3)) == "channel done: lexicon loss 7.500"
+    # A channel trained on the transport plan names that objective, not the lexicon's.
+    assert live.apply(ChannelStep(0, 3, 3, 4.0, 0.4, "transport")) == "channel done: transport loss 4.000"
     assert not live.in_channel
 
 

@@ -132,15 +132,15 @@ class _RichReporter:
         elif isinstance(event, ChannelStep):
             self.progress.update(
                 self.epochs_task, description="channel", total=event.steps, completed=event.step,
-                info=f"lexicon loss {event.loss:.3f}",
+                info=f"{event.objective} loss {event.loss:.3f}",
             )
             if event.step == event.steps:
                 use = "the decipherment" if self.rounds_task is None else "round 1's flow"
                 if self.rounds_task is not None:
                     self.progress.reset(self.epochs_task, description="M-step", info="")
                 self.progress.console.print(
-                    f"restart {event.restart + 1} channel: {event.steps} steps, lexicon loss {event.loss:.3f}, "
-                    f"{event.seconds:.1f}s ({use})",
+                    f"restart {event.restart + 1} channel: {event.steps} steps, "
+                    f"{event.objective} loss {event.loss:.3f}, {event.seconds:.1f}s ({use})",
                     highlight=False,
                 )
         elif isinstance(event, EpochEnd):

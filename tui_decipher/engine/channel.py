@@ -178,10 +178,10 @@ def fit_channel(
             plan, potentials = transport_plan(every, n_cognates or n_lost, capacity, potentials=potentials)
         idx = torch.randint(0, n_lost, (min(batch, n_lost),), generator=generator)
         log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
-        if plan is None:
-            loss = -(torch.logsumexp(log_p, 1) - log_n_known).mean()
-        else:  # the plan's weights stand in for the posterior: sum_j w_ij log P(x_i | y_j)
-            loss = -(plan[idx] * log_p).sum(1).mean()
+        # The lexicon, log mean_j P(x_i | y_j), has the posterior over known words as its gradient's
+        # weights; the transport objective puts the plan's weights there: sum_j w_ij log P(x_i | y_j).
+        log_fit = torch.logsumexp(log_p, 1) - log_n_known if plan is None else (plan[idx] * log_p).sum(1)
+        loss = -log_fit.mean()
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()

@@ -381,7 +381,7 @@ def _fit_channel(ctx: _Context, restart: int) -> ChannelFit:
         done = attempt * cfg.channel_steps
 
         def on_step(step: int, loss: float, done: int = done) -> None:
-            ctx.on_event(ChannelStep(restart, done + step, total, loss, ctx.elapsed()))
+            ctx.on_event(ChannelStep(restart, done + step, total, loss, ctx.elapsed(), cfg.channel_objective))
 
         with _Timer(ctx.phases, "train"):
             fit = fit_channel(

@@ -54,8 +54,9 @@ class ChannelStep:
     restart: int  # 0-based
     step: int  # 1-based
     steps: int
-    loss: float  # lexicon objective of the step's batch (nats per lost word)
+    loss: float  # the channel's objective on the step's batch (nats per lost word)
     seconds: float  # since the run started
+    objective: str = "lexicon"  # which objective `loss` is: "lexicon" or "transport" (config field)
 
 
 @dataclass(frozen=True)

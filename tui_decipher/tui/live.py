@@ -58,7 +58,7 @@ class LiveRun:
                 use = "the decipherment (no neural model)" if self.channel_only else "round 1's flow"
                 return f"restart {event.restart + 1}: training the character channel for {use} ({event.steps} steps)"
             if event.step == event.steps:
-                return f"channel done: lexicon loss {event.loss:.3f}"
+                return f"channel done: {event.objective} loss {event.loss:.3f}"
             return None
         if isinstance(event, EpochEnd):
             self.restart, self.epoch, self.epochs = event.restart, event.epoch, event.epochs

@@ -348,7 +348,8 @@ async def test_a_channel_only_run_from_the_form_shows_its_steps_and_proposals(da
         await pilot.press("1")  # the Runs detail names the channel, not rounds that never ran
         await pilot.pause()
         detail = str(app.screen.query_one("#run-detail").render())
-        assert "character channel alone (8 steps, no neural model)" in detail and "rounds x" not in detail
+        assert "character channel alone (8 steps, lexicon objective, no neural model)" in detail
+        assert "rounds x" not in detail
 
 
 async def test_form_choices_follow_the_preset_and_reach_the_config(data_dir):
@@ -362,7 +363,10 @@ async def test_form_choices_follow_the_preset_and_reach_the_config(data_dir):
         assert screen.query_one("#init_flow", Select).value == "uniform"
         await set_field(pilot, "#field-top_k", "10")
         screen.query_one("#init_flow", Select).value = "edit-distance"
+        assert screen.query_one("#channel_objective", Select).value == "lexicon"
+        screen.query_one("#channel_objective", Select).value = "transport"
         cfg, _ = build_config("romance", None, screen.overrides())
         assert (cfg.top_k, cfg.sparsify, cfg.init_flow) == (10, "union-top-k", "edit-distance")
+        assert cfg.channel_objective == "transport"
         await set_field(pilot, "#field-top_k", "0")
         assert screen.query_one("#field-top_k", Input).has_class("-invalid")

@@ -178,7 +178,8 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
     table.add_row("status", result.status)
     table.add_row("seed / device", f"{result.config.seed} / {result.device}")
     if result.config.method == "channel":
-        table.add_row("method", f"character channel alone ({result.config.channel_steps} steps, no neural model)")
+        steps, objective = result.config.channel_steps, result.config.channel_objective
+        table.add_row("method", f"character channel alone ({steps} steps, {objective} objective, no neural model)")
     else:
         first = f" (round 1: {result.config.first_epochs})" if result.config.first_epochs else ""
         table.add_row("rounds x epochs", f"{len(result.rounds)} x {result.config.epochs}{first}")

@@ -20,6 +20,7 @@ from textual.worker import get_current_worker
 from ...engine.config import (
     DEVICES,
     PRESETS,
+    ChannelObjective,
     ConfigError,
     DecipherConfig,
     InitFlow,
@@ -55,6 +56,7 @@ CHOICES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("regularizer", "regularizer", get_args(Regularizer)),
     ("sparsify", "flow graph", get_args(Sparsify)),
     ("init_flow", "initial flow", get_args(InitFlow)),
+    ("channel_objective", "channel objective", get_args(ChannelObjective)),
     ("device", "device", DEVICES),
 )
 

@@ -221,6 +221,8 @@ def test_channel_settings_start_linear_b_from_the_channel_and_quick_shortens_it(
         assert quick.channel_steps == bench.QUICK_CHANNEL_STEPS
     (cfg,) = bench.SETTINGS["linear-b-names-channel-transport"].configs(1234, False)
     assert cfg == preset("linear-b-names").replace(method="channel", channel_objective="transport", channel_steps=1500)
+    (cfg,) = bench.SETTINGS["ugaritic-noiseless-channel-transport"].configs(1234, False)
+    assert cfg == preset("ugaritic-noiseless").replace(method="channel", channel_objective="transport")
     (quick,) = bench.SETTINGS["linear-b-names-channel-transport"].configs(1234, True)
     assert quick.channel_steps == bench.QUICK_CHANNEL_STEPS and quick.channel_objective == "transport"
     # Settings without a channel keep their channel fields at the default under --quick, so their

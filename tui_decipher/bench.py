@@ -445,6 +445,12 @@ BEYOND_OTHER: dict[str, tuple[str, dict[str, Any], str]] = {
         {"method": "channel"},
         "ugaritic-noiseless deciphered by the character channel alone; model argmax = the channel's argmax",
     ),
+    "ugaritic-noiseless-channel-transport": (
+        "ugaritic-noiseless",
+        {"method": "channel", "channel_objective": "transport"},
+        "ugaritic-noiseless deciphered by the character channel alone, trained on a transport plan"
+        " with the flow's D and C (no known word explains more than C = 3 lost words)",
+    ),
     # Romance's fourth 150-step round gained 0.0 on average (its later M-steps are underfitted):
     # the same budget as 3 rounds of 300 steps after round 1's 250 (850 steps against 700).
     "romance-long-m-steps": (

@@ -735,3 +735,6 @@ def test_a_field_added_at_its_default_keeps_earlier_fingerprints(monkeypatch) ->
     assert bench.job_fingerprint(spec, False) != legacy
     monkeypatch.setitem(engine_config.PRESETS, "linear-b", {**engine_config.PRESETS["linear-b"], "method": "channel"})
     assert bench.job_fingerprint(spec, False) != legacy
+    objective = {**engine_config.PRESETS["linear-b"], "channel_objective": "transport"}
+    monkeypatch.setitem(engine_config.PRESETS, "linear-b", objective)
+    assert bench.job_fingerprint(spec, False) != legacy

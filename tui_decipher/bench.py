@@ -810,6 +810,7 @@ def plan_jobs(names: Sequence[str], seeds: Sequence[int]) -> list[JobSpec]:
 # earlier bench job run again. A field set away from its default still changes the fingerprint.
 _FIELDS_AFTER_FINGERPRINTS = (
     "channel_steps", "channel_lr", "channel_batch", "channel_restarts", "channel_init_scale", "method",
+    "channel_objective",
 )  # fmt: skip
 
 

@@ -395,6 +395,11 @@ BEYOND: dict[str, tuple[dict[str, Any], str]] = {
         "the character channel alone, trained on the small file's lexicon objective and read on both"
         " lists (no neural model, no EM rounds); model argmax = the channel's argmax",
     ),
+    "ugaritic-channel-transport": (
+        {"method": "channel", "channel_objective": "transport"},
+        "the character channel alone, trained on a transport plan with the flow's D and C instead of"
+        " the lexicon posterior, read on both lists",
+    ),
 }
 
 # Beyond the paper on the other shared-alphabet corpora: (preset, its changes, what). The row is

@@ -37,7 +37,7 @@ import torch
 from torch import nn
 
 from .charset import SPECIALS, Charset
-from .config import DecipherConfig
+from .config import ChannelObjective, DecipherConfig
 from .corpus import Word
 
 INIT_SCALE = DecipherConfig.channel_init_scale  # one default, the config field's
@@ -153,14 +153,14 @@ def fit_channel(
     init_scale: float = INIT_SCALE,
     on_step: Callable[[int, float], None] | None = None,
     should_stop: Callable[[], bool] = lambda: False,
-    objective: str = "lexicon",
-    n_cognates: int = 0,
+    objective: ChannelObjective = "lexicon",
+    n_cognates: int | None = None,
     capacity: int = 1,
 ) -> ChannelFit | None:
     """Train a channel (Adam, `batch` random lost words a step against every known word) on the
     lexicon objective, or with `objective = "transport"` on the weights of a transport plan with
-    D = `n_cognates` and C = `capacity`, refreshed every PLAN_EVERY steps; return its costs for
-    all pairs. None when `should_stop` said so."""
+    D = `n_cognates` (None: every lost word) and C = `capacity`, refreshed every PLAN_EVERY steps;
+    return its costs for all pairs. None when `should_stop` said so."""
     generator = torch.Generator().manual_seed(seed)
     channel = CharacterChannel(len(lost_charset), len(known_charset), generator, init_scale)
     lost, lost_len = _encode(lost_words, lost_charset, 0)
@@ -170,12 +170,13 @@ def fit_channel(
     optimiser = torch.optim.Adam(channel.parameters(), lr=lr)
     n_lost = len(lost_words)
     plan, potentials = None, None
+    demand = n_cognates if n_cognates is not None else n_lost
     for step in range(1, steps + 1):
         if should_stop():
             return None
         if objective == "transport" and (step - 1) % PLAN_EVERY == 0:
             every = channel_log_probs(channel, lost_words, known_words, lost_charset, known_charset)
-            plan, potentials = transport_plan(every, n_cognates or n_lost, capacity, potentials=potentials)
+            plan, potentials = transport_plan(every, demand, capacity, potentials=potentials)
         idx = torch.randint(0, n_lost, (min(batch, n_lost),), generator=generator)
         log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
         # The lexicon, log mean_j P(x_i | y_j), has the posterior over known words as its gradient's

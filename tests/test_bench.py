@@ -225,6 +225,14 @@ def test_channel_settings_start_linear_b_from_the_channel_and_quick_shortens_it(
     assert cfg == preset("ugaritic-noiseless").replace(method="channel", channel_objective="transport")
     (quick,) = bench.SETTINGS["linear-b-names-channel-transport"].configs(1234, True)
     assert quick.channel_steps == bench.QUICK_CHANNEL_STEPS and quick.channel_objective == "transport"
+    # The Romance edit channel: every pair of the romance preset, with the edit channel alone.
+    edit = bench.SETTINGS["romance-edit-channel"].configs(1234, False)
+    assert [(c.lost, c.known) for c in edit] == list(bench.ROMANCE_PAIRS)
+    for c in edit:
+        assert c == preset("romance").replace(
+            lost=c.lost, known=c.known, seed=1234, method="channel", channel_kind="edit", channel_objective="transport"
+        )
+    assert bench.SETTINGS["romance-edit-channel"].group == "beyond"
     # Settings without a channel keep their channel fields at the default under --quick, so their
     # fingerprints do not change.
     (quick,) = bench.SETTINGS["linear-b"].configs(1234, True)

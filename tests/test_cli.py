@@ -92,6 +92,12 @@ def test_run_method_channel_deciphers_without_the_neural_model(tmp_path):
     assert summary["config"]["method"] == "channel" and summary["rounds"] == []
     assert summary["n_proposals"] > 0 and 0.0 <= summary["accuracy"] <= 1.0
     assert len((out / "char_map.tsv").read_text(encoding="utf-8").splitlines()) - 1 == 21
+    edit = _run("run", "--method", "channel", "--set", "channel_kind=edit", "--set", "channel_steps=5",
+                "--out", str(tmp_path / "edit"))  # fmt: skip
+    assert edit.exit_code == 0, edit.output
+    assert "edit channel alone (5 steps" in edit.output
+    edit_summary = json.loads((tmp_path / "edit" / "summary.json").read_text(encoding="utf-8"))
+    assert edit_summary["config"]["channel_kind"] == "edit" and 0.0 <= edit_summary["accuracy"] <= 1.0
     bad = _run("run", "--method", "magic", "--out", str(tmp_path / "bad"))
     assert bad.exit_code == 2 and "method" in bad.output and "channel" in bad.output
 

@@ -365,8 +365,10 @@ async def test_form_choices_follow_the_preset_and_reach_the_config(data_dir):
         screen.query_one("#init_flow", Select).value = "edit-distance"
         assert screen.query_one("#channel_objective", Select).value == "lexicon"
         screen.query_one("#channel_objective", Select).value = "transport"
+        assert screen.query_one("#channel_kind", Select).value == "pieces"
+        screen.query_one("#channel_kind", Select).value = "edit"
         cfg, _ = build_config("romance", None, screen.overrides())
         assert (cfg.top_k, cfg.sparsify, cfg.init_flow) == (10, "union-top-k", "edit-distance")
-        assert cfg.channel_objective == "transport"
+        assert (cfg.channel_objective, cfg.channel_kind) == ("transport", "edit")
         await set_field(pilot, "#field-top_k", "0")
         assert screen.query_one("#field-top_k", Input).has_class("-invalid")

@@ -463,6 +463,14 @@ BEYOND_OTHER: dict[str, tuple[str, dict[str, Any], str]] = {
         {"rounds": 3, "epochs": 300},
         "romance with 3 rounds whose later M-steps train 300 steps, not 4 rounds of 150",
     ),
+    # Two Latin alphabets: the edit channel (letter by letter, insertions, a copy prior) on a
+    # transport plan (D = N, C = 1), no neural model.
+    "romance-edit-channel": (
+        "romance",
+        {"method": "channel", "channel_kind": "edit", "channel_objective": "transport"},
+        "romance deciphered by the edit channel alone (each letter written as one symbol or dropped,"
+        " symbols inserted, a copy prior for shared letters), trained on a transport plan; 300 steps",
+    ),
 }
 
 # The same on other presets, switching a part of their setting back (shown with the ablations).
@@ -815,7 +823,7 @@ def plan_jobs(names: Sequence[str], seeds: Sequence[int]) -> list[JobSpec]:
 # earlier bench job run again. A field set away from its default still changes the fingerprint.
 _FIELDS_AFTER_FINGERPRINTS = (
     "channel_steps", "channel_lr", "channel_batch", "channel_restarts", "channel_init_scale", "method",
-    "channel_objective",
+    "channel_objective", "channel_kind", "channel_copy_bias",
 )  # fmt: skip
 
 

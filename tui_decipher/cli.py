@@ -179,7 +179,8 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
     table.add_row("seed / device", f"{result.config.seed} / {result.device}")
     if result.config.method == "channel":
         steps, objective = result.config.channel_steps, result.config.channel_objective
-        table.add_row("method", f"character channel alone ({steps} steps, {objective} objective, no neural model)")
+        kind = "edit channel" if result.config.channel_kind == "edit" else "character channel"
+        table.add_row("method", f"{kind} alone ({steps} steps, {objective} objective, no neural model)")
     else:
         first = f" (round 1: {result.config.first_epochs})" if result.config.first_epochs else ""
         table.add_row("rounds x epochs", f"{len(result.rounds)} x {result.config.epochs}{first}")
@@ -232,7 +233,7 @@ def run(
         str | None,
         typer.Option(
             help="neural (the paper's EM) or channel (the character channel alone: no neural model, "
-            "minutes; best on Linear B).",
+            "minutes; best on Linear B, Ugaritic and, with --set channel_kind=edit, Romance).",
         ),
     ] = None,
     rounds: Annotated[int | None, typer.Option(help="EM rounds T.")] = None,

@@ -37,8 +37,10 @@ import torch
 from torch import nn
 
 from .charset import SPECIALS, Charset
-from .config import ChannelObjective, DecipherConfig
+from .config import ChannelKind, ChannelObjective, DecipherConfig
 from .corpus import Word
+from .edit_channel import EditChannel
+from .edit_channel import character_map as edit_character_map
 
 INIT_SCALE = DecipherConfig.channel_init_scale  # one default, the config field's
 
@@ -59,6 +61,11 @@ class CharacterChannel(nn.Module):
         self.first = param(n_known + 1, n_lost)  # theta1: a piece's first letter -> lost symbol
         self.second = param(n_known + 1, n_lost)  # theta2: its second letter (or none) -> lost symbol
         self.action = nn.Parameter(torch.zeros(n_known + 1, 3))  # drop / one-letter / two-letter
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        """(lost symbols, known letters) of the charsets it was built for."""
+        return self.first.shape[1], self.none
 
     def log_prob(
         self, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor
@@ -102,13 +109,27 @@ class CharacterChannel(nn.Module):
         return out[:, torch.argsort(torch.cat(order))]
 
 
+Channel = CharacterChannel | EditChannel  # either kind: `.none`, `.sizes`, `.log_prob`
+
+
+def new_channel(
+    kind: ChannelKind, lost_charset: Charset, known_charset: Charset, generator: torch.Generator,
+    init_scale: float = INIT_SCALE, copy_bias: float = DecipherConfig.channel_copy_bias,
+) -> Channel:
+    """An untrained channel of `kind`: "pieces" (one or two known letters per lost symbol) or
+    "edit" (letter by letter with insertions, drops and a copy prior, engine/edit_channel.py)."""
+    if kind == "edit":
+        return EditChannel(lost_charset, known_charset, generator, init_scale, copy_bias)
+    return CharacterChannel(len(lost_charset), len(known_charset), generator, init_scale)
+
+
 @dataclass
 class ChannelFit:
     """A trained channel's costs for the flow and how it got there."""
 
     cost: np.ndarray  # (n_lost, n_known): -log P(x_i | y_j)
     loss: float  # final lexicon objective over all lost words (nats per word)
-    channel: CharacterChannel  # the trained parameters (for its character map)
+    channel: Channel  # the trained parameters (for its character map)
 
 
 def _encode(words: Sequence[Word], charset: Charset, pad: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -126,7 +147,7 @@ def _known_buckets(known: torch.Tensor, known_len: torch.Tensor, n_buckets: int 
 
 
 def _all_log_probs(
-    channel: CharacterChannel,
+    channel: Channel,
     lost: torch.Tensor,
     lost_len: torch.Tensor,
     known: torch.Tensor,
@@ -156,13 +177,16 @@ def fit_channel(
     objective: ChannelObjective = "lexicon",
     n_cognates: int | None = None,
     capacity: int = 1,
+    kind: ChannelKind = "pieces",
+    copy_bias: float = DecipherConfig.channel_copy_bias,
 ) -> ChannelFit | None:
     """Train a channel (Adam, `batch` random lost words a step against every known word) on the
     lexicon objective, or with `objective = "transport"` on the weights of a transport plan with
     D = `n_cognates` (None: every lost word) and C = `capacity`, refreshed every PLAN_EVERY steps;
-    return its costs for all pairs. None when `should_stop` said so."""
+    return its costs for all pairs. `kind` and `copy_bias`: see `new_channel`. None when
+    `should_stop` said so."""
     generator = torch.Generator().manual_seed(seed)
-    channel = CharacterChannel(len(lost_charset), len(known_charset), generator, init_scale)
+    channel = new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias)
     lost, lost_len = _encode(lost_words, lost_charset, 0)
     known, known_len = _encode(known_words, known_charset, channel.none)
     buckets = _known_buckets(known, known_len)
@@ -232,7 +256,7 @@ MAX_PAIRS = 1 << 18  # pairs in one forward pass of channel_log_probs: about 0.3
 
 @torch.no_grad()
 def channel_log_probs(
-    channel: CharacterChannel,
+    channel: Channel,
     lost_words: Sequence[Word],
     known_words: Sequence[Word],
     lost_charset: Charset,
@@ -264,13 +288,16 @@ def channel_log_probs(
 
 @torch.no_grad()
 def character_map(
-    channel: CharacterChannel, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset,
+    channel: Channel, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset,
     top: int = 5,
 ) -> dict[str, list[tuple[str, float]]]:
     """Lost symbol -> the known pieces (one or two letters) that write it, best first, with
     P(piece | symbol) from the channel: each piece weighted by how often the known words hold it,
     the chance a letter starts such a piece, and P(symbol | piece). A syllabary reads as
-    syllables (a Linear B sign as "ko"), an alphabet as letters."""
+    syllables (a Linear B sign as "ko"), an alphabet as letters. An edit channel reads each
+    symbol as the letters written as it (engine/edit_channel.py)."""
+    if isinstance(channel, EditChannel):
+        return edit_character_map(channel, list(known_words), lost_charset, known_charset, top)
     k = channel.none  # known ids 0..k-1 (specials included: they never occur, so they weigh nothing)
     known, known_len = _encode(known_words, known_charset, k)
     positions = torch.arange(known.shape[1])[None, :]

@@ -19,6 +19,7 @@ SampleWeights = Literal["sharpened", "model"]
 InitFlow = Literal["uniform", "edit-distance", "channel"]
 Method = Literal["neural", "channel"]
 ChannelObjective = Literal["lexicon", "transport"]
+ChannelKind = Literal["pieces", "edit"]
 DEVICES = ("auto", "cpu", "cuda")  # or "cuda:N"
 
 
@@ -102,6 +103,14 @@ class DecipherConfig:
     # all. With the posterior, a few easy known words explain most lost words; on linear-b-names
     # (half the lost words have no name) the lexicon objective never finds the map, the plan does.
     channel_objective: ChannelObjective = "lexicon"
+    # Which channel. "pieces": each lost symbol written from one or two known letters, letters may
+    # be dropped (a syllabary against an alphabet: Linear B). "edit" (beyond the paper): letter by
+    # letter, each known letter written as one symbol or dropped, symbols inserted anywhere, with
+    # a copy prior (engine/edit_channel.py): two alphabets that share most letters (Romance).
+    channel_kind: ChannelKind = "pieces"
+    # The edit channel's copy prior: a symbol both alphabets hold starts this many logits above the
+    # others as the writing of its own letter (0 = no prior).
+    channel_copy_bias: float = 3.0
     eed_samples: int = 10  # S: sampled strings per lost word for the expected edit distance
     eed_sharpen: float = 10.0  # samples drawn from softmax(sharpen * log p_t)
     # Samples weighted by their sharpened log-probability (published code) or the model's.
@@ -156,6 +165,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "channel_batch": (1, 1_000_000),
     "channel_restarts": (1, 100),
     "channel_init_scale": (0.0, 10.0),
+    "channel_copy_bias": (0.0, 100.0),
     "eed_samples": (1, 1000),
     "eed_sharpen": (0.01, 1000.0),
     "seed": (0, 2**31 - 1),

@@ -21,7 +21,7 @@ import torch
 
 from . import evaluation
 from .baseline import edit_distance_costs
-from .channel import ChannelFit, CharacterChannel, fit_channel
+from .channel import Channel, ChannelFit, fit_channel
 from .channel import character_map as channel_character_map
 from .charset import EOW_ID, SPECIALS, Charset, shared_symbols
 from .checkpoint import CheckpointError, checkpoint_config, save_checkpoint
@@ -105,7 +105,7 @@ class DecipherResult:
     restart_objectives: list[float] = field(default_factory=list)
     phase_seconds: dict[str, float] = field(default_factory=dict)
     model: DecipherModel | None = None  # the kept model (for scoring other corpora)
-    channel: CharacterChannel | None = None  # method = "channel": the trained channel (likewise)
+    channel: Channel | None = None  # method = "channel": the trained channel (likewise)
     # Flow-mode prediction per lost word (known index, -1 = none), from the evaluation flow: (n_lost,)
     predictions: np.ndarray | None = None
     refined: int = 0  # how many refinements (reviewer-guided continuations) this result has had
@@ -390,6 +390,7 @@ def _fit_channel(ctx: _Context, restart: int) -> ChannelFit:
                 cfg.channel_init_scale,
                 on_step=on_step, should_stop=ctx.cancel.is_set,
                 objective=cfg.channel_objective, n_cognates=ctx.n_cognates, capacity=cfg.capacity,
+                kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias,
             )  # fmt: skip
         if fit is None:
             raise RunCancelled()

@@ -76,10 +76,8 @@ def evaluate_on_corpus(
     if model is None and channel is None:
         raise ValueError("the run kept no model (it was cancelled before its first round ended)")
     lost_cs, known_cs = training_charsets(train_corpus)
-    if model is not None:
-        sizes = (model.lost_weight.shape[0], model.known_weight.shape[0])
-    else:
-        sizes = (channel.first.shape[1], channel.none)  # its lost symbols, its known letters
+    # Its lost symbols and known letters.
+    sizes = (model.lost_weight.shape[0], model.known_weight.shape[0]) if model is not None else channel.sizes
     if sizes != (len(lost_cs), len(known_cs)):
         raise ValueError("train_corpus is not the corpus this model was trained on (character sets differ)")
     if not eval_corpus.has_gold:

@@ -20,6 +20,7 @@ from textual.worker import get_current_worker
 from ...engine.config import (
     DEVICES,
     PRESETS,
+    ChannelKind,
     ChannelObjective,
     ConfigError,
     DecipherConfig,
@@ -57,6 +58,7 @@ CHOICES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("sparsify", "flow graph", get_args(Sparsify)),
     ("init_flow", "initial flow", get_args(InitFlow)),
     ("channel_objective", "channel objective", get_args(ChannelObjective)),
+    ("channel_kind", "channel kind", get_args(ChannelKind)),
     ("device", "device", DEVICES),
 )
 

@@ -113,7 +113,8 @@ class RunsScreen(Screen):
         if cfg.get("method") == "channel":  # no neural model and no rounds: say what did run
             steps, capacity = cfg.get("channel_steps"), cfg.get("capacity")
             objective = cfg.get("channel_objective", "lexicon")  # runs stored before the field: lexicon
-            schedule = f"character channel alone ({steps} steps, {objective} objective, no neural model), C={capacity}"
+            kind = "edit channel" if cfg.get("channel_kind") == "edit" else "character channel"  # older runs: pieces
+            schedule = f"{kind} alone ({steps} steps, {objective} objective, no neural model), C={capacity}"
         else:
             schedule = (
                 f"{cfg.get('rounds')} rounds x {cfg.get('epochs')} steps"

@@ -36,6 +36,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from .channel_lattice import NEG, encode_padded, final_cells
 from .charset import SPECIALS, Charset
 from .config import ChannelKind, ChannelObjective, DecipherConfig
 from .corpus import Word
@@ -44,7 +45,6 @@ from .edit_channel import character_map as edit_character_map
 
 INIT_SCALE = DecipherConfig.channel_init_scale  # one default, the config field's
 
-NEG = -1e4  # log-probability of an impossible state (finite, so gradients stay finite)
 DROP, ONE, TWO = 0, 1, 2  # actions at a known letter
 
 
@@ -98,15 +98,7 @@ class CharacterChannel(nn.Module):
                 written = torch.logaddexp(written, alphas[m - 2][:, :-1] + onehot @ two[:, m - 2].T)
             new = torch.logaddexp(dropped, torch.cat([head, written], 1))
             alphas.append(new.clamp_min(NEG))
-        # Each known word's column at its own length m, each lost word's row at its length k.
-        order, parts = [], []
-        rows = lost_len[:, None, None]
-        for m in known_len.unique().tolist():
-            cols = (known_len == m).nonzero().squeeze(1)
-            order.append(cols)
-            parts.append(alphas[m][:, :, cols].gather(1, rows.expand(n_x, 1, len(cols))).squeeze(1))
-        out = torch.cat(parts, 1)  # (n_x, n_y) in the order of `order`
-        return out[:, torch.argsort(torch.cat(order))]
+        return final_cells(alphas, lost_len, known_len)
 
 
 Channel = CharacterChannel | EditChannel  # either kind: `.none`, `.sizes`, `.log_prob`
@@ -130,14 +122,6 @@ class ChannelFit:
     cost: np.ndarray  # (n_lost, n_known): -log P(x_i | y_j)
     loss: float  # final lexicon objective over all lost words (nats per word)
     channel: Channel  # the trained parameters (for its character map)
-
-
-def _encode(words: Sequence[Word], charset: Charset, pad: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Ids (n, L) padded with `pad` (the charset's PAD_ID may not be the channel's) and lengths (n,)."""
-    ids, lengths = charset.encode_batch(words, add_eow=False)
-    mask = torch.arange(ids.shape[1])[None, :] >= lengths[:, None]
-    ids[mask] = pad
-    return ids, lengths
 
 
 def _known_buckets(known: torch.Tensor, known_len: torch.Tensor, n_buckets: int = 4) -> list[torch.Tensor]:
@@ -187,8 +171,8 @@ def fit_channel(
     `should_stop` said so."""
     generator = torch.Generator().manual_seed(seed)
     channel = new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias)
-    lost, lost_len = _encode(lost_words, lost_charset, 0)
-    known, known_len = _encode(known_words, known_charset, channel.none)
+    lost, lost_len = encode_padded(lost_words, lost_charset, 0)
+    known, known_len = encode_padded(known_words, known_charset, channel.none)
     buckets = _known_buckets(known, known_len)
     log_n_known = math.log(len(known_words))
     optimiser = torch.optim.Adam(channel.parameters(), lr=lr)
@@ -270,8 +254,8 @@ def channel_log_probs(
     scores another of the same scripts. Words are sorted by length and scored in blocks of at most
     `max_pairs` pairs, so memory stays bounded on large lists (2182 x 39451 for the full Ugaritic
     list) and short words are not padded to the longest."""
-    lost, lost_len = _encode(lost_words, lost_charset, 0)
-    known, known_len = _encode(known_words, known_charset, channel.none)
+    lost, lost_len = encode_padded(lost_words, lost_charset, 0)
+    known, known_len = encode_padded(known_words, known_charset, channel.none)
     lost_order = torch.argsort(lost_len, stable=True)
     known_order = torch.argsort(known_len, stable=True)
     lost_chunk = max(1, min(len(lost_words), 128))
@@ -297,9 +281,9 @@ def character_map(
     syllables (a Linear B sign as "ko"), an alphabet as letters. An edit channel reads each
     symbol as the letters written as it (engine/edit_channel.py)."""
     if isinstance(channel, EditChannel):
-        return edit_character_map(channel, list(known_words), lost_charset, known_charset, top)
+        return edit_character_map(channel, known_words, lost_charset, known_charset, top)
     k = channel.none  # known ids 0..k-1 (specials included: they never occur, so they weigh nothing)
-    known, known_len = _encode(known_words, known_charset, k)
+    known, known_len = encode_padded(known_words, known_charset, k)
     positions = torch.arange(known.shape[1])[None, :]
     letters = known[positions < known_len[:, None]]
     pairs = known[:, :-1] * k + known[:, 1:]  # (n_y, M-1): a two-letter piece's id

@@ -25,12 +25,15 @@ It is trained exactly as the pieces channel (`fit_channel`, either objective).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 from torch import nn
 
+from .channel_lattice import NEG, encode_padded, final_cells
 from .charset import SPECIALS, Charset
+from .corpus import Word
 
-NEG = -1e4  # log-probability of an impossible state (finite, so gradients stay finite)
 INSERT, WRITE, DROP = 0, 1, 2  # operations before/at a known letter; at the end: INSERT, STOP (= WRITE)
 STOP = WRITE
 
@@ -116,28 +119,18 @@ class EditChannel(nn.Module):
             written = prev[:, :-1] + onehot @ write[nxt[:, m - 1]].T  # (n_x, N, n_y)
             new = torch.logaddexp(dropped, torch.cat([blank, written], 1)).clamp_min(NEG)
             alphas.append(with_insertions(new, m))
-        # Each known word's column at its own length m, each lost word's row at its length k; then stop.
-        order, parts = [], []
-        rows = lost_len[:, None, None]
-        for m in known_len.unique().tolist():
-            cols = (known_len == m).nonzero().squeeze(1)
-            order.append(cols)
-            parts.append(alphas[m][:, :, cols].gather(1, rows.expand(n_x, 1, len(cols))).squeeze(1))
-        out = torch.cat(parts, 1) + operation[self.none, STOP]  # (n_x, n_y) in the order of `order`
-        return out[:, torch.argsort(torch.cat(order))]
+        return final_cells(alphas, lost_len, known_len) + operation[self.none, STOP]  # then stop: (n_x, n_y)
 
 
 @torch.no_grad()
 def character_map(
-    channel: EditChannel, known_words: list, lost_charset: Charset, known_charset: Charset, top: int = 5
+    channel: EditChannel, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset, top: int = 5
 ) -> dict[str, list[tuple[str, float]]]:
     """Lost symbol -> the known letters written as it, best first, with P(letter | symbol): each
     letter weighted by how often the known words hold it, P(write | letter) and P(symbol | letter).
     An inserted symbol (written from no letter) reads as "∅"."""
-    from .channel import _encode  # the pieces channel's encoder (one padding convention for both)
-
     k = channel.none
-    known, known_len = _encode(known_words, known_charset, k)
+    known, known_len = encode_padded(known_words, known_charset, k)
     positions = torch.arange(known.shape[1])[None, :]
     letters = known[positions < known_len[:, None]]
     counts = torch.bincount(letters, minlength=k + 1).double()

@@ -46,10 +46,12 @@ class KeyScreen(Screen):
         if not char_map:
             head.update(f"Run #{run.id} ({run.corpus}) has no character map yet ({run.status}).")
             return
-        source = (
-            "the character channel's P(symbol | piece)" if run.config.get("method") == "channel"
-            else "the attention of the final model"
-        )  # fmt: skip
+        if run.config.get("method") != "channel":
+            source = "the attention of the final model"
+        elif run.config.get("channel_kind") == "edit":
+            source = "the edit channel's P(letter | symbol); ∅ = inserted, written from no letter"
+        else:
+            source = "the character channel's P(symbol | piece)"
         head.update(
             f"[b]Run #{run.id}[/] {run.corpus}: each {run.lost_code} symbol and the {run.known_code} "
             f"symbols it is read as, with probabilities (from {source})"

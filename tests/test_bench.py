@@ -21,7 +21,6 @@ from typer.testing import CliRunner
 from tui_decipher import bench
 from tui_decipher.bench import BASELINE, DECIPHER, BenchError, BenchSetting, JobResult, JobSpec, RowResult, RowSpec
 from tui_decipher.cli import app
-from tui_decipher.engine import config as engine_config
 from tui_decipher.engine.baseline import edit_distance_assignment, edit_distance_costs
 from tui_decipher.engine.config import DecipherConfig, preset
 from tui_decipher.engine.corpus import Corpus
@@ -88,10 +87,13 @@ def test_summary_mean_std_reference_and_baseline_rows():
 
 def test_ablations_share_one_baseline_block_in_their_own_table():
     names = ["ugaritic", "ugaritic-no-flow", "ugaritic-no-residual"]
+    # the one shared baseline first, then seed by seed (a stopped bench has whole seeds)
     assert bench.plan_jobs(bench.validate_names(names), [1, 2]) == [
-        JobSpec("ugaritic", DECIPHER, 1), JobSpec("ugaritic", DECIPHER, 2), JobSpec("ugaritic", BASELINE),
-        JobSpec("ugaritic-no-residual", DECIPHER, 1), JobSpec("ugaritic-no-residual", DECIPHER, 2),
-        JobSpec("ugaritic-no-flow", DECIPHER, 1), JobSpec("ugaritic-no-flow", DECIPHER, 2),
+        JobSpec("ugaritic", BASELINE),
+        JobSpec("ugaritic", DECIPHER, 1), JobSpec("ugaritic-no-residual", DECIPHER, 1),
+        JobSpec("ugaritic-no-flow", DECIPHER, 1),
+        JobSpec("ugaritic", DECIPHER, 2), JobSpec("ugaritic-no-residual", DECIPHER, 2),
+        JobSpec("ugaritic-no-flow", DECIPHER, 2),
     ]  # fmt: skip
     report = _report(bench.validate_names(names), seeds=(1,))
     report.jobs.append(_job("ugaritic", None, [RowResult("small", 0.787), RowResult("full", 0.627)], kind=BASELINE))
@@ -152,7 +154,20 @@ def test_json_report_content(tmp_path):
 
 
 def test_validate_names_and_seeds():
-    assert bench.validate_names(None) == list(bench.SETTINGS)
+    default = bench.validate_names(None)
+    assert default == [n for n in bench.SETTINGS if not bench.SETTINGS[n].extra] == bench.default_settings()
+    assert bench.validate_names(None, include_extra=True) == list(bench.SETTINGS)
+    # the default bench is the paper's settings, its ablations and the variants that read best
+    for name in ("ugaritic-noiseless", "ugaritic", "linear-b", "linear-b-names", "romance", "ugaritic-no-monotonic",
+                 "ugaritic-no-residual", "ugaritic-no-flow", "ugaritic-channel-transport",
+                 "ugaritic-noiseless-channel-transport", "linear-b-channel-only", "linear-b-names-channel-transport",
+                 "romance-edit-channel"):  # fmt: skip
+        assert name in default, name
+    assert "ugaritic-restarts-3" not in default and "romance-own-top-5" not in default
+    assert bench.validate_names(["ugaritic-restarts-3"]) == ["ugaritic-restarts-3"]  # an extra one by name
+    assert bench.new_report(None, 1, True, None, "x", include_extra=True).settings == list(bench.SETTINGS)
+    with pytest.raises(BenchError, match="--all runs every setting"):
+        bench.new_report(["ugaritic"], 1, True, None, "x", include_extra=True)
     assert bench.validate_names(["romance", "ugaritic"]) == ["ugaritic", "romance"]  # registry order
     with pytest.raises(BenchError, match="unknown bench setting 'nope'") as info:
         bench.validate_names(["ugaritic", "nope"])
@@ -276,8 +291,8 @@ def test_beyond_the_paper_on_other_presets_reuses_their_rows_and_baseline():
     assert [c.sparsify for c in bench.SETTINGS["romance-own-top-5"].configs(1, False)] == ["top-k"] * 6
     jobs = bench.plan_jobs(["ugaritic-noiseless-edit-init"], [1234])
     assert [(j.setting, j.kind) for j in jobs] == [
-        ("ugaritic-noiseless-edit-init", bench.DECIPHER),
         ("ugaritic-noiseless", bench.BASELINE),
+        ("ugaritic-noiseless-edit-init", bench.DECIPHER),
     ]
 
 
@@ -596,7 +611,7 @@ def test_jobs_run_side_by_side_and_keep_their_planned_order(tmp_path, fake_setti
     bench.run_bench(report, tmp_path, isolate=False, parallel=2)
     assert report.status == "finished"
     assert [(j.setting, j.kind, j.part, j.status) for j in report.jobs] == [  # registry order
-        ("fake", DECIPHER, None, "ok"), ("fake", BASELINE, None, "ok"),
+        ("fake", BASELINE, None, "ok"), ("fake", DECIPHER, None, "ok"),
         ("parted", DECIPHER, "a", "ok"), ("parted", DECIPHER, "b", "ok"),
     ]  # fmt: skip
     rows = {r.key: r for r in bench.summarize(report) if r.setting == "parted"}
@@ -670,7 +685,11 @@ def test_a_resumed_bench_runs_only_what_is_missing_failed_or_changed(tmp_path, f
     fake_settings["flaky"] = _counted_setting("flaky", calls, [5], fail=True)
     report = bench.new_report(["counted", "flaky"], 2, False, None, "decipher bench")
     bench.run_bench(report, tmp_path, isolate=False)
-    assert [j.status for j in report.jobs] == ["ok", "ok", "ok", "failed", "failed", "ok"]
+    # baselines first, then seed by seed
+    assert [(j.setting, j.seed, j.status) for j in report.jobs] == [
+        ("counted", None, "ok"), ("flaky", None, "ok"), ("counted", 1234, "ok"), ("flaky", 1234, "failed"),
+        ("counted", 1235, "ok"), ("flaky", 1235, "failed"),
+    ]  # fmt: skip
     assert all(j.fingerprint and j.reused_from is None for j in report.jobs)
 
     # the flaky setting is fixed and a third seed is asked for: only the failed jobs and seed 3 run
@@ -683,13 +702,14 @@ def test_a_resumed_bench_runs_only_what_is_missing_failed_or_changed(tmp_path, f
     assert sorted(calls, key=str) == sorted(
         [("counted", 1236), ("flaky", 1234), ("flaky", 1235), ("flaky", 1236)], key=str
     )
-    assert kept == ["counted decipher seed 1234", "counted decipher seed 1235", "counted baseline", "flaky baseline"]
+    assert kept == ["counted baseline", "flaky baseline", "counted decipher seed 1234", "counted decipher seed 1235"]
     assert all(j.status == "ok" for j in report.jobs) and len(report.jobs) == 8
     assert [j.seed for j in report.jobs if j.setting == "counted" and j.kind == DECIPHER] == [1234, 1235, 1236]
     md = (tmp_path / "bench.md").read_text(encoding="utf-8")
     assert "resumed: 4 of 8 jobs kept" in md and earlier[1] in md
     saved = json.loads((tmp_path / "bench.json").read_text(encoding="utf-8"))["jobs"]
-    assert [j["reused_from"] is not None for j in saved] == [True, True, False, True, False, False, False, True]
+    assert [j["reused_from"] is not None for j in saved] == [True, True, True, False, True, False, False, False]
+    assert {j["engine"] for j in saved} == {bench.engine_digest()}
 
     # a changed config is a different experiment: nothing of it is kept but its baseline
     calls.clear()
@@ -712,7 +732,7 @@ def test_cli_bench_resume(tmp_path, fake_settings, data_dir):
     assert result.exit_code == 0, result.output
     assert result.output.count("kept from") == 2 and "fake decipher seed 1235" in result.output
     jobs = json.loads((out / "bench.json").read_text(encoding="utf-8"))["jobs"]
-    assert [(j["seed"], j["reused_from"] is not None) for j in jobs] == [(1234, True), (1235, False), (None, True)]
+    assert [(j["seed"], j["reused_from"] is not None) for j in jobs] == [(None, True), (1234, True), (1235, False)]
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "bench.json").write_text("{not json", encoding="utf-8")
     for args, what in ((["--resume"], "--resume needs --out"),
@@ -724,25 +744,21 @@ def test_cli_bench_resume(tmp_path, fake_settings, data_dir):
         assert len(lines) == 1 and what in lines[0] and "Traceback" not in result.output
 
 
-def test_a_field_added_at_its_default_keeps_earlier_fingerprints(monkeypatch) -> None:
-    # Fingerprints written before the channel fields and `method` existed hashed every other field; a resumed
-    # bench must still recognise those jobs, and must not once a new field is actually used.
+def test_a_job_is_kept_only_while_the_engine_it_ran_is_unchanged(tmp_path, monkeypatch) -> None:
+    # The digest reads code as Python parses it: comments, docstrings and layout do not count, a
+    # changed statement does, and with it every job's fingerprint.
+    code = tmp_path / "a.py"
+    code.write_text('"""Doc."""\n\ndef f(x):\n    """Doc."""\n    return x + 1  # why\n', encoding="utf-8")
+    before = bench.source_digest([code])
+    code.write_text('"""Other doc."""\ndef f(x):\n    # a new comment\n    return x+1\n', encoding="utf-8")
+    assert bench.source_digest([code]) == before
+    code.write_text("def f(x):\n    return x + 2\n", encoding="utf-8")
+    assert bench.source_digest([code]) != before
     spec = JobSpec("linear-b", DECIPHER, 1234)
-    setting = bench.SETTINGS["linear-b"]
-    old_fields = [
-        {k: v for k, v in c.to_dict().items() if not k.startswith("channel_") and k != "method"}
-        for c in setting.configs(1234, False)
-    ]
-    what = {
-        "setting": "linear-b", "kind": DECIPHER, "seed": 1234, "part": None, "quick": False,
-        "description": setting.description, "configs": old_fields,
-    }  # fmt: skip
-    legacy = bench.hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    assert bench.job_fingerprint(spec, False) == legacy
-    monkeypatch.setitem(engine_config.PRESETS, "linear-b", {**engine_config.PRESETS["linear-b"], "channel_steps": 50})
-    assert bench.job_fingerprint(spec, False) != legacy
-    monkeypatch.setitem(engine_config.PRESETS, "linear-b", {**engine_config.PRESETS["linear-b"], "method": "channel"})
-    assert bench.job_fingerprint(spec, False) != legacy
-    objective = {**engine_config.PRESETS["linear-b"], "channel_objective": "transport"}
-    monkeypatch.setitem(engine_config.PRESETS, "linear-b", objective)
-    assert bench.job_fingerprint(spec, False) != legacy
+    fingerprint = bench.job_fingerprint(spec, False)
+    monkeypatch.setattr(bench, "engine_digest", lambda: "another-engine")
+    assert bench.job_fingerprint(spec, False) != fingerprint
+    # the report says which engine and commits its jobs ran
+    report = _report(["ugaritic"], seeds=(1234,))
+    report.jobs.append(dataclasses.replace(_job("ugaritic", 1234, _uga_rows(0.5, 0.4)), engine="e1", commit="abc123"))
+    assert "- code: engine e1; commits abc123 (1 jobs)" in bench.build_markdown(report)

@@ -21,7 +21,9 @@ This module imports the engine only, never Textual; the engine never imports it.
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
+import functools
 import hashlib
 import importlib
 import json
@@ -174,6 +176,9 @@ class BenchSetting:
     # order, and returns the rows derived from them (none unless every part is there).
     parts: tuple[str, ...] = ()
     combine: CombineFn | None = None
+    # An exploratory row (a change that did not pay, or a costly variant): run by `--all` or
+    # `--only`, left out of the default bench so that its three seeds fit in a working day or two.
+    extra: bool = False
 
     @property
     def baseline_key(self) -> str | None:
@@ -361,6 +366,15 @@ CHANNEL_INIT: dict[str, Any] = {
     "init_flow": "channel", "demand_step": 0, "warmup_rounds": 0, "rounds": 3, "first_epochs": 150,
     "flow_decay": 0.25,
 }  # fmt: skip
+
+# Variants measured once and kept measurable, but left out of the default bench (`--all` runs
+# them): neural-EM changes that moved Ugaritic by less than a seed's spread or cost several runs,
+# the neural EM started from a channel (the channel alone reads better), and the review simulation.
+EXTRA_SETTINGS = frozenset({
+    "ugaritic-eed-model-weights", "ugaritic-eed-30", "ugaritic-union-top-k", "ugaritic-top-10",
+    "ugaritic-shared-symbols", "ugaritic-restarts-3", "ugaritic-lost-batch", "ugaritic-noiseless-edit-init",
+    "linear-b-channel", "linear-b-names-channel", "romance-long-m-steps", "romance-own-top-5", "ugaritic-refine",
+})  # fmt: skip
 
 # Beyond the paper: each a ugaritic run with one change behind a config field (the paper's
 # setting stays the preset), reported as its own row beside the preset's.
@@ -683,7 +697,7 @@ def _builtin_settings() -> list[BenchSetting]:
         out.append(
             BenchSetting(
                 name, what, rows, run, ("ugaritic-small", "ugaritic-full"), baseline_of="ugaritic",
-                group="beyond", note=f"config changes: {changes}", configs=configs,
+                group="beyond", note=f"config changes: {changes}", configs=configs, extra=name in EXTRA_SETTINGS,
             )
         )  # fmt: skip
     other = [(name, spec, "beyond") for name, spec in BEYOND_OTHER.items()]
@@ -698,6 +712,7 @@ def _builtin_settings() -> list[BenchSetting]:
             BenchSetting(
                 name, what, main.rows, run, main.corpora, baseline_of=preset_name, group=group,
                 note=f"config changes: {changes}", configs=configs, parts=main.parts, combine=main.combine,
+                extra=name in EXTRA_SETTINGS,
             )
         )  # fmt: skip
     out.append(
@@ -716,6 +731,7 @@ def _builtin_settings() -> list[BenchSetting]:
             f"{REFINE_JUDGMENTS} most confident wrong ones not yet judged; accuracy over evaluated lost words "
             "the reviewer never judged",
             configs=_refine_configs,
+            extra="ugaritic-refine" in EXTRA_SETTINGS,
         )
     )
     return out
@@ -731,10 +747,17 @@ def load_plugins() -> None:
         importlib.import_module(name)
 
 
-def validate_names(names: Sequence[str] | None) -> list[str]:
-    """The settings to run, in registry order; an unknown name raises BenchError (one line)."""
+def default_settings(include_extra: bool = False) -> list[str]:
+    """What `decipher bench` runs without --only: every setting but the extra ones (all with
+    `include_extra`), in registry order."""
+    return [name for name, setting in SETTINGS.items() if include_extra or not setting.extra]
+
+
+def validate_names(names: Sequence[str] | None, include_extra: bool = False) -> list[str]:
+    """The settings to run, in registry order: `names`, or the default set when there are none
+    (see `default_settings`); an unknown name raises BenchError (one line)."""
     if not names:
-        return list(SETTINGS)
+        return default_settings(include_extra)
     unknown = [n for n in names if n not in SETTINGS]
     if unknown:
         raise BenchError(f"unknown bench setting {unknown[0]!r} (have: {', '.join(SETTINGS)})")
@@ -792,6 +815,8 @@ class JobResult:
     # What the job ran (see `job_fingerprint`); a resumed bench reuses an ok job only when it matches.
     fingerprint: str = ""
     reused_from: str | None = None  # started_at of the earlier bench run this result was kept from
+    engine: str = ""  # `engine_digest()` of the code the job ran
+    commit: str = ""  # `code_commit()` of the bench that ran it ("" outside a git checkout)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -804,53 +829,85 @@ class JobResult:
 
 
 def plan_jobs(names: Sequence[str], seeds: Sequence[int]) -> list[JobSpec]:
-    """Per setting: its seeds (each split into the setting's parts), then its baseline (once per
-    baseline key)."""
+    """The baselines first (once per baseline key; seconds each), then seed by seed every setting
+    (split into its parts): a bench stopped part-way, or resumed over several days, has a complete
+    table of its first seeds rather than every seed of its first settings."""
     jobs: list[JobSpec] = []
-    baselines: set[str] = set()
     for name in names:
-        setting = SETTINGS[name]
-        jobs += [JobSpec(name, DECIPHER, s, part) for s in seeds for part in setting.parts or (None,)]
-        key = setting.baseline_key
-        if key is not None and key not in baselines and key in SETTINGS and SETTINGS[key].baseline is not None:
-            baselines.add(key)
-            jobs.append(JobSpec(key, BASELINE))
+        key = SETTINGS[name].baseline_key
+        spec = JobSpec(key, BASELINE) if key is not None else None
+        if spec is not None and spec not in jobs and key in SETTINGS and SETTINGS[key].baseline is not None:
+            jobs.append(spec)
+    for seed in seeds:
+        for name in names:
+            jobs += [JobSpec(name, DECIPHER, seed, part) for part in SETTINGS[name].parts or (None,)]
     return jobs
 
 
-# Config fields added after fingerprints were first written: left out of a job's fingerprint while
-# they hold their default, so adding a field (that changes nothing by default) does not make every
-# earlier bench job run again. A field set away from its default still changes the fingerprint.
-_FIELDS_AFTER_FINGERPRINTS = (
-    "channel_steps", "channel_lr", "channel_batch", "channel_restarts", "channel_init_scale", "method",
-    "channel_objective", "channel_kind", "channel_copy_bias",
-)  # fmt: skip
+@functools.cache
+def engine_digest() -> str:
+    """A digest of the engine's code (tui_decipher/engine/*.py, see `source_digest`), part of
+    every job's fingerprint: a resumed bench runs a job again when the engine changed since it
+    ran, and keeps it across changes to the front ends, comments and docstrings."""
+    return source_digest(sorted((Path(__file__).parent / "engine").glob("*.py")))
 
 
-def _fingerprinted_fields(cfg: DecipherConfig) -> dict[str, Any]:
-    values = cfg.to_dict()
-    defaults = DecipherConfig()
-    for name in _FIELDS_AFTER_FINGERPRINTS:
-        if values[name] == getattr(defaults, name):
-            del values[name]
-    return values
+def source_digest(paths: Iterable[Path]) -> str:
+    """A digest of Python files as Python parses them: comments, docstrings and layout left out."""
+    digest = hashlib.sha256()
+    for path in paths:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if (
+                isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
+                node.body = body[1:] or [ast.Pass()]
+        digest.update(path.name.encode() + b"\0" + ast.dump(tree).encode() + b"\0")
+    return digest.hexdigest()[:12]
+
+
+@functools.cache
+def code_commit() -> str:
+    """The git commit of the checkout the package runs from, "+changes" when its tui_decipher/ has
+    uncommitted edits; "" when it is not a git checkout (an installed wheel)."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        )
+        if head.returncode != 0:
+            return ""
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--", "tui_decipher"],
+            capture_output=True, text=True, timeout=10,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return head.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
 
 
 def job_fingerprint(spec: JobSpec, quick: bool) -> str:
-    """A digest of what a job runs: its setting, seed, part, schedule and, for a training job, the
-    full configs the setting builds for that seed. A resumed bench reuses a finished job only when
-    this is unchanged, so a result is never carried over to a preset or schedule it did not run."""
+    """A digest of what a job runs: its setting, seed, part, schedule, the engine's code
+    (`engine_digest`) and, for a training job, the full configs the setting builds for that seed.
+    A resumed bench reuses a finished job only when this is unchanged, so a result is never carried
+    over to a preset, schedule or engine it did not run."""
     setting = SETTINGS.get(spec.setting)
     configs: Any = None
     if setting is not None and spec.kind == DECIPHER and setting.configs is not None:
         try:
             built = setting.configs(spec.seed if spec.seed is not None else BASE_SEED, quick)
-            configs = [_fingerprinted_fields(c) for c in built]
+            configs = [c.to_dict() for c in built]
         except Exception as exc:  # a broken plugin: its jobs never match, so they run again
             configs = f"error: {type(exc).__name__}: {exc}"
     what = {
         "setting": spec.setting, "kind": spec.kind, "seed": spec.seed, "part": spec.part, "quick": quick,
         "description": setting.description if setting is not None else None, "configs": configs,
+        "engine": engine_digest(),
     }  # fmt: skip
     return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
@@ -1269,8 +1326,19 @@ def _resumed_lines(report: BenchReport) -> list[str]:
     runs = ", ".join(sorted({str(j.reused_from) for j in kept}))
     return [
         f"- resumed: {len(kept)} of {len(report.jobs)} jobs kept from the earlier run(s) in this folder "
-        f"(started {runs}), unchanged configs; their times and memory are from those runs"
+        f"(started {runs}), unchanged configs and engine; their times and memory are from those runs"
     ]
+
+
+def _code_line(report: BenchReport) -> str:
+    """Which code the jobs ran: the engine digest and the commits, with how many jobs each."""
+    ran = [j for j in report.jobs if j.status in ("ok", "failed")]
+    commits: dict[str, int] = {}
+    for job in ran:
+        commits[job.commit or "unknown"] = commits.get(job.commit or "unknown", 0) + 1
+    engines = sorted({j.engine for j in ran if j.engine})
+    by_commit = ", ".join(f"{c} ({n} jobs)" for c, n in commits.items()) if ran else "no job yet"
+    return f"- code: engine {', '.join(engines) or engine_digest()}; commits {by_commit}"
 
 
 def build_markdown(report: BenchReport) -> str:
@@ -1287,6 +1355,7 @@ def build_markdown(report: BenchReport) -> str:
         f"- machine: {m.get('platform')}, {m.get('cpu_count')} CPUs, Python {m.get('python')}, "
         f"torch {m.get('torch')}, device {m.get('device')}, torch threads {threads}",
         f"- schedule: {schedule_text(report)}",
+        _code_line(report),
         *_resumed_lines(report),
         "- accuracy: % of the evaluated lost words (those with a gold cognate) whose predicted known word "
         "is a gold cognate; mean ± sample standard deviation over seeds",
@@ -1443,6 +1512,7 @@ def run_bench(
 
     def record(n: int, spec: JobSpec, result: JobResult) -> None:
         result.fingerprint = job_fingerprint(spec, report.quick)
+        result.engine, result.commit = engine_digest(), code_commit()
         finished[n] = result
         report.jobs = [finished[k] for k in sorted(finished)]
         report.wall_seconds = time.perf_counter() - started
@@ -1492,13 +1562,17 @@ def run_bench(
 
 
 def new_report(
-    names: Sequence[str] | None, n_seeds: int | None, quick: bool, threads: int | None, command: str
+    names: Sequence[str] | None, n_seeds: int | None, quick: bool, threads: int | None, command: str,
+    include_extra: bool = False,
 ) -> BenchReport:
     """Validate the options and make an empty report (BenchError on bad ones).
-    `n_seeds` None: 3, or 1 with `quick`."""
+    `n_seeds` None: 3, or 1 with `quick`; no `names`: the default settings (every one with
+    `include_extra`)."""
     if threads is not None and threads < 1:
         raise BenchError(f"--threads {threads}: need at least 1")
-    settings = validate_names(names)
+    if names and include_extra:
+        raise BenchError("--all runs every setting: leave out --only, or drop --all")
+    settings = validate_names(names, include_extra)
     seeds = seeds_for(n_seeds if n_seeds is not None else (1 if quick else 3))
     return BenchReport(command, settings, seeds, quick, threads, machine_info(threads))
 

@@ -452,10 +452,18 @@ def bench(
         list[str] | None,
         typer.Option(
             "--only",
-            help=f"Run only this setting (repeatable). Settings: {', '.join(_bench.SETTINGS)}.",
+            help=f"Run only this setting (repeatable). Default set: {', '.join(_bench.default_settings())}. "
+            f"Extra (with --all or --only): {', '.join(n for n in _bench.SETTINGS if _bench.SETTINGS[n].extra)}.",
             show_default=False,
         ),
     ] = None,
+    all_settings: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Run every setting, the extra (exploratory) ones too: about twice the default set's time.",
+        ),
+    ] = False,
     seeds: Annotated[
         int | None,
         typer.Option(
@@ -468,7 +476,7 @@ def bench(
         bool,
         typer.Option(
             "--quick",
-            help="Smoke check in minutes: one seed of a reduced schedule of every setting "
+            help="Smoke check in minutes: one seed of a reduced schedule of each setting "
             "(2 rounds x 20 epochs, d = 64); its accuracies mean little.",
         ),
     ] = False,
@@ -504,8 +512,8 @@ def bench(
         typer.Option(
             "--resume",
             help="Continue the bench in --out: keep its finished jobs whose configs are unchanged, run the rest "
-            "(a cancelled or failed bench, or more settings and seeds added later). A change of code alone is not "
-            "detected: start afresh after one.",
+            "(a cancelled or failed bench, or more settings and seeds added later). A job runs again when the "
+            "engine's code changed since it ran.",
         ),
     ] = False,
     data: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP, show_default=False)] = None,
@@ -525,7 +533,9 @@ def bench(
 
     console = Console(stderr=True, highlight=False)
     try:
-        report = _bench.new_report(only, seeds, quick, threads, shlex.join(["decipher", *sys.argv[1:]]))
+        report = _bench.new_report(
+            only, seeds, quick, threads, shlex.join(["decipher", *sys.argv[1:]]), include_extra=all_settings
+        )
         _bench.check_parallel(jobs)
         if resume and out is None:
             raise _bench.BenchError("--resume needs --out: the folder of the bench to continue")

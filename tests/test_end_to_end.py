@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import platform
 import threading
 
+import pytest
 import torch
 
 from tui_decipher.engine.config import preset
@@ -74,3 +76,25 @@ def test_runs_are_reproducible_with_two_threads():
         torch.set_num_threads(old)
     assert [r.loss for r in a.rounds] == [r.loss for r in b.rounds]
     assert [(p.lost, p.known, p.score) for p in a.proposals] == [(p.lost, p.known, p.score) for p in b.proposals]
+
+
+def test_a_run_flushes_subnormal_floats_in_its_thread():
+    # Subnormals made late M-steps several times slower on CPU (engine.device.flush_denormals).
+    # Checked in a fresh thread, as the TUI runs the engine, so the test leaves pytest's own alone.
+    from tui_decipher.engine.em import prepare
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("flushing subnormals is an x86 CPU mode (SSE's FTZ/DAZ)")
+    cfg = preset("demo").replace(device="cpu")
+    corpus = load_corpus(cfg).corpus
+    seen: dict[str, float] = {}
+
+    def work() -> None:
+        seen["before"] = (torch.tensor([1e-30]) * torch.tensor([1e-10])).item()  # 1e-40: a float32 subnormal
+        prepare(corpus, cfg, lambda _e: None, threading.Event())
+        seen["after"] = (torch.tensor([1e-30]) * torch.tensor([1e-10])).item()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert seen["before"] > 0.0 and seen["after"] == 0.0

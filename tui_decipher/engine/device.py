@@ -1,4 +1,5 @@
-"""Device choice and seeding: cuda when present, CPU otherwise; seeded CPU runs repeat exactly."""
+"""Device choice and CPU math: cuda when present, CPU otherwise; seeded CPU runs repeat exactly,
+and subnormal floats are flushed to zero."""
 
 from __future__ import annotations
 
@@ -25,3 +26,16 @@ def make_repeatable(device: torch.device) -> None:
     """
     if device.type == "cpu":
         torch.use_deterministic_algorithms(True, warn_only=True)
+
+
+def flush_denormals(device: torch.device) -> bool:
+    """On CPU, treat float32 values below about 1.2e-38 (subnormals) as zero in this thread (and
+    the threads it starts); returns whether the CPU supports it.
+
+    As an M-step trains, its backward pass fills with subnormal numbers, which x86 CPUs compute
+    many times slower: on linear-b, steps 75-100 of round 1 took 6.8 s each, 2.1 s flushed (one
+    thread; the loss after 100 steps 21.3 against 21.4). Nothing the model learns lives below 1e-38.
+    """
+    if device.type != "cpu":
+        return False
+    return torch.set_flush_denormal(True)

@@ -27,7 +27,7 @@ from .charset import EOW_ID, SPECIALS, Charset, shared_symbols
 from .checkpoint import CheckpointError, checkpoint_config, save_checkpoint
 from .config import DecipherConfig
 from .corpus import Corpus
-from .device import make_repeatable, select_device
+from .device import flush_denormals, make_repeatable, select_device
 from .edit_distance import expected_edit_distance, ids_to_text, sample_strings
 from .events import (
     ChannelStep,
@@ -660,6 +660,7 @@ def prepare(corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel
     """Encode the vocabularies once for the whole run."""
     device = select_device(cfg.device)
     make_repeatable(device)
+    flush_denormals(device)
     lost_cs = Charset.from_words(corpus.lost_words)
     known_cs = Charset.from_words(corpus.known_words)
     known = KnownIndex(corpus.known_words, known_cs, device)

@@ -80,7 +80,7 @@ def test_runs_are_reproducible_with_two_threads():
 
 def test_a_run_flushes_subnormal_floats_in_its_thread():
     # Subnormals made late M-steps several times slower on CPU (engine.device.flush_denormals).
-    # Checked in a fresh thread, as the TUI runs the engine, so the test leaves pytest's own alone.
+    # Checked in a fresh thread, as the TUI runs the engine, so the test leaves pytest's thread alone.
     from tui_decipher.engine.em import prepare
 
     if platform.machine().lower() not in ("x86_64", "amd64"):
@@ -90,6 +90,8 @@ def test_a_run_flushes_subnormal_floats_in_its_thread():
     seen: dict[str, float] = {}
 
     def work() -> None:
+        # A new thread inherits its creator's mode, and earlier tests ran the engine in pytest's.
+        torch.set_flush_denormal(False)
         seen["before"] = (torch.tensor([1e-30]) * torch.tensor([1e-10])).item()  # 1e-40: a float32 subnormal
         prepare(corpus, cfg, lambda _e: None, threading.Event())
         seen["after"] = (torch.tensor([1e-30]) * torch.tensor([1e-10])).item()

@@ -37,6 +37,7 @@ import sys
 import threading
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -697,7 +698,7 @@ def _builtin_settings() -> list[BenchSetting]:
         out.append(
             BenchSetting(
                 name, what, rows, run, ("ugaritic-small", "ugaritic-full"), baseline_of="ugaritic",
-                group="beyond", note=f"config changes: {changes}", configs=configs, extra=name in EXTRA_SETTINGS,
+                group="beyond", note=f"config changes: {changes}", configs=configs,
             )
         )  # fmt: skip
     other = [(name, spec, "beyond") for name, spec in BEYOND_OTHER.items()]
@@ -712,7 +713,6 @@ def _builtin_settings() -> list[BenchSetting]:
             BenchSetting(
                 name, what, main.rows, run, main.corpora, baseline_of=preset_name, group=group,
                 note=f"config changes: {changes}", configs=configs, parts=main.parts, combine=main.combine,
-                extra=name in EXTRA_SETTINGS,
             )
         )  # fmt: skip
     out.append(
@@ -731,10 +731,9 @@ def _builtin_settings() -> list[BenchSetting]:
             f"{REFINE_JUDGMENTS} most confident wrong ones not yet judged; accuracy over evaluated lost words "
             "the reviewer never judged",
             configs=_refine_configs,
-            extra="ugaritic-refine" in EXTRA_SETTINGS,
         )
     )
-    return out
+    return [dataclasses.replace(s, extra=s.name in EXTRA_SETTINGS) for s in out]
 
 
 for _setting in _builtin_settings():
@@ -835,9 +834,8 @@ def plan_jobs(names: Sequence[str], seeds: Sequence[int]) -> list[JobSpec]:
     jobs: list[JobSpec] = []
     for name in names:
         key = SETTINGS[name].baseline_key
-        spec = JobSpec(key, BASELINE) if key is not None else None
-        if spec is not None and spec not in jobs and key in SETTINGS and SETTINGS[key].baseline is not None:
-            jobs.append(spec)
+        if key in SETTINGS and SETTINGS[key].baseline is not None and JobSpec(key, BASELINE) not in jobs:
+            jobs.append(JobSpec(key, BASELINE))
     for seed in seeds:
         for name in names:
             jobs += [JobSpec(name, DECIPHER, seed, part) for part in SETTINGS[name].parts or (None,)]
@@ -1333,9 +1331,7 @@ def _resumed_lines(report: BenchReport) -> list[str]:
 def _code_line(report: BenchReport) -> str:
     """Which code the jobs ran: the engine digest and the commits, with how many jobs each."""
     ran = [j for j in report.jobs if j.status in ("ok", "failed")]
-    commits: dict[str, int] = {}
-    for job in ran:
-        commits[job.commit or "unknown"] = commits.get(job.commit or "unknown", 0) + 1
+    commits = Counter(j.commit or "unknown" for j in ran)
     engines = sorted({j.engine for j in ran if j.engine})
     by_commit = ", ".join(f"{c} ({n} jobs)" for c, n in commits.items()) if ran else "no job yet"
     return f"- code: engine {', '.join(engines) or engine_digest()}; commits {by_commit}"

@@ -41,7 +41,7 @@ from .engine.events import (
 )
 from .engine.registry import entry_path, load_corpus, load_registry
 from .engine.review import REFINE_ROUNDS, ReviewConstraints
-from .results import data_dir, new_run_dir, write_run_files
+from .results import channel_method_text, data_dir, new_run_dir, write_run_files
 from .store import RUNNING, RunRecorder, Store, StoreError, default_path
 
 app = typer.Typer(
@@ -178,9 +178,7 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
     table.add_row("status", result.status)
     table.add_row("seed / device", f"{result.config.seed} / {result.device}")
     if result.config.method == "channel":
-        steps, objective = result.config.channel_steps, result.config.channel_objective
-        kind = "edit channel" if result.config.channel_kind == "edit" else "character channel"
-        table.add_row("method", f"{kind} alone ({steps} steps, {objective} objective, no neural model)")
+        table.add_row("method", channel_method_text(result.config.to_dict()))
     else:
         first = f" (round 1: {result.config.first_epochs})" if result.config.first_epochs else ""
         table.add_row("rounds x epochs", f"{len(result.rounds)} x {result.config.epochs}{first}")

@@ -28,6 +28,14 @@ def data_dir(override: str | Path | None = None) -> Path:
     return Path(override).expanduser() if override else Path(user_data_dir(APP_NAME, appauthor=False))
 
 
+def channel_method_text(config: dict[str, Any]) -> str:
+    """How a `method = "channel"` run deciphered, from its stored config (runs stored before a
+    field existed read as its default: the pieces channel, the lexicon objective)."""
+    kind = "edit channel" if config.get("channel_kind") == "edit" else "character channel"
+    steps, objective = config.get("channel_steps"), config.get("channel_objective", "lexicon")
+    return f"{kind} alone ({steps} steps, {objective} objective, no neural model)"
+
+
 def new_run_dir(corpus_name: str, preset: str | None, root: Path | None = None) -> Path:
     """A fresh folder under the data dir's runs/, named by time, corpus and preset."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{corpus_name}-{preset or 'custom'}").strip("-")

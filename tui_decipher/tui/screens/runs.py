@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ...engine.checkpoint import CHECKPOINT_NAME
+from ...results import channel_method_text
 from ...store import RUNNING, RunRow
 from ..widgets.mode_bar import ModeBar
 from .confirm import ConfirmScreen
@@ -111,10 +112,7 @@ class RunsScreen(Screen):
         cfg = run.config
         s = run.stats
         if cfg.get("method") == "channel":  # no neural model and no rounds: say what did run
-            steps, capacity = cfg.get("channel_steps"), cfg.get("capacity")
-            objective = cfg.get("channel_objective", "lexicon")  # runs stored before the field: lexicon
-            kind = "edit channel" if cfg.get("channel_kind") == "edit" else "character channel"  # older runs: pieces
-            schedule = f"{kind} alone ({steps} steps, {objective} objective, no neural model), C={capacity}"
+            schedule = f"{channel_method_text(cfg)}, C={cfg.get('capacity')}"
         else:
             schedule = (
                 f"{cfg.get('rounds')} rounds x {cfg.get('epochs')} steps"

@@ -85,6 +85,57 @@ def test_summary_mean_std_reference_and_baseline_rows():
     assert "## Cost per row" in md and "| peak RSS MB |" in md
 
 
+def _with_objective(rows, objective):
+    return [dataclasses.replace(r, extra={**r.extra, "objective": objective}) for r in rows]
+
+
+def test_restart_choice_keeps_the_seed_with_the_lowest_objective_not_the_best_accuracy():
+    report = _report(["ugaritic", "linear-b", "romance"], seeds=(1234, 1235, 1236))
+    # ugaritic: the lowest objective (seed 1236) is the best seed; every row of a job follows its choice
+    uga = {1234: (0.8, 0.6, 1.3), 1235: (0.4, 0.2, 1.4), 1236: (0.81, 0.66, 0.8)}  # small, full, objective
+    for seed, (small, full, objective) in uga.items():
+        rows = _uga_rows(small, full)
+        rows[0] = _with_objective([rows[0]], objective)[0]  # the transfer row ("full") records none
+        report.jobs.append(_job("ugaritic", seed, rows))
+    # linear-b: the lowest objective is the worst seed; the table reports it, not the best
+    for seed, (acc, objective) in {1234: (0.3, 19.1), 1235: (0.02, 18.9)}.items():
+        report.jobs.append(_job("linear-b", seed, _with_objective([RowResult("linear-b", acc, acc, 919)], objective)))
+    report.jobs.append(_job("linear-b", 1236, [RowResult("linear-b", 0.9, 0.9, 919)]))  # no objective: not a choice
+    # romance: each pair chooses its own seed, and the average combines the choices
+    for seed, shift in ((1234, 0.0), (1235, 0.1)):
+        for n, part in enumerate(bench.ROMANCE_PARTS):
+            objective = 5.0 + (1 if (n % 2 == 0) == (seed == 1234) else 0)  # 1235 lower on even pairs
+            row = _with_objective([RowResult(part, 0.5 + shift, 0.5, 583)], objective)
+            report.jobs.append(dataclasses.replace(_job("romance", seed, row), part=part))
+    choices = {(c.setting, c.key): c for c in bench.restart_choices(report)}
+    small, full = choices["ugaritic", "small"], choices["ugaritic", "full"]
+    assert small.chosen_seed == full.chosen_seed == 1236
+    assert small.chosen == pytest.approx(0.81) and full.chosen == pytest.approx(0.66)
+    assert full.objective == {1234: 1.3, 1235: 1.4, 1236: 0.8}
+    linear_b = choices["linear-b", "linear-b"]
+    assert linear_b.chosen_seed == 1235 and linear_b.chosen == pytest.approx(0.02)
+    assert linear_b.accuracy == {1234: 0.3, 1235: 0.02}  # seed 1236 recorded no objective
+    assert [choices["romance", p].chosen_seed for p in bench.ROMANCE_PARTS] == [1235, 1234] * 3
+    average = choices["romance", "average"]
+    assert average.chosen_seed is None and average.chosen == pytest.approx(0.55)
+    assert average.accuracy == pytest.approx({1234: 0.5, 1235: 0.6})
+
+    md = bench.build_markdown(report)
+    section = md.split("## Restarts chosen by training objective (no gold)")[1].split("## ")[0]
+    line = next(ln for ln in section.splitlines() if ln.startswith("| linear-b |"))
+    assert [c.strip() for c in line.strip("|").split("|")] == [
+        "linear-b", "linear-b", "84.7", "16.0 ± 19.8", "2.0", "1235", "2.0 / 30.0", "1234: 19.100, 1235: 18.900",
+    ]  # fmt: skip
+    assert "| romance, average of the 6 pairs | 91.6 | 55.0 ± 7.1 | 55.0 | per part |" in section
+
+
+def test_no_restart_choice_with_one_seed():
+    report = _report(["ugaritic"], seeds=(1234,))
+    report.jobs.append(_job("ugaritic", 1234, _with_objective(_uga_rows(0.8, 0.6), 1.0)))
+    assert bench.restart_choices(report) == []
+    assert "## Restarts chosen" not in bench.build_markdown(report)
+
+
 def test_ablations_share_one_baseline_block_in_their_own_table():
     names = ["ugaritic", "ugaritic-no-flow", "ugaritic-no-residual"]
     # the one shared baseline first, then seed by seed (a stopped bench has whole seeds)

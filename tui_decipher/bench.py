@@ -1337,6 +1337,125 @@ def _code_line(report: BenchReport) -> str:
     return f"- code: engine {', '.join(engines) or engine_digest()}; commits {by_commit}"
 
 
+def job_objective(job: JobResult) -> float | None:
+    """The training objective a job's run ended with: the kept restart's flow-weighted NLL, or the
+    channel's loss (`DecipherResult.objective`); None when no row recorded a finite one."""
+    for row in job.rows:
+        value = row.extra.get("objective")
+        if isinstance(value, (int, float)) and math.isfinite(value):
+            return float(value)
+    return None
+
+
+@dataclass
+class RestartChoice:
+    """One row's figure had its seeds been the restarts of one run: `restarts = N` keeps the
+    restart with the lowest training objective, so no gold enters the choice."""
+
+    setting: str
+    key: str
+    label: str
+    reference: float | None
+    accuracy: dict[int, float]  # seed -> accuracy (fraction)
+    objective: dict[int, float]  # seed -> training objective of the job the row came from
+    chosen_seed: int | None  # None for a derived row (the Romance average): each part chose its own
+    chosen: float  # accuracy of the choice (fraction)
+
+
+def _choose(jobs: list[JobResult]) -> JobResult | None:
+    """The job with the lowest training objective, among two or more seeds (ok jobs that recorded one)."""
+    scored = [j for j in jobs if j.seed is not None]
+    if len(scored) < 2:
+        return None
+    return min(scored, key=lambda j: (job_objective(j), j.seed))
+
+
+def restart_choices(report: BenchReport) -> list[RestartChoice]:
+    """Per figure of the main and beyond-the-paper settings run with two or more seeds: the seed a
+    restart ensemble would keep (lowest training objective), its accuracy, and every seed's. A
+    setting with parts (Romance) chooses per part; its derived rows (the average) combine the
+    parts' choices. The objective is compared only between seeds of the same figure."""
+    out: list[RestartChoice] = []
+    for name in report.settings:
+        setting = SETTINGS.get(name)
+        if setting is None or setting.group not in ("main", "beyond"):
+            continue
+        # a seed that recorded no objective could not be one of the ensemble's restarts
+        jobs = [
+            j for j in report.jobs
+            if j.setting == name and j.kind == DECIPHER and j.status == "ok" and job_objective(j) is not None
+        ]  # fmt: skip
+        chosen_rows: list[RowResult] = []
+        for part in setting.parts or (None,):
+            own = [j for j in jobs if j.part == part]
+            best = _choose(own)
+            if best is None:
+                chosen_rows = []
+                continue
+            for spec in setting.rows:
+                if part is not None and spec.key != part:
+                    continue
+                rows = {j.seed: r for j in own for r in j.rows if r.key == spec.key and r.accuracy is not None}
+                if best.seed not in rows:
+                    continue
+                chosen_rows.append(rows[best.seed])
+                out.append(
+                    RestartChoice(
+                        name, spec.key, spec.label, spec.paper,
+                        {s: r.accuracy for s, r in sorted(rows.items())},  # type: ignore[misc]
+                        {j.seed: job_objective(j) for j in own if j.seed in rows},  # type: ignore[misc]
+                        best.seed, rows[best.seed].accuracy,  # type: ignore[arg-type]
+                    )
+                )  # fmt: skip
+        if setting.parts and setting.combine is not None and len(chosen_rows) == len(setting.parts):
+            specs = {spec.key: spec for spec in setting.rows}
+            for row in setting.combine(chosen_rows):
+                spec = specs.get(row.key)
+                if spec is None or row.accuracy is None:
+                    continue
+                per_seed = {
+                    j.seed: r.accuracy
+                    for j in _combined_jobs(setting, jobs)
+                    for r in j.rows
+                    if r.key == row.key and r.accuracy is not None
+                }
+                out.append(RestartChoice(name, spec.key, spec.label, spec.paper, per_seed, {}, None, row.accuracy))  # type: ignore[arg-type]
+    return out
+
+
+RESTART_HEADER = [
+    "setting", "evaluated on", "paper / ref.", "mean over seeds", "chosen by objective", "seed chosen",
+    "worst / best seed", "objective by seed",
+]  # fmt: skip
+
+
+def restart_choice_lines(report: BenchReport) -> list[str]:
+    """The Markdown section of `restart_choices` (nothing when no figure has two seeds)."""
+    choices = restart_choices(report)
+    if not choices:
+        return []
+    rows = []
+    for c in choices:
+        values = list(c.accuracy.values())
+        objectives = ", ".join(f"{s}: {o:.3f}" for s, o in sorted(c.objective.items())) or "per part"
+        rows.append([
+            c.setting, c.label, _num(c.reference), percent(Stat.of(values)), f"{100 * c.chosen:.1f}",
+            str(c.chosen_seed) if c.chosen_seed is not None else "per part",
+            f"{100 * min(values):.1f} / {100 * max(values):.1f}" if values else "-", objectives,
+        ])  # fmt: skip
+    return [
+        "## Restarts chosen by training objective (no gold)",
+        "",
+        "Each seed is a full run; a run with `restarts = N` (`channel_restarts` for the channel) keeps the "
+        "restart whose training objective (the final flow's weighted NLL, or the channel's loss) is lowest. "
+        "Read the seeds as N such restarts: \"chosen by objective\" is what that ensemble would report, at "
+        "N times one seed's cost.",
+        "",
+        *_md_table(RESTART_HEADER, rows),
+        "",
+    ]
+
+
 def build_markdown(report: BenchReport) -> str:
     """The Markdown report: header (command, machine, schedule), accuracy tables, cost table."""
     m = report.machine
@@ -1366,6 +1485,7 @@ def build_markdown(report: BenchReport) -> str:
         lines += [f"## {GROUP_TITLES.get(group, group)}", ""]
         lines += _md_table(ACCURACY_HEADER, [accuracy_cells(r) for r in rows])
         lines.append("")
+    lines += restart_choice_lines(report)
     lines += learning_curve_lines(report)
     lines += ["## Cost per row (mean over seeds)", ""]
     lines += _md_table(COST_HEADER, [cost_cells(r) for r in summary])

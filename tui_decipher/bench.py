@@ -1362,14 +1362,6 @@ class RestartChoice:
     chosen: float  # accuracy of the choice (fraction)
 
 
-def _choose(jobs: list[JobResult]) -> JobResult | None:
-    """The job with the lowest training objective, among two or more seeds (ok jobs that recorded one)."""
-    scored = [j for j in jobs if j.seed is not None]
-    if len(scored) < 2:
-        return None
-    return min(scored, key=lambda j: (job_objective(j), j.seed))
-
-
 def restart_choices(report: BenchReport) -> list[RestartChoice]:
     """Per figure of the main and beyond-the-paper settings run with two or more seeds: the seed a
     restart ensemble would keep (lowest training objective), its accuracy, and every seed's. A
@@ -1381,30 +1373,34 @@ def restart_choices(report: BenchReport) -> list[RestartChoice]:
         if setting is None or setting.group not in ("main", "beyond"):
             continue
         # a seed that recorded no objective could not be one of the ensemble's restarts
-        jobs = [
-            j for j in report.jobs
-            if j.setting == name and j.kind == DECIPHER and j.status == "ok" and job_objective(j) is not None
-        ]  # fmt: skip
+        objective = {
+            (j.seed, j.part): value
+            for j in report.jobs
+            if j.setting == name and j.kind == DECIPHER and j.status == "ok" and j.seed is not None
+            and (value := job_objective(j)) is not None
+        }  # fmt: skip
+        jobs = [j for j in report.jobs if j.setting == name and (j.seed, j.part) in objective and j.status == "ok"]
         chosen_rows: list[RowResult] = []
         for part in setting.parts or (None,):
-            own = [j for j in jobs if j.part == part]
-            best = _choose(own)
-            if best is None:
-                chosen_rows = []
+            own = {j.seed: j for j in jobs if j.part == part}
+            if len(own) < 2:  # one seed is no choice
                 continue
+            best = min(own, key=lambda seed: (objective[seed, part], seed))
             for spec in setting.rows:
                 if part is not None and spec.key != part:
                     continue
-                rows = {j.seed: r for j in own for r in j.rows if r.key == spec.key and r.accuracy is not None}
-                if best.seed not in rows:
+                rows = {
+                    seed: r for seed, j in own.items() for r in j.rows if r.key == spec.key and r.accuracy is not None
+                }
+                if best not in rows:
                     continue
-                chosen_rows.append(rows[best.seed])
+                chosen_rows.append(rows[best])
                 out.append(
                     RestartChoice(
                         name, spec.key, spec.label, spec.paper,
-                        {s: r.accuracy for s, r in sorted(rows.items())},  # type: ignore[misc]
-                        {j.seed: job_objective(j) for j in own if j.seed in rows},  # type: ignore[misc]
-                        best.seed, rows[best.seed].accuracy,  # type: ignore[arg-type]
+                        {seed: r.accuracy for seed, r in sorted(rows.items())},  # type: ignore[misc]
+                        {seed: objective[seed, part] for seed in rows},
+                        best, rows[best].accuracy,  # type: ignore[arg-type]
                     )
                 )  # fmt: skip
         if setting.parts and setting.combine is not None and len(chosen_rows) == len(setting.parts):

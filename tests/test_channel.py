@@ -11,15 +11,8 @@ import pytest
 import torch
 
 from tui_decipher.engine import em
-from tui_decipher.engine.channel import (
-    DROP,
-    ONE,
-    TWO,
-    CharacterChannel,
-    channel_log_probs,
-    fit_channel,
-    transport_plan,
-)
+from tui_decipher.engine.channels.pieces import DROP, ONE, TWO, CharacterChannel
+from tui_decipher.engine.channels.trainer import channel_log_probs, fit_channel, transport_plan
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, preset
 from tui_decipher.engine.corpus import Corpus

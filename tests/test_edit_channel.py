@@ -12,11 +12,11 @@ import torch
 from scipy.optimize import linear_sum_assignment
 
 from tui_decipher.engine import em
-from tui_decipher.engine.channel import channel_log_probs, character_map, fit_channel, new_channel
+from tui_decipher.engine.channels.edit import DROP, INSERT, STOP, WRITE, EditChannel
+from tui_decipher.engine.channels.trainer import channel_log_probs, fit_channel, new_channel
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, DecipherConfig, apply_overrides
 from tui_decipher.engine.corpus import Corpus
-from tui_decipher.engine.edit_channel import DROP, INSERT, STOP, WRITE, EditChannel
 from tui_decipher.engine.transfer import evaluate_on_corpus
 
 
@@ -138,7 +138,7 @@ def test_copy_prior_starts_near_an_edit_distance_and_training_learns_the_sound_c
     assert fit is not None and isinstance(fit.channel, EditChannel)
     acc_before, acc_after = _matching_accuracy(before), _matching_accuracy(fit.cost)
     assert acc_after >= 0.95 > acc_before  # the trained channel explains what plain copying cannot
-    read = character_map(fit.channel, known, lost_cs, known_cs)
+    read = fit.channel.character_map(known, lost_cs, known_cs)
     assert read["d"][0][0] == "t" and read["g"][0][0] == "k"  # learned substitutions
     assert read["a"][0][0] == "a"  # copies stay copies
     assert read["u"][0][0] in ("∅", "u")  # "u" is inserted before o -> e, or copied from "u"

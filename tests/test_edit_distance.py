@@ -1,4 +1,4 @@
-"""Tests for the expected edit distance flow cost (tui_decipher.engine.edit_distance)."""
+"""Tests for the expected edit distance flow cost (tui_decipher.engine.neural.edit_distance)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import torch
 from rapidfuzz.distance import Indel
 
 from tui_decipher.engine.charset import EOW_ID, PAD_ID, SOW_ID, UNK_ID
-from tui_decipher.engine.edit_distance import expected_edit_distance, ids_to_text, sample_strings
+from tui_decipher.engine.neural.edit_distance import expected_edit_distance, ids_to_text, sample_strings
 
 N_CHARS = 10  # 4 specials + 6 real symbols
 A, B, C, D, X, Y = 4, 5, 6, 7, 8, 9

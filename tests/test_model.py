@@ -1,4 +1,4 @@
-"""Tests for the character seq2seq (tui_decipher.engine.model) and all-pairs scoring (scoring.py)."""
+"""Tests for the character seq2seq (tui_decipher.engine.neural.model) and all-pairs scoring (scoring.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from tui_decipher.engine.charset import EOW_ID, PAD_ID, SOW_ID, UNK_ID, Charset
 from tui_decipher.engine.corpus import graphemes
-from tui_decipher.engine.model import DecipherModel, build_model, norm_controlled_residual
-from tui_decipher.engine.scoring import KnownIndex, LostBatch, score_all_pairs
+from tui_decipher.engine.neural.model import DecipherModel, build_model, norm_controlled_residual
+from tui_decipher.engine.neural.scoring import KnownIndex, LostBatch, score_all_pairs
 
 CPU = torch.device("cpu")
 
@@ -350,7 +350,7 @@ def test_build_model_from_config() -> None:
 def test_shared_symbols_are_tied_at_initialisation_only_when_asked() -> None:
     from tui_decipher.engine.charset import EOW_ID, Charset, shared_symbols
     from tui_decipher.engine.config import DecipherConfig
-    from tui_decipher.engine.model import build_model
+    from tui_decipher.engine.neural.model import build_model
 
     lost, known = Charset("abcx"), Charset("bcdy")
     pairs = shared_symbols(lost, known)

@@ -1,11 +1,11 @@
-"""Tests for the monotonic alignment regularizers (tui_decipher.engine.regularizers)."""
+"""Tests for the monotonic alignment regularizers (tui_decipher.engine.neural.regularizers)."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from tui_decipher.engine.regularizers import (
+from tui_decipher.engine.neural.regularizers import (
     expected_positions,
     omega_alphabetic,
     omega_syllabic,

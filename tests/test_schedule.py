@@ -142,7 +142,7 @@ def test_a_stalled_m_step_is_rejected_when_asked(monkeypatch, single_thread, gua
 
 def test_lost_batch_take_cuts_padding_to_the_batch() -> None:
     from tui_decipher.engine.charset import Charset
-    from tui_decipher.engine.scoring import LostBatch
+    from tui_decipher.engine.neural.scoring import LostBatch
 
     words = [("a",), ("b", "c", "d"), ("c", "a")]
     lost = LostBatch.encode(words, Charset.from_words(words), torch.device("cpu"))

@@ -844,14 +844,16 @@ def plan_jobs(names: Sequence[str], seeds: Sequence[int]) -> list[JobSpec]:
 
 @functools.cache
 def engine_digest() -> str:
-    """A digest of the engine's code (tui_decipher/engine/*.py, see `source_digest`), part of
+    """A digest of the engine's code (tui_decipher/engine/**/*.py, see `source_digest`), part of
     every job's fingerprint: a resumed bench runs a job again when the engine changed since it
     ran, and keeps it across changes to the front ends, comments and docstrings."""
-    return source_digest(sorted((Path(__file__).parent / "engine").glob("*.py")))
+    engine = Path(__file__).parent / "engine"
+    return source_digest(sorted(engine.rglob("*.py")), root=engine)
 
 
-def source_digest(paths: Iterable[Path]) -> str:
-    """A digest of Python files as Python parses them: comments, docstrings and layout left out."""
+def source_digest(paths: Iterable[Path], root: Path | None = None) -> str:
+    """A digest of Python files as Python parses them: comments, docstrings and layout left out.
+    Each file is named by its path under `root` (by its name without one)."""
     digest = hashlib.sha256()
     for path in paths:
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -865,7 +867,8 @@ def source_digest(paths: Iterable[Path]) -> str:
                 and isinstance(body[0].value.value, str)
             ):
                 node.body = body[1:] or [ast.Pass()]
-        digest.update(path.name.encode() + b"\0" + ast.dump(tree).encode() + b"\0")
+        name = path.relative_to(root).as_posix() if root is not None else path.name
+        digest.update(name.encode() + b"\0" + ast.dump(tree).encode() + b"\0")
     return digest.hexdigest()[:12]
 
 

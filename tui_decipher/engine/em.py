@@ -21,14 +21,13 @@ import torch
 
 from . import evaluation
 from .baseline import edit_distance_costs
-from .channel import Channel, ChannelFit, fit_channel
-from .channel import character_map as channel_character_map
+from .channels.protocol import Channel
+from .channels.trainer import ChannelFit, fit_channel
 from .charset import EOW_ID, SPECIALS, Charset, shared_symbols
 from .checkpoint import CheckpointError, checkpoint_config, save_checkpoint
 from .config import DecipherConfig
 from .corpus import Corpus
 from .device import flush_denormals, make_repeatable, select_device
-from .edit_distance import expected_edit_distance, ids_to_text, sample_strings
 from .events import (
     ChannelStep,
     EpochEnd,
@@ -41,10 +40,11 @@ from .events import (
     ignore,
 )
 from .flow import FlowSolution, flow_matrix, solve_sparsified
-from .model import DecipherModel, build_model
-from .regularizers import regularizer
+from .neural.edit_distance import expected_edit_distance, ids_to_text, sample_strings
+from .neural.model import DecipherModel, build_model
+from .neural.regularizers import regularizer
+from .neural.scoring import KnownIndex, LostBatch, Scores, score_all_pairs
 from .review import ReviewConstraints
-from .scoring import KnownIndex, LostBatch, Scores, score_all_pairs
 
 
 class RunCancelled(Exception):
@@ -427,7 +427,7 @@ def _channel_result(ctx: _Context, result: DecipherResult) -> DecipherResult:
         )  # fmt: skip
     result.proposals.sort(key=lambda p: (-p.score, p.lost))
     result.channel = fit.channel
-    result.char_map = channel_character_map(fit.channel, ctx.corpus.known_words, ctx.lost_charset, ctx.known_charset)
+    result.char_map = fit.channel.character_map(ctx.corpus.known_words, ctx.lost_charset, ctx.known_charset)
     if ctx.corpus.has_gold:
         result.accuracy, result.accuracy_model, result.predictions = evaluate(ctx, torch.from_numpy(-cost), cost)
         result.n_evaluated = ctx.corpus.n_gold_lost

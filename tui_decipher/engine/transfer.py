@@ -24,9 +24,9 @@ from . import evaluation
 from .charset import Charset
 from .config import DecipherConfig
 from .corpus import Corpus
-from .edit_distance import expected_edit_distance, ids_to_text, sample_strings
 from .flow import solve_sparsified
-from .scoring import KnownIndex, LostBatch, score_all_pairs
+from .neural.edit_distance import expected_edit_distance, ids_to_text, sample_strings
+from .neural.scoring import KnownIndex, LostBatch, score_all_pairs
 
 
 @dataclass
@@ -68,7 +68,7 @@ def evaluate_on_corpus(
     distance (2182 x 39451 for the full Ugaritic list: about 345 MB each); the channel scores it
     in bounded blocks (channel.MAX_PAIRS).
     """
-    from .channel import channel_log_probs
+    from .channels.trainer import channel_log_probs
 
     started = time.perf_counter()
     cfg = cfg or result.config

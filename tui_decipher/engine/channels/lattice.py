@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import torch
 
-from .charset import Charset
-from .corpus import Word
+from ..charset import Charset
+from ..corpus import Word
 
 NEG = -1e4  # log-probability of an impossible state (finite, so gradients stay finite)
 

@@ -1,6 +1,6 @@
 """Beyond the paper: an edit channel, a character channel for two languages written letter by letter.
 
-`channel_kind = "edit"`. The pieces channel (engine/channel.py) writes each lost symbol from one
+`channel_kind = "edit"`. The pieces channel (engine/channels/pieces.py) writes each lost symbol from one
 or two known letters and never writes a symbol from nothing, which suits a syllabary read against
 an alphabet; between two Latin alphabets (Spanish and Italian) words also gain and lose sounds
 anywhere, and most letters are written as themselves. This is the classic stochastic edit
@@ -30,9 +30,9 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from .channel_lattice import NEG, encode_padded, final_cells
-from .charset import SPECIALS, Charset
-from .corpus import Word
+from ..charset import SPECIALS, Charset
+from ..corpus import Word
+from .lattice import NEG, encode_padded, final_cells
 
 INSERT, WRITE, DROP = 0, 1, 2  # operations before/at a known letter; at the end: INSERT, STOP (= WRITE)
 STOP = WRITE
@@ -63,6 +63,14 @@ class EditChannel(nn.Module):
         operation = torch.zeros(n_known + 1, 3)
         operation[:, WRITE] = 2.0  # most letters are written: a start near a plain edit distance
         self.operation = nn.Parameter(operation)  # insert / write / drop; at the end insert / stop
+
+    @classmethod
+    def build(
+        cls, lost_charset: Charset, known_charset: Charset, generator: torch.Generator, init_scale: float,
+        copy_bias: float,
+    ) -> EditChannel:
+        """An untrained edit channel for two charsets (see `channels.protocol.Channel.build`)."""
+        return cls(lost_charset, known_charset, generator, init_scale, copy_bias)
 
     @property
     def sizes(self) -> tuple[int, int]:
@@ -121,27 +129,26 @@ class EditChannel(nn.Module):
             alphas.append(with_insertions(new, m))
         return final_cells(alphas, lost_len, known_len) + operation[self.none, STOP]  # then stop: (n_x, n_y)
 
-
-@torch.no_grad()
-def character_map(
-    channel: EditChannel, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset, top: int = 5
-) -> dict[str, list[tuple[str, float]]]:
-    """Lost symbol -> the known letters written as it, best first, with P(letter | symbol): each
-    letter weighted by how often the known words hold it, P(write | letter) and P(symbol | letter).
-    An inserted symbol (written from no letter) reads as "∅"."""
-    k = channel.none
-    known, known_len = encode_padded(known_words, known_charset, k)
-    positions = torch.arange(known.shape[1])[None, :]
-    letters = known[positions < known_len[:, None]]
-    counts = torch.bincount(letters, minlength=k + 1).double()
-    counts[k] = len(known_words)  # every word has one end, before which symbols may be inserted too
-    write, insert = (e.double() for e in channel.log_emissions())  # (K+1, S) each
-    weight = counts.log()[:, None]
-    joint = torch.cat([(weight + write)[:k], torch.logsumexp(weight + insert, 0, keepdim=True)])  # (K+1, S)
-    posterior = torch.softmax(joint, 0)  # P(letter or insertion | lost symbol), one column per symbol
-    names = [known_charset.symbols[a] for a in range(k)] + ["∅"]
-    out: dict[str, list[tuple[str, float]]] = {}
-    for s in range(len(SPECIALS), len(lost_charset)):
-        values, idx = posterior[:, s].topk(min(top, posterior.shape[0]))
-        out[lost_charset.symbols[s]] = [(names[int(j)], float(v)) for v, j in zip(values, idx, strict=True)]
-    return out
+    @torch.no_grad()
+    def character_map(
+        self, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset, top: int = 5
+    ) -> dict[str, list[tuple[str, float]]]:
+        """Lost symbol -> the known letters written as it, best first, with P(letter | symbol): each
+        letter weighted by how often the known words hold it, P(write | letter) and P(symbol | letter).
+        An inserted symbol (written from no letter) reads as "∅"."""
+        k = self.none
+        known, known_len = encode_padded(known_words, known_charset, k)
+        positions = torch.arange(known.shape[1])[None, :]
+        letters = known[positions < known_len[:, None]]
+        counts = torch.bincount(letters, minlength=k + 1).double()
+        counts[k] = len(known_words)  # every word has one end, before which symbols may be inserted too
+        write, insert = (e.double() for e in self.log_emissions())  # (K+1, S) each
+        weight = counts.log()[:, None]
+        joint = torch.cat([(weight + write)[:k], torch.logsumexp(weight + insert, 0, keepdim=True)])  # (K+1, S)
+        posterior = torch.softmax(joint, 0)  # P(letter or insertion | lost symbol), one column per symbol
+        names = [known_charset.symbols[a] for a in range(k)] + ["∅"]
+        out: dict[str, list[tuple[str, float]]] = {}
+        for s in range(len(SPECIALS), len(lost_charset)):
+            values, idx = posterior[:, s].topk(min(top, posterior.shape[0]))
+            out[lost_charset.symbols[s]] = [(names[int(j)], float(v)) for v, j in zip(values, idx, strict=True)]
+        return out

@@ -1,0 +1,137 @@
+"""Beyond the paper: a small character channel whose lexicon matching seeds round 1's flow.
+
+`init_flow = "channel"`. The channel is the classic decipherment story run backwards from the
+paper's model: a known word y is *written* as a lost word x. y is cut, left to right, into pieces
+of one or two letters, and each piece writes one lost symbol; a letter may also be left unwritten
+(Linear B drops final and cluster consonants, ko-no-so for Knossos). So
+
+    P(x | y) = sum over segmentations of prod_pieces P(action | letter) P(symbol | piece)
+
+with P(symbol | a, b) = softmax_symbols(theta1[a] + theta2[b]) (b = "none" for a one-letter
+piece) and P(action | letter) over {drop, one-letter piece, two-letter piece}. That is about
+2 x |known alphabet| x |lost alphabet| numbers: it cannot memorise which lost word goes with
+which known word, which is what the seq2seq model does from the uniform flow, so its best fit is
+a character map.
+
+It is trained by Adam on the lexicon objective: every lost word should be the writing of some
+known word, L = -mean_i log mean_j P(x_i | y_j). Neither gold nor a shared alphabet is used, so it
+applies across scripts (Linear B signs against Greek letters). `channel_objective = "transport"`
+keeps that gradient, sum_j w_ij grad log P(x_i | y_j), but takes the weights w from a soft flow
+(`transport_plan`) instead of the posterior over all known words: no known word explains more
+than C lost words' worth, and D units in all reach known words. With the posterior a few easy
+known words explain most lost words, and on linear-b-names, where half the lost words have no
+name to be explained by, the map is never found (lexicon loss 13.9, 3-10% argmax); with the plan
+it is. Its costs -log P(x_i | y_j) go
+through the same min-cost flow as the model's; `em.initial_flow` mixes that flow into f^(0), and
+`method = "channel"` deciphers with them alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+from ..charset import SPECIALS, Charset
+from ..config import DecipherConfig
+from ..corpus import Word
+from .lattice import NEG, encode_padded, final_cells
+
+INIT_SCALE = DecipherConfig.channel_init_scale  # one default, the config field's
+
+DROP, ONE, TWO = 0, 1, 2  # actions at a known letter
+
+
+class CharacterChannel(nn.Module):
+    """P(x | y): a known word y writes a lost word x, one or two letters per lost symbol."""
+
+    def __init__(self, n_lost: int, n_known: int, generator: torch.Generator, init_scale: float = INIT_SCALE) -> None:
+        super().__init__()
+        self.none = n_known  # the second-letter id of a one-letter piece (and padding of known words)
+
+        def param(*shape: int) -> nn.Parameter:
+            return nn.Parameter(init_scale * torch.randn(*shape, generator=generator))
+
+        self.first = param(n_known + 1, n_lost)  # theta1: a piece's first letter -> lost symbol
+        self.second = param(n_known + 1, n_lost)  # theta2: its second letter (or none) -> lost symbol
+        self.action = nn.Parameter(torch.zeros(n_known + 1, 3))  # drop / one-letter / two-letter
+
+    @classmethod
+    def build(
+        cls, lost_charset: Charset, known_charset: Charset, generator: torch.Generator, init_scale: float,
+        copy_bias: float,
+    ) -> CharacterChannel:
+        """An untrained pieces channel for two charsets; `copy_bias` does not apply (no letter is
+        written as itself when a symbol is a piece of one or two letters)."""
+        return cls(len(lost_charset), len(known_charset), generator, init_scale)
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        """(lost symbols, known letters) of the charsets it was built for."""
+        return self.first.shape[1], self.none
+
+    def log_prob(
+        self, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor
+    ) -> torch.Tensor:
+        """log P(x_i | y_j) for every pair: lost (n_x, N) ids, known (n_y, M) ids padded with
+        `self.none`; lengths without padding. Returns (n_x, n_y)."""
+        n_x, n_y = lost.shape[0], known.shape[0]
+        big_n, big_m = int(lost_len.max()), int(known_len.max())
+        lost, known = lost[:, :big_n], known[:, :big_m]
+        action = torch.log_softmax(self.action, -1)  # (K+1, 3)
+        drop, take_one, take_two = (action[known, a] for a in (DROP, ONE, TWO))  # (n_y, M) each
+        # log P(action) + log P(symbol | piece) for the piece starting at each known letter:
+        # (n_y, M, S) and (n_y, M-1, S). Gathering them for each lost symbol is a product with
+        # the lost words' one-hot codes (exact: one value times 1, the rest times 0), which BLAS
+        # does far faster than an index gather of the same (n_x, N, n_y) entries.
+        one = torch.log_softmax(self.first + self.second[self.none], -1)[known] + take_one[:, :, None]
+        pair_first = self.first[known[:, :-1]]  # (n_y, M-1, S)
+        two = torch.log_softmax(pair_first + self.second[known[:, 1:]], -1) + take_two[:, :-1, None]
+        onehot = torch.nn.functional.one_hot(lost, one.shape[-1]).to(one.dtype)  # (n_x, N, S)
+        # alpha[m] (n_x, N+1, n_y): log P(the first m letters wrote the first k symbols).
+        start = torch.full((n_x, big_n + 1, n_y), NEG)
+        start[:, 0] = 0.0
+        alphas = [start]
+        head = torch.full((n_x, 1, n_y), NEG)  # no symbol written yet: k = 0 is reached by drops only
+        for m in range(1, big_m + 1):
+            prev = alphas[m - 1]
+            dropped = prev + drop[:, m - 1]
+            written = prev[:, :-1] + onehot @ one[:, m - 1].T  # (n_x, N, n_y)
+            if m >= 2:
+                written = torch.logaddexp(written, alphas[m - 2][:, :-1] + onehot @ two[:, m - 2].T)
+            new = torch.logaddexp(dropped, torch.cat([head, written], 1))
+            alphas.append(new.clamp_min(NEG))
+        return final_cells(alphas, lost_len, known_len)
+
+    @torch.no_grad()
+    def character_map(
+        self, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset,
+        top: int = 5,
+    ) -> dict[str, list[tuple[str, float]]]:
+        """Lost symbol -> the known pieces (one or two letters) that write it, best first, with
+        P(piece | symbol) from the channel: each piece weighted by how often the known words hold it,
+        the chance a letter starts such a piece, and P(symbol | piece). A syllabary reads as
+        syllables (a Linear B sign as "ko"), an alphabet as letters. An edit channel reads each
+        symbol as the letters written as it (engine/edit_self.py)."""
+        k = self.none  # known ids 0..k-1 (specials included: they never occur, so they weigh nothing)
+        known, known_len = encode_padded(known_words, known_charset, k)
+        positions = torch.arange(known.shape[1])[None, :]
+        letters = known[positions < known_len[:, None]]
+        pairs = known[:, :-1] * k + known[:, 1:]  # (n_y, M-1): a two-letter piece's id
+        pairs = pairs[positions[:, :-1] + 1 < known_len[:, None]]
+        action = torch.log_softmax(self.action[:k], -1)  # (k, 3)
+        one = torch.log_softmax(self.first[:k] + self.second[k], -1)  # (k, S)
+        two = torch.log_softmax(self.first[:k, None] + self.second[None, :k], -1).reshape(k * k, -1)
+        one_weight = torch.bincount(letters, minlength=k).double().log() + action[:, ONE].double()  # (k,)
+        two_weight = torch.bincount(pairs, minlength=k * k).double().log()
+        two_weight = two_weight + action[:, TWO].double().repeat_interleave(k)
+        joint = torch.cat([one_weight[:, None] + one.double(), two_weight[:, None] + two.double()])  # (k + k*k, S)
+        posterior = torch.softmax(joint, 0)  # P(piece | lost symbol), one column per symbol
+        names = [known_charset.symbols[a] for a in range(k)]
+        names += [names[a] + names[b] for a in range(k) for b in range(k)]
+        out: dict[str, list[tuple[str, float]]] = {}
+        for s in range(len(SPECIALS), len(lost_charset)):
+            values, idx = posterior[:, s].topk(min(top, posterior.shape[0]))
+            out[lost_charset.symbols[s]] = [(names[int(j)], float(v)) for v, j in zip(values, idx, strict=True)]
+        return out

@@ -1,0 +1,47 @@
+"""What every character channel P(lost word | known word) provides to the trainer and the methods."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import torch
+
+from ..charset import Charset
+from ..corpus import Word
+
+
+class Channel(Protocol):
+    """A trainable channel: a torch module whose best fit is a character map.
+
+    `none` is the id that pads known words (and marks "no second letter"); `sizes` is
+    (lost symbols, known letters) of the charsets it was built for.
+    """
+
+    none: int
+
+    @classmethod
+    def build(
+        cls, lost_charset: Charset, known_charset: Charset, generator: torch.Generator, init_scale: float,
+        copy_bias: float,
+    ) -> Channel:
+        """An untrained channel for two charsets, its random start drawn from `generator`."""
+        ...
+
+    @property
+    def sizes(self) -> tuple[int, int]: ...
+
+    def parameters(self): ...  # torch.nn.Module's
+
+    def log_prob(
+        self, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor
+    ) -> torch.Tensor:
+        """log P(x_i | y_j) for every pair: lost (n_x, N) ids, known (n_y, M) ids padded with
+        `none`; lengths without padding. Returns (n_x, n_y)."""
+        ...
+
+    def character_map(
+        self, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset, top: int = 5
+    ) -> dict[str, list[tuple[str, float]]]:
+        """Lost symbol -> the known letters or pieces that write it, best first, with probabilities."""
+        ...

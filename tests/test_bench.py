@@ -24,7 +24,7 @@ from tui_decipher.cli import app
 from tui_decipher.engine.baseline import edit_distance_assignment, edit_distance_costs
 from tui_decipher.engine.config import DecipherConfig, preset
 from tui_decipher.engine.corpus import Corpus
-from tui_decipher.engine.em import run_decipherment
+from tui_decipher.engine.methods import run_decipherment
 from tui_decipher.engine.neural.model import build_model
 from tui_decipher.engine.registry import load_corpus
 from tui_decipher.engine.transfer import evaluate_on_corpus

@@ -10,13 +10,14 @@ import threading
 import pytest
 import torch
 
-from tui_decipher.engine import em
 from tui_decipher.engine.channels.pieces import DROP, ONE, TWO, CharacterChannel
 from tui_decipher.engine.channels.trainer import channel_log_probs, fit_channel, transport_plan
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, preset
 from tui_decipher.engine.corpus import Corpus
 from tui_decipher.engine.events import ChannelStep, EpochEnd, RunStarted
+from tui_decipher.engine.methods import neural_em, run_decipherment
+from tui_decipher.engine.methods.channel import ChannelFitted
 from tui_decipher.engine.transfer import evaluate_on_corpus
 from tui_decipher.tui.live import LiveRun
 
@@ -166,7 +167,7 @@ def test_fit_channel_stops_when_asked() -> None:
     assert fit is None and calls == [1, 2]
 
 
-def _channel_context(**changes) -> tuple[em._Context, list[object]]:
+def _channel_context(**changes) -> tuple[neural_em.EMContext, list[object]]:
     # A 3-step channel from a wide start (scale 0.5): its costs differ enough between known words
     # that every lost word's top 5 reach a full one-to-one matching (a near-symmetric start ties).
     lost, known = syllabary_corpus(30, 10)
@@ -177,12 +178,12 @@ def _channel_context(**changes) -> tuple[em._Context, list[object]]:
         init_flow="channel", flow_decay=0.5, **fields,
     )  # fmt: skip
     events: list[object] = []
-    return em.prepare(corpus, cfg, events.append, threading.Event()), events
+    return neural_em.prepare(corpus, cfg, events.append, threading.Event()), events
 
 
 def test_channel_initial_flow_is_a_decayed_matching(single_thread) -> None:
     ctx, events = _channel_context()
-    flow = em.initial_flow(ctx)
+    flow = neural_em.initial_flow(ctx)
     steps = [e for e in events if isinstance(e, ChannelStep)]
     assert [e.step for e in steps] == [1, 2, 3] and all(e.steps == 3 for e in steps)
     uniform = 30 / (30 * 40)
@@ -192,7 +193,7 @@ def test_channel_initial_flow_is_a_decayed_matching(single_thread) -> None:
     assert (matched.sum(1) == 1).all() and (matched.sum(0) <= 1).all()
     # The same seed trains the same channel: the flow is repeatable.
     again, _ = _channel_context()
-    assert torch.equal(em.initial_flow(again), flow)
+    assert torch.equal(neural_em.initial_flow(again), flow)
 
 
 def test_cancelling_during_the_channel_ends_the_run_cleanly(single_thread) -> None:
@@ -203,7 +204,7 @@ def test_cancelling_during_the_channel_ends_the_run_cleanly(single_thread) -> No
         if isinstance(event, ChannelStep) and event.step == 2:
             cancel.set()
 
-    result = em.run_decipherment(ctx.corpus, ctx.cfg, on_event, cancel)
+    result = run_decipherment(ctx.corpus, ctx.cfg, on_event, cancel)
     assert result.status == "cancelled" and result.rounds == []
 
 
@@ -231,12 +232,12 @@ def test_method_channel_deciphers_with_the_channel_alone(single_thread) -> None:
     ctx, _ = _channel_context(channel_steps=150, channel_batch=64, channel_init_scale=0.02)
     cfg = ctx.cfg.replace(method="channel", init_flow="uniform")  # the method needs no init_flow
     events: list[object] = []
-    result = em.run_decipherment(ctx.corpus, cfg, events.append)
+    result = run_decipherment(ctx.corpus, cfg, events.append)
     (started,) = [e for e in events if isinstance(e, RunStarted)]
     assert started.method == "channel" and started.rounds == 0
     assert [e.step for e in events if isinstance(e, ChannelStep)] == list(range(1, 151))
     assert not any(isinstance(e, EpochEnd) for e in events)  # no neural model is trained
-    assert result.status == "finished" and result.rounds == [] and result.model is None
+    assert result.status == "finished" and result.rounds == [] and isinstance(result.fitted, ChannelFitted)
     assert result.accuracy >= 0.8 and result.accuracy_model >= 0.8  # the toy syllabary is found
     assert len(set(result.predictions.tolist())) == 30  # the evaluation flow is one-to-one (C = 1)
     assert len(result.proposals) == 30 and len({p.known for p in result.proposals}) == 30
@@ -261,14 +262,14 @@ def test_cancelling_a_channel_only_run_keeps_nothing_but_the_status(single_threa
         if isinstance(event, ChannelStep) and event.step == 2:
             cancel.set()
 
-    result = em.run_decipherment(ctx.corpus, ctx.cfg.replace(method="channel"), on_event, cancel)
+    result = run_decipherment(ctx.corpus, ctx.cfg.replace(method="channel"), on_event, cancel)
     assert result.status == "cancelled" and result.proposals == [] and result.accuracy is None
 
 
 def test_a_channel_run_reads_another_corpus_of_the_same_scripts(single_thread) -> None:
     ctx, _ = _channel_context(channel_steps=150, channel_batch=64, channel_init_scale=0.02)
-    result = em.run_decipherment(ctx.corpus, ctx.cfg.replace(method="channel"))
-    assert result.model is None and result.channel is not None
+    result = run_decipherment(ctx.corpus, ctx.cfg.replace(method="channel"))
+    assert isinstance(result.fitted, ChannelFitted)
     # Read back on its own corpus, the evaluation is the run's own.
     same = evaluate_on_corpus(result, ctx.corpus, ctx.corpus)
     assert (same.accuracy, same.accuracy_model) == (result.accuracy, result.accuracy_model)

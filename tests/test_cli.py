@@ -151,7 +151,21 @@ def test_registry_finds_shared_corpora(shared_corpora):
     assert "lost words: 2182" in result.output and "known words: 2767" in result.output
 
 
-@pytest.mark.parametrize("module", ["tui_decipher.engine.em", "tui_decipher.cli", "tui_decipher.store"])
+def test_no_engine_module_imports_a_ui_library():
+    """Every module under tui_decipher/engine, imported in a fresh process: no Textual, Rich or Typer."""
+    code = (
+        "import pkgutil, importlib, sys, tui_decipher.engine as e\n"
+        "names = [m.name for m in pkgutil.walk_packages(e.__path__, 'tui_decipher.engine.')]\n"
+        "[importlib.import_module(n) for n in names]\n"
+        "print(len(names), sorted(m for m in ('textual', 'rich', 'typer') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    count, loaded = out.stdout.split(" ", 1)
+    assert int(count) >= 20 and loaded.strip() == "[]"
+
+
+@pytest.mark.parametrize("module", ["tui_decipher.engine.methods", "tui_decipher.session", "tui_decipher.cli",
+                                    "tui_decipher.store"])  # fmt: skip
 def test_engine_and_cli_never_import_textual(module):
     code = f"import sys, {module}; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

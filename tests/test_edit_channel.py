@@ -11,12 +11,12 @@ import pytest
 import torch
 from scipy.optimize import linear_sum_assignment
 
-from tui_decipher.engine import em
 from tui_decipher.engine.channels.edit import DROP, INSERT, STOP, WRITE, EditChannel
 from tui_decipher.engine.channels.trainer import channel_log_probs, fit_channel, new_channel
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, DecipherConfig, apply_overrides
 from tui_decipher.engine.corpus import Corpus
+from tui_decipher.engine.methods import run_decipherment
 from tui_decipher.engine.transfer import evaluate_on_corpus
 
 
@@ -173,8 +173,8 @@ def test_method_channel_with_the_edit_kind_deciphers_and_reads_another_corpus(si
         method="channel", channel_kind="edit", channel_objective="transport", channel_steps=40, channel_batch=40,
         cognate_fraction=1.0, capacity=1, seed=7,
     )  # fmt: skip
-    result = em.run_decipherment(corpus, cfg)
-    assert result.status == "finished" and isinstance(result.channel, EditChannel)
+    result = run_decipherment(corpus, cfg)
+    assert result.status == "finished" and isinstance(result.fitted.channel, EditChannel)
     assert result.accuracy is not None and result.accuracy >= 0.95
     assert result.char_map["d"][0][0] == "t"
     # The trained channel scores a second list of the same two languages (the transfer path).

@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from tui_decipher.engine.config import preset
-from tui_decipher.engine.em import run_decipherment
 from tui_decipher.engine.events import EpochEnd, RoundEnd, RunFinished, RunStarted
+from tui_decipher.engine.methods import run_decipherment
 from tui_decipher.engine.registry import load_corpus
 
 
@@ -81,7 +81,7 @@ def test_runs_are_reproducible_with_two_threads():
 def test_a_run_flushes_subnormal_floats_in_its_thread():
     # Subnormals made late M-steps several times slower on CPU (engine.device.flush_denormals).
     # Checked in a fresh thread, as the TUI runs the engine, so the test leaves pytest's thread alone.
-    from tui_decipher.engine.em import prepare
+    from tui_decipher.engine.problem import Problem
 
     if platform.machine().lower() not in ("x86_64", "amd64"):
         pytest.skip("flushing subnormals is an x86 CPU mode (SSE's FTZ/DAZ)")
@@ -93,7 +93,7 @@ def test_a_run_flushes_subnormal_floats_in_its_thread():
         # A new thread inherits its creator's mode, and earlier tests ran the engine in pytest's.
         torch.set_flush_denormal(False)
         seen["before"] = (torch.tensor([1e-30]) * torch.tensor([1e-10])).item()  # 1e-40: a float32 subnormal
-        prepare(corpus, cfg, lambda _e: None, threading.Event())
+        Problem.prepare(corpus, cfg, lambda _e: None, threading.Event())
         seen["after"] = (torch.tensor([1e-30]) * torch.tensor([1e-10])).item()
 
     thread = threading.Thread(target=work)

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from tui_decipher.cli import app as cli_app
 from tui_decipher.engine.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
 from tui_decipher.engine.config import preset
-from tui_decipher.engine.em import refine_decipherment, run_decipherment
 from tui_decipher.engine.flow import top_k_edges
+from tui_decipher.engine.methods import refine_decipherment, run_decipherment
 from tui_decipher.engine.registry import load_corpus
 from tui_decipher.engine.review import ReviewConstraints
 from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
@@ -114,7 +114,7 @@ def test_refinement_keeps_accepted_pairs_drops_rejected_and_continues_the_rounds
     for i, j in review.rejected:
         assert refined.predictions[i] != j
     saved = load_checkpoint(tmp_path)
-    assert saved["refined"] == 1 and saved["round"] == 4
+    assert saved.refined == 1 and saved.round == 4
     again = refine_decipherment(corpus, saved, review, 1)
     assert again.refined == 2 and [m.round for m in again.rounds][-1] == 5
 
@@ -175,7 +175,7 @@ def test_cli_refine_updates_the_stored_run_in_place(data_dir, single_thread):
         pairs = {(r.lost_index, r.known_index) for r in store.proposals(run.id)}
         assert set(accepted) <= pairs and not pairs & set(rejected)
         assert store.decisions(run.id) == before  # decisions kept
-    assert load_checkpoint(after.run_dir)["refined"] == 1
+    assert load_checkpoint(after.run_dir).refined == 1
 
 
 def test_cli_refine_errors_are_one_line(data_dir, tmp_path):
@@ -198,7 +198,7 @@ def test_simulated_reviewer_accepts_top_correct_and_rejects_top_wrong_unjudged_p
     from types import SimpleNamespace
 
     from tui_decipher.engine.corpus import Corpus
-    from tui_decipher.engine.em import Proposal
+    from tui_decipher.engine.methods import Proposal
     from tui_decipher.reviewer_simulation import accuracy_on, simulate_review
 
     words = tuple((c,) for c in "abcdef")

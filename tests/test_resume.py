@@ -49,7 +49,7 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path):
     proc.send_signal(signal.SIGKILL)
     assert proc.wait() == -signal.SIGKILL
     saved = load_checkpoint(killed)
-    assert saved["round"] < 3  # really interrupted before the end
+    assert saved.round < 3  # really interrupted before the end
     assert not (killed / "proposals.tsv").exists()
     with Store(default_path(data)) as store:
         interrupted = [r for r in store.runs() if r.run_dir == str(killed.resolve())]
@@ -57,7 +57,7 @@ def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path):
 
     resumed = _cli("run", "--quiet", "--resume", str(killed), data=data)
     assert resumed.returncode == 0, resumed.stderr
-    assert f"round {saved['round']}" in resumed.stderr
+    assert f"round {saved.round}" in resumed.stderr
     assert (killed / "proposals.tsv").read_text() == (whole / "proposals.tsv").read_text()
     assert (killed / "char_map.tsv").read_text() == (whole / "char_map.tsv").read_text()
     a = json.loads((whole / "summary.json").read_text())
@@ -91,8 +91,8 @@ def test_resume_from_every_round_and_restart_reaches_the_same_result(tmp_path, s
     import shutil
 
     from tui_decipher.engine.config import build_config
-    from tui_decipher.engine.em import run_decipherment
     from tui_decipher.engine.events import RoundEnd
+    from tui_decipher.engine.methods import run_decipherment
     from tui_decipher.engine.registry import load_corpus
 
     cfg, _ = build_config("demo", None, {"epochs": 6, "rounds": 2, "restarts": 2, "embed_dim": 16,
@@ -133,7 +133,7 @@ def test_ctrl_c_cancels_keeps_the_checkpoint_and_exits_130(tmp_path):
     _stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr and "cancelling" in stderr
-    assert load_checkpoint(out)["round"] >= 1
+    assert load_checkpoint(out).round >= 1
     assert (out / "proposals.tsv").exists()  # the completed rounds' results were written
     with Store(default_path(data)) as store:
         assert [r.status for r in store.runs()] == ["cancelled"]
@@ -149,8 +149,8 @@ def test_resume_records_a_round_that_was_checkpointed_but_not_stored(tmp_path, s
     import threading
 
     from tui_decipher.engine.config import build_config
-    from tui_decipher.engine.em import run_decipherment
     from tui_decipher.engine.events import RoundEnd
+    from tui_decipher.engine.methods import run_decipherment
     from tui_decipher.engine.registry import load_corpus
     from tui_decipher.store import RunRecorder
 
@@ -174,7 +174,7 @@ def test_resume_records_a_round_that_was_checkpointed_but_not_stored(tmp_path, s
     run_decipherment(corpus, cfg, killed_before_recording, cancel, checkpoint=tmp_path / "ck.pt")
     recorder.close()
     checkpoint = load_checkpoint(tmp_path / "ck.pt")
-    assert checkpoint["round"] == 1
+    assert checkpoint.round == 1
     with Store(db) as store:
         assert store.rounds(run_id) == []
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tui_decipher.engine import em
 from tui_decipher.engine.charset import PAD_ID
 from tui_decipher.engine.config import preset
-from tui_decipher.engine.em import epochs_for_round, run_decipherment
 from tui_decipher.engine.events import EpochEnd, RoundEnd, RunStarted
+from tui_decipher.engine.methods import neural_em, run_decipherment
+from tui_decipher.engine.methods.neural_em import epochs_for_round
 from tui_decipher.engine.registry import load_corpus
 from tui_decipher.tui.live import LiveRun
 
@@ -56,7 +56,7 @@ def test_warm_start_continues_from_the_last_rounds_parameters(monkeypatch, singl
     cfg = _tiny(epochs=2, rounds=3, reset_each_round=reset)
     starts: list[dict[str, torch.Tensor]] = []
     ends: list[dict[str, torch.Tensor]] = []
-    real_m_step = em.m_step
+    real_m_step = neural_em.m_step
 
     def spy(ctx, model, flow, restart, round_, *rest):
         starts.append({k: v.clone() for k, v in model.state_dict().items()})
@@ -64,7 +64,7 @@ def test_warm_start_continues_from_the_last_rounds_parameters(monkeypatch, singl
         ends.append({k: v.clone() for k, v in model.state_dict().items()})
         return out
 
-    monkeypatch.setattr(em, "m_step", spy)
+    monkeypatch.setattr(neural_em, "m_step", spy)
     run_decipherment(load_corpus(cfg).corpus, cfg)
     assert len(starts) == 3
 
@@ -102,7 +102,7 @@ def test_warm_start_is_reproducible_and_resumable(tmp_path, single_thread) -> No
 def test_a_stalled_m_step_is_rejected_when_asked(monkeypatch, single_thread, guard: bool) -> None:
     """Round 2's M-step is sabotaged (its model scrambled): the guard keeps round 1's model."""
     cfg = _tiny(epochs=40, rounds=2, keep_better_model=guard)
-    real_m_step = em.m_step
+    real_m_step = neural_em.m_step
     weights: dict[int, dict[str, torch.Tensor]] = {}
 
     def sabotage(ctx, model, flow, restart, round_, *rest):
@@ -113,7 +113,7 @@ def test_a_stalled_m_step_is_rejected_when_asked(monkeypatch, single_thread, gua
                     p.normal_(0.0, 3.0)
         return out
 
-    monkeypatch.setattr(em, "m_step", sabotage)
+    monkeypatch.setattr(neural_em, "m_step", sabotage)
     events: list[object] = []
 
     def on_event(event: object) -> None:
@@ -122,14 +122,14 @@ def test_a_stalled_m_step_is_rejected_when_asked(monkeypatch, single_thread, gua
             weights[event.round] = {k: v.clone() for k, v in result_model_holder[0].state_dict().items()}
 
     result_model_holder: list = []
-    real_build = em.build_model
+    real_build = neural_em.build_model
 
     def build(*args, **kwargs):
         model = real_build(*args, **kwargs)
         result_model_holder.append(model)
         return model
 
-    monkeypatch.setattr(em, "build_model", build)
+    monkeypatch.setattr(neural_em, "build_model", build)
     result = run_decipherment(load_corpus(cfg).corpus, cfg, on_event)
     ends = [e for e in events if isinstance(e, RoundEnd)]
     assert [e.kept_previous for e in ends] == [False, guard]
@@ -159,22 +159,22 @@ def test_lost_batch_decodes_batches_after_round_one(monkeypatch, single_thread) 
     corpus = load_corpus(cfg).corpus
     n_lost = len(corpus.lost_words)
     seen: list[torch.Tensor] = []
-    real_forward = em.DecipherModel.forward
+    real_forward = neural_em.DecipherModel.forward
 
     def spy(self, lost_ids, lost_lengths, steps):
         if self.training:
             seen.append(lost_ids.clone())
         return real_forward(self, lost_ids, lost_lengths, steps)
 
-    monkeypatch.setattr(em.DecipherModel, "forward", spy)
+    monkeypatch.setattr(neural_em.DecipherModel, "forward", spy)
     run_decipherment(corpus, cfg)
     assert [len(ids) for ids in seen] == [n_lost] * 2 + [70] * 6
     per_pass = n_lost // 70
     # Each word's ids without padding: batches pad to their own widths.
     rows = [tuple(i for i in r.tolist() if i != PAD_ID) for ids in seen[2 : 2 + per_pass] for r in ids]
     assert len(set(rows)) == len(rows) == per_pass * 70  # no lost word twice in a pass
-    assert [em.lost_batch_for_round(cfg, r, n_lost) for r in (1, 2)] == [n_lost, 70]
-    assert em.lost_batch_for_round(cfg.replace(lost_batch=0), 2, n_lost) == n_lost
+    assert [neural_em.lost_batch_for_round(cfg, r, n_lost) for r in (1, 2)] == [n_lost, 70]
+    assert neural_em.lost_batch_for_round(cfg.replace(lost_batch=0), 2, n_lost) == n_lost
 
 
 def test_lost_batch_is_reproducible_and_differs_from_the_full_batch(single_thread) -> None:

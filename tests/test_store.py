@@ -16,8 +16,8 @@ import pytest
 from tui_decipher import store as store_module
 from tui_decipher.engine.config import DecipherConfig
 from tui_decipher.engine.corpus import Corpus, read_cog, read_word_lists
-from tui_decipher.engine.em import DecipherResult, Proposal
 from tui_decipher.engine.events import EpochEnd, RoundEnd, RunFinished, RunStarted
+from tui_decipher.engine.methods import DecipherResult, Proposal
 from tui_decipher.store import (
     ACCEPTED,
     CANCELLED,
@@ -611,8 +611,8 @@ def test_every_read_sees_writes_made_since_by_another_process(db: Path, corpus: 
             read()
             status = f"failed-{random.random()}"
             code = (
-                "import sys; sys.modules['tui_decipher.engine.em'] = type(sys)('em'); "
-                "sys.modules['tui_decipher.engine.em'].DecipherResult = object; "
+                "import sys; sys.modules['tui_decipher.engine.methods'] = type(sys)('methods'); "
+                "sys.modules['tui_decipher.engine.methods'].DecipherResult = object; "
                 f"from tui_decipher.store import Store; s = Store({str(db)!r}); "
                 f"s.mark_failed({run_id}, 'x', status={status!r}); s.close()"
             )

@@ -333,7 +333,7 @@ async def test_a_channel_only_run_from_the_form_shows_its_steps_and_proposals(da
         await wait_until(pilot, lambda: app.live is not None and app.live.status == "finished")
         await app.workers.wait_for_complete()
         live = app.live
-        assert live.channel_only and live.channel_step == 8 and live.losses == [] and live.rounds == 0
+        assert live.no_rounds and live.channel_step == 8 and live.losses == [] and live.rounds == 0
         assert str(app.screen.query_one("#epoch-label").render()) == "channel"  # the bar's label names it
         assert any("character channel for the decipherment (no neural model) (8 steps)" in ln for ln in live.log)
         log_text = "".join(line.text for line in app.screen.query_one("#log", RichLog).lines)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from tui_decipher.engine.config import DecipherConfig
 from tui_decipher.engine.corpus import Corpus, read_cog
-from tui_decipher.engine.em import DecipherResult, Proposal, RoundMetrics
 from tui_decipher.engine.events import EpochEnd, RoundEnd, RunStarted
+from tui_decipher.engine.methods import DecipherResult, Proposal, RoundMetrics
 from tui_decipher.store import RunRecorder, Store, default_path
 
 COG = """ves\tkal

@@ -47,8 +47,8 @@ from typing import Any
 from .engine.baseline import edit_distance_assignment
 from .engine.config import DecipherConfig, preset
 from .engine.corpus import Corpus, CorpusError
-from .engine.em import DecipherResult, RoundMetrics, run_decipherment
 from .engine.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
+from .engine.methods import DecipherResult, RoundMetrics, run_decipherment
 from .engine.registry import entry_path, load_corpus, load_registry
 from .results import data_dir, write_atomic
 

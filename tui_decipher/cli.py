@@ -26,10 +26,9 @@ from rich.table import Table
 
 from . import __version__
 from . import bench as _bench
-from .engine.checkpoint import CHECKPOINT_NAME, CheckpointError, checkpoint_config, load_checkpoint
-from .engine.config import PRESETS, ConfigError, ConfigSources, DecipherConfig, build_config
+from .engine.checkpoint import CheckpointError
+from .engine.config import PRESETS, ConfigError, DecipherConfig, build_config
 from .engine.corpus import CorpusError, read_cog_table, word_text
-from .engine.em import DecipherResult, refine_decipherment, run_decipherment
 from .engine.events import (
     KEPT_PREVIOUS_NOTE,
     ChannelStep,
@@ -39,10 +38,12 @@ from .engine.events import (
     RunStarted,
     steps_before_round,
 )
+from .engine.methods import DecipherResult, describe_run
 from .engine.registry import entry_path, load_corpus, load_registry
-from .engine.review import REFINE_ROUNDS, ReviewConstraints
-from .results import channel_method_text, data_dir, new_run_dir, write_run_files
-from .store import RUNNING, RunRecorder, Store, StoreError, default_path
+from .engine.review import REFINE_ROUNDS
+from .results import data_dir
+from .session import RunSession
+from .store import StoreError, default_path
 
 app = typer.Typer(
     help="Decipher a lost language by finding its cognates in a known related language "
@@ -123,7 +124,7 @@ class _RichReporter:
                 f"{s['known_words']} known ({event.known_code}) words, {s['lost_symbols']}/"
                 f"{s['known_symbols']} symbols; N = {event.n_cognates} cognates sought; device {event.device}"
             )
-            if event.method == "channel":  # the channel alone: its steps are the whole run
+            if event.rounds == 0:  # no EM rounds: the channel's steps are the whole run
                 self.epochs_task = self.progress.add_task("channel", total=None, info="")
                 return
             total = event.rounds * event.restarts
@@ -177,11 +178,9 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
     table.add_row("preset", preset or "(none)")
     table.add_row("status", result.status)
     table.add_row("seed / device", f"{result.config.seed} / {result.device}")
-    if result.config.method == "channel":
-        table.add_row("method", channel_method_text(result.config.to_dict()))
-    else:
-        first = f" (round 1: {result.config.first_epochs})" if result.config.first_epochs else ""
-        table.add_row("rounds x epochs", f"{len(result.rounds)} x {result.config.epochs}{first}")
+    table.add_row("method", describe_run(result.config.to_dict()))
+    if result.rounds:
+        table.add_row("rounds completed", str(len(result.rounds)))
     if result.accuracy is not None:
         table.add_row("accuracy (flow)", f"{_percent(result.accuracy)} of {result.n_evaluated} lost words")
         table.add_row("accuracy (model argmax)", _percent(result.accuracy_model))
@@ -190,25 +189,6 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
     table.add_row("run id", f"{run_id} (review it in `decipher-tui`)")
     table.add_row("output", str(out))
     return table
-
-
-def _find_resumable(run: str, db_path: Path) -> tuple[int | None, Path, dict[str, Any]]:
-    """A stored run id or a run folder -> (its run id if stored, its folder, its checkpoint)."""
-    run_id: int | None = None
-    if run.isdigit():
-        with Store(db_path) as store:
-            row = store.run(int(run))
-        if row is None or not row.run_dir:
-            raise StoreError(f"{db_path}: no run #{run} with a run folder")
-        if row.status == RUNNING:
-            raise StoreError(f"run #{row.id} is still running (pid {row.pid}); cancel it first")
-        run_id, folder = row.id, Path(row.run_dir)
-    else:
-        folder = Path(run).expanduser()
-        with Store(db_path) as store:
-            matches = [r.id for r in store.runs() if r.run_dir and Path(r.run_dir) == folder.resolve()]
-        run_id = matches[0] if matches else None
-    return run_id, folder, load_checkpoint(folder)
 
 
 @app.command()
@@ -280,9 +260,6 @@ def run(
     console = Console(stderr=True, highlight=False)
     root = data_dir(data)
     db_path = default_path(root)
-    checkpoint: dict[str, Any] | None = None
-    run_id: int | None = None
-    review: ReviewConstraints | None = None
     try:
         if resume is not None and refine is not None:
             raise ConfigError("--resume and --refine cannot be combined: resume a stopped run first")
@@ -294,14 +271,10 @@ def run(
                      ("--epochs", epochs)) if v]  # fmt: skip
             if given:
                 raise ConfigError(f"{flag} takes its settings from the checkpoint; drop {', '.join(given)}")
-            run_id, out_dir, checkpoint = _find_resumable(continued, db_path)
-            cfg = checkpoint_config(checkpoint)
-            sources = ConfigSources(preset=None, overrides={flag.lstrip("-"): str(out_dir)})
-            if refine is not None:
-                if run_id is None:
-                    raise StoreError(f"{out_dir}: not a run in {db_path}; --refine needs its review decisions")
-                with Store(db_path) as store:
-                    review = ReviewConstraints.from_decisions(store.decisions(run_id))
+            if resume is not None:
+                session = RunSession.resume(db_path, resume)
+            else:
+                session = RunSession.refine(db_path, refine, refine_rounds)
         else:
             overrides: dict[str, Any] = _parse_sets(set_ or [])
             flags = {
@@ -318,60 +291,27 @@ def run(
                 if preset is None and not (lost_words or known_words) and corpus is None:
                     preset = "demo"
             cfg, sources = build_config(preset, config, overrides)
-        loaded = load_corpus(cfg, for_run=checkpoint is None)  # a new run: also check its demand
-        if review is not None:
-            review.check(len(loaded.corpus.lost_words), len(loaded.corpus.known_words))
+            session = RunSession.new(db_path, root, cfg, sources, out)
     except (ValueError, CheckpointError, StoreError) as exc:  # ConfigError, CorpusError: ValueErrors
         raise _fail(str(exc)) from None
-    for warning in loaded.warnings:
+    for warning in session.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}")
-    if checkpoint is None:
-        out_dir = out or new_run_dir(loaded.corpus.name, sources.preset, root)
     try:
-        with Store(db_path) as store:
-            if run_id is None:
-                run_id = store.create_run(
-                    loaded.corpus, loaded.path, sources.preset, cfg.to_dict(), cfg.rounds, str(out_dir.resolve())
-                )
-            else:
-                last_round = checkpoint["round"] if checkpoint is not None else 0
-                store.mark_running(run_id, last_round + refine_rounds if review is not None else None)
+        run_id = session.open()
     except StoreError as exc:
         raise _fail(str(exc)) from None
-    if review is not None:
-        console.print(
-            f"refining run #{run_id} for {refine_rounds} round(s) with {len(review.accepted)} accepted and "
-            f"{len(review.rejected)} rejected pair(s) ({out_dir / CHECKPOINT_NAME})"
-        )
-    elif checkpoint is not None:
-        console.print(
-            f"resuming run #{run_id} from restart {checkpoint['restart'] + 1} round {checkpoint['round']} "
-            f"({out_dir / CHECKPOINT_NAME})"
-        )
+    if session.start_line():
+        console.print(session.start_line())
     reporter = _RichReporter(console, quiet)
     cancel = threading.Event()
     box: dict[str, Any] = {}
 
     def work() -> None:
-        # The recorder opens its own database connection in this thread and commits each round.
-        recorder = RunRecorder(db_path, run_id, forward=reporter)
         try:
-            recorder.catch_up(checkpoint)
-            if review is not None:
-                result = refine_decipherment(
-                    loaded.corpus, checkpoint, review, refine_rounds, recorder, cancel, out_dir / CHECKPOINT_NAME
-                )
-            else:
-                result = run_decipherment(
-                    loaded.corpus, cfg, recorder, cancel, checkpoint=out_dir / CHECKPOINT_NAME, resume=checkpoint
-                )
-            recorder.finish(result, loaded.corpus)
-            box["result"] = result
-        except BaseException as exc:  # reported on the main thread
+            box["result"] = session.execute(reporter, cancel)
+        except BaseException as exc:  # reported on the main thread; the session marked the run failed
             box["error"] = exc
-            recorder.fail(f"{type(exc).__name__}: {exc}")
         finally:
-            recorder.close()
             done.set()
 
     # Wait on an Event, not Thread.join: a KeyboardInterrupt inside join() can leave the thread
@@ -393,9 +333,9 @@ def run(
             raise _fail(f"training diverged: {exc}", 1)
         raise exc
     result: DecipherResult = box["result"]
-    write_run_files(out_dir, result, loaded.corpus, sources, loaded.path)
+    loaded = session.loaded
     stdout = Console(highlight=False)
-    stdout.print(_summary_table(result, loaded.corpus.name, sources.preset, out_dir, run_id))
+    stdout.print(_summary_table(result, loaded.corpus.name, session.sources.preset, session.out_dir, run_id))
     if result.proposals:
         top = Table(title="Top proposals", title_justify="left")
         for col in ("lost", "known", "score") + (("gold",) if loaded.corpus.has_gold else ()):

@@ -1,6 +1,6 @@
 """A run's files: summary.json, proposals.tsv and char_map.tsv, written atomically.
 
-Shared by `decipher run` and (later) the TUI; imports the engine only, never a UI library.
+Shared by `decipher run` and the TUI (through session.py); imports the engine only, never a UI library.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from platformdirs import user_data_dir
 
 from .engine.config import ConfigSources
 from .engine.corpus import Corpus, word_text
-from .engine.em import DecipherResult
+from .engine.methods import DecipherResult
 
 APP_NAME = "tui-decipher"
 
@@ -26,14 +26,6 @@ def data_dir(override: str | Path | None = None) -> Path:
     """The user data folder: `override` (--data-dir), else $DECIPHER_DATA_DIR, else platformdirs'."""
     override = override or os.environ.get("DECIPHER_DATA_DIR")
     return Path(override).expanduser() if override else Path(user_data_dir(APP_NAME, appauthor=False))
-
-
-def channel_method_text(config: dict[str, Any]) -> str:
-    """How a `method = "channel"` run deciphered, from its stored config (runs stored before a
-    field existed read as its default: the pieces channel, the lexicon objective)."""
-    kind = "edit channel" if config.get("channel_kind") == "edit" else "character channel"
-    steps, objective = config.get("channel_steps"), config.get("channel_objective", "lexicon")
-    return f"{kind} alone ({steps} steps, {objective} objective, no neural model)"
 
 
 def new_run_dir(corpus_name: str, preset: str | None, root: Path | None = None) -> Path:

@@ -24,8 +24,8 @@ from .engine import evaluation
 from .engine.checkpoint import CHECKPOINT_NAME, load_checkpoint
 from .engine.config import DecipherConfig
 from .engine.corpus import Corpus
-from .engine.em import DecipherResult, refine_decipherment, run_decipherment
 from .engine.events import EventCallback, ignore
+from .engine.methods import DecipherResult, refine_decipherment, run_decipherment
 from .engine.review import ACCEPTED, REJECTED, ReviewConstraints
 
 

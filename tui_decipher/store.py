@@ -20,12 +20,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .engine.corpus import Corpus, word_text
-from .engine.em import DecipherResult
 from .engine.events import EpochEnd, RoundEnd, RunStarted
+from .engine.methods import DecipherResult
 from .engine.review import ACCEPTED, REJECTED
+
+if TYPE_CHECKING:  # annotations only: the store itself never loads torch's checkpoint reader
+    from .engine.checkpoint import Checkpoint
 
 DB_NAME = "decipher.sqlite3"
 BUSY_TIMEOUT_MS = 10_000
@@ -549,7 +552,7 @@ class RunRecorder:
         if self.forward is not None:
             self.forward(event)
 
-    def catch_up(self, checkpoint: dict[str, Any] | None) -> None:
+    def catch_up(self, checkpoint: Checkpoint | None) -> None:
         """Record the checkpointed rounds the store lacks, before a run continues from `checkpoint`.
 
         The engine checkpoints a round just before reporting it, so a run killed between the two
@@ -557,15 +560,15 @@ class RunRecorder:
         """
         if checkpoint is None:
             return
-        restart = checkpoint["restart"]
+        restart = checkpoint.restart
         have = {(r.restart, r.round) for r in self.store.rounds(self.run_id)}
         elapsed = 0.0  # RoundEnd.seconds is time since the run began; a checkpoint keeps each round's own
-        for m in checkpoint["current"]["rounds"]:
+        for m in checkpoint.rounds:
             elapsed += m["seconds"]
             if (restart, m["round"]) not in have:
                 fields = {k: m[k] for k in ("demand", "cost_kind", "loss", "flow_cost", "flow", "accuracy",
                                             "accuracy_model", "phase_seconds", "kept_previous")}  # fmt: skip
-                event = RoundEnd(restart, m["round"], checkpoint["config"]["rounds"], seconds=elapsed, **fields)
+                event = RoundEnd(restart, m["round"], checkpoint.config["rounds"], seconds=elapsed, **fields)
                 self.store.record_round(self.run_id, event, [])
 
     def finish(self, result: DecipherResult, corpus: Corpus) -> None:

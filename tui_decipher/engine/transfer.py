@@ -25,8 +25,6 @@ from .charset import Charset
 from .config import DecipherConfig
 from .corpus import Corpus
 from .flow import solve_sparsified
-from .neural.edit_distance import expected_edit_distance, ids_to_text, sample_strings
-from .neural.scoring import KnownIndex, LostBatch, score_all_pairs
 
 
 @dataclass
@@ -57,28 +55,22 @@ def evaluate_on_corpus(
     cfg: DecipherConfig | None = None,
     generator: torch.Generator | None = None,
 ) -> TransferEvaluation:
-    """Score `eval_corpus` with the model a run on `train_corpus` kept, as its final round would;
-    or, for a `method = "channel"` run (beyond the paper), with its character channel, as that run
-    scored its own corpus (costs -log P(x_i | y_j), the channel's argmax as the "model" figure).
+    """Score `eval_corpus` with what a run on `train_corpus` kept (`result.fitted`), as that run
+    scored its own corpus, and solve the evaluation flow over its evaluated lost words.
 
-    result: the DecipherResult of that run (its `.model` or `.channel`, and its last round's cost
-    kind); cfg: the run's config (default: result.config); generator: draws the
-    expected-edit-distance samples (default: seeded from cfg.seed, so the figure is reproducible).
-    Memory: the (n_evaluated, n_known) float32 table, twice when the cost is the expected edit
-    distance (2182 x 39451 for the full Ugaritic list: about 345 MB each); the channel scores it
-    in bounded blocks (channel.MAX_PAIRS).
+    result: the run's DecipherResult; cfg: the run's config (default: result.config), for the
+    flow's C, top-k and sparsification; generator: draws the samples of a method that samples
+    (default: its own seeded one, so the figure is reproducible). Memory: the (n_evaluated,
+    n_known) float32 table, twice when the cost is the expected edit distance (2182 x 39451 for
+    the full Ugaritic list: about 345 MB each).
     """
-    from .channels.trainer import channel_log_probs
-
     started = time.perf_counter()
     cfg = cfg or result.config
-    model, channel = result.model, result.channel
-    if model is None and channel is None:
+    fitted = result.fitted
+    if fitted is None:
         raise ValueError("the run kept no model (it was cancelled before its first round ended)")
     lost_cs, known_cs = training_charsets(train_corpus)
-    # Its lost symbols and known letters.
-    sizes = (model.lost_weight.shape[0], model.known_weight.shape[0]) if model is not None else channel.sizes
-    if sizes != (len(lost_cs), len(known_cs)):
+    if fitted.sizes() != (len(lost_cs), len(known_cs)):
         raise ValueError("train_corpus is not the corpus this model was trained on (character sets differ)")
     if not eval_corpus.has_gold:
         raise ValueError(f"{eval_corpus.name}: no gold cognates to evaluate against")
@@ -88,42 +80,23 @@ def evaluate_on_corpus(
     unseen_lost = sorted({s for w in lost_words for s in w} - set(lost_cs.symbols))
     unseen_known = sorted(eval_corpus.known_symbols() - set(known_cs.symbols))
 
-    t0 = time.perf_counter()
-    if model is None:  # the channel: no rounds, its own costs, always through the flow
-        scores, kind, use_flow = None, "channel", True
-        log_prob = channel_log_probs(channel, lost_words, eval_corpus.known_words, lost_cs, known_cs)
-    else:
-        device = next(model.parameters()).device
-        known = KnownIndex(eval_corpus.known_words, known_cs, device)
-        scores = score_all_pairs(model, LostBatch.encode(lost_words, lost_cs, device), known, cfg.score_chunk)
-        log_prob, use_flow = scores.log_prob, cfg.use_flow  # (n_eval, n_known)
-        kind = result.rounds[-1].cost_kind if result.rounds else "nll"
-    phases["score"] += time.perf_counter() - t0
+    scored = fitted.pair_scores(lost_words, eval_corpus.known_words, lost_cs, known_cs, generator)
+    for name, seconds in scored.phase_seconds.items():
+        phases[name] += seconds
 
     t0 = time.perf_counter()
     n_lost = len(eval_corpus.lost_words)
     model_pred = np.full(n_lost, -1, dtype=np.int64)
-    model_pred[rows] = evaluation.model_predictions(log_prob)
+    model_pred[rows] = evaluation.model_predictions(scored.log_prob)
     acc_model, _, n_eval = evaluation.accuracy(model_pred, eval_corpus.gold)
     phases["eval"] += time.perf_counter() - t0
 
-    if not use_flow:  # the "-flow" ablation: the model's argmax is the answer, as in the engine
+    kind = scored.cost_kind
+    if not scored.use_flow:  # the "-flow" ablation: the model's argmax is the answer, as in the engine
         acc_flow, predictions = acc_model, model_pred
     else:
-        if kind != "eed":
-            cost = log_prob.neg_().numpy()  # -log P in place: no second table
-        else:
-            t0 = time.perf_counter()
-            if generator is None:
-                generator = torch.Generator().manual_seed(cfg.seed + 7)
-            known_texts = [ids_to_text(ids[:-1]) for ids in known.ids]
-            texts, sample_lp = sample_strings(
-                scores.step_log_probs, cfg.eed_samples, cfg.eed_sharpen, generator,
-                score_sharpened=cfg.eed_sample_weights == "sharpened",
-            )
-            cost = expected_edit_distance(log_prob, texts, sample_lp, known_texts).numpy()
-            del scores, log_prob
-            phases["eed"] += time.perf_counter() - t0
+        cost = scored.flow_cost()
+        del scored  # the score table is not needed past here
         t0 = time.perf_counter()
         solution = solve_sparsified(cost, len(rows), cfg.capacity, cfg.top_k, cfg.sparsify)
         phases["flow"] += time.perf_counter() - t0

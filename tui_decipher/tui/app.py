@@ -7,7 +7,6 @@ widget is ever touched from the thread. Errors of every worker are handled in on
 
 from __future__ import annotations
 
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -18,13 +17,11 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ..engine.checkpoint import CHECKPOINT_NAME, CheckpointError, checkpoint_config, load_checkpoint
+from ..engine.checkpoint import CheckpointError
 from ..engine.config import ConfigSources, DecipherConfig
-from ..engine.em import refine_decipherment, run_decipherment
-from ..engine.registry import load_corpus
-from ..engine.review import REFINE_ROUNDS, ReviewConstraints
-from ..results import data_dir, new_run_dir, write_run_files
-from ..store import RunRecorder, Store, default_path
+from ..results import data_dir
+from ..session import RunSession
+from ..store import Store, StoreError, default_path
 from .live import LiveRun
 from .messages import EngineEvent, RunCreated, RunDone, RunRefused
 from .screens.help import HelpScreen
@@ -33,16 +30,12 @@ from .screens.progress import ProgressScreen
 from .screens.review import ReviewScreen
 from .screens.runs import RunsScreen
 
-ASSETS = Path(__file__).resolve().parent.parent.parent / "assets"  # the source tree (editable install)
-if not (ASSETS / "app.tcss").exists():  # an installed wheel puts them under <prefix>/share
-    ASSETS = Path(sys.prefix) / "share" / "tui-decipher" / "assets"
-
 
 class DecipherApp(App[None]):
     """`decipher-tui`: configure runs, watch EM learn, review cognates by keyboard."""
 
     TITLE = "tui-decipher"
-    CSS_PATH = ASSETS / "app.tcss"
+    CSS_PATH = "app.tcss"  # beside this module, inside the package
     ENABLE_COMMAND_PALETTE = False
     MODES = {"runs": RunsScreen, "progress": ProgressScreen, "review": ReviewScreen, "key": KeyScreen}
     BINDINGS = [
@@ -130,10 +123,7 @@ class DecipherApp(App[None]):
             self.notify("No run in progress.", severity="information")
             return
         self.live.status = "cancelling"
-        self.live.log.append(
-            "cancelling: the channel stops at its next step, nothing is kept" if self.live.channel_only
-            else "cancelling: the current epoch finishes, completed rounds are kept"
-        )  # fmt: skip
+        self.live.log.append(self.live.cancel_note)
         self.workers.cancel_group(self, "engine")  # sets the worker's cancelled_event, the engine's flag
         self._refresh_screen()
 
@@ -146,53 +136,21 @@ class DecipherApp(App[None]):
         refine: tuple[int, str] | None = None,
     ) -> None:
         worker = get_current_worker()
-        checkpoint = review = None
-        continued = resume or refine
         try:
-            if continued is not None:
-                checkpoint = load_checkpoint(continued[1])
-                cfg, sources = checkpoint_config(checkpoint), ConfigSources()
-            loaded = load_corpus(cfg, for_run=continued is None)  # a new run: also check its demand
-            for warning in loaded.warnings:
-                self.call_from_thread(self.notify, warning, title="warning", severity="warning", timeout=10)
-            if refine is not None:
-                with Store(self.db_path) as store:
-                    review = ReviewConstraints.from_decisions(store.decisions(refine[0]))
-                review.check(len(loaded.corpus.lost_words), len(loaded.corpus.known_words))
-        except (ValueError, CheckpointError) as exc:  # CorpusError is a ValueError
+            if resume is not None:
+                session = RunSession.resume(self.db_path, str(resume[0]))
+            elif refine is not None:
+                session = RunSession.refine(self.db_path, str(refine[0]))
+            else:
+                session = RunSession.new(self.db_path, self.data_dir, cfg, sources)
+            run_id = session.open()
+        except (ValueError, CheckpointError, StoreError) as exc:  # CorpusError, SessionError: ValueErrors
             self.post_message(RunRefused(str(exc)))
             return
-        with Store(self.db_path) as store:
-            if continued is None:
-                run_dir = new_run_dir(loaded.corpus.name, sources.preset, self.data_dir)
-                run_id = store.create_run(
-                    loaded.corpus, loaded.path, sources.preset, cfg.to_dict(), cfg.rounds, str(run_dir)
-                )
-            else:
-                run_id, run_dir = continued[0], Path(continued[1])
-                planned = checkpoint["round"] + REFINE_ROUNDS if refine is not None else None
-                store.mark_running(run_id, planned)
+        for warning in session.warnings:
+            self.call_from_thread(self.notify, warning, title="warning", severity="warning", timeout=10)
         self.post_message(RunCreated(run_id))
-        recorder = RunRecorder(self.db_path, run_id, lambda event: self.post_message(EngineEvent(run_id, event)))
-        try:
-            recorder.catch_up(checkpoint)
-            if review is not None:
-                result = refine_decipherment(
-                    loaded.corpus, checkpoint, review, REFINE_ROUNDS, recorder, worker.cancelled_event,
-                    run_dir / CHECKPOINT_NAME,
-                )
-            else:
-                result = run_decipherment(
-                    loaded.corpus, cfg, recorder, worker.cancelled_event, checkpoint=run_dir / CHECKPOINT_NAME,
-                    resume=checkpoint,
-                )
-            recorder.finish(result, loaded.corpus)
-            write_run_files(run_dir, result, loaded.corpus, sources, loaded.path)
-        except BaseException as exc:
-            recorder.fail(f"{type(exc).__name__}: {exc}")
-            raise
-        finally:
-            recorder.close()
+        result = session.execute(lambda event: self.post_message(EngineEvent(run_id, event)), worker.cancelled_event)
         self.post_message(RunDone(run_id, result.status))
 
     @on(Worker.StateChanged)

@@ -55,7 +55,7 @@ class LiveRun:
         if isinstance(event, ChannelStep):
             self.restart, self.channel_step, self.channel_steps = event.restart, event.step, event.steps
             if event.step == 1:
-                use = "the decipherment (no neural model)" if self.channel_only else "round 1's flow"
+                use = "the decipherment (no neural model)" if self.no_rounds else "round 1's flow"
                 return f"restart {event.restart + 1}: training the character channel for {use} ({event.steps} steps)"
             if event.step == event.steps:
                 return f"channel done: {event.objective} loss {event.loss:.3f}"
@@ -94,13 +94,20 @@ class LiveRun:
     @property
     def in_channel(self) -> bool:
         """Whether the step bar counts channel steps: the channel of init_flow = "channel" is
-        training right now, or the channel is the whole run (method = "channel")."""
-        return self.channel_only or (0 < self.channel_step < self.channel_steps and not self._round_open)
+        training right now, or the run has no rounds and the channel is all of it."""
+        return self.no_rounds or (0 < self.channel_step < self.channel_steps and not self._round_open)
 
     @property
-    def channel_only(self) -> bool:
-        """Whether the run deciphers with the character channel alone (method = "channel")."""
-        return self._shape is not None and self._shape.method == "channel"
+    def no_rounds(self) -> bool:
+        """Whether the run has no EM rounds (its channel steps are the whole run)."""
+        return self._shape is not None and self._shape.rounds == 0
+
+    @property
+    def cancel_note(self) -> str:
+        """What a cancel keeps, for the log."""
+        if self.no_rounds:
+            return "cancelling: the channel stops at its next step, nothing is kept"
+        return "cancelling: the current epoch finishes, completed rounds are kept"
 
     @property
     def steps_total(self) -> int:
@@ -115,9 +122,9 @@ class LiveRun:
         return self.finished_seconds if self.finished_seconds is not None else time.monotonic() - self.started
 
     def eta(self) -> float | None:
-        """Seconds left, from the pace of M-step epochs so far (of channel steps for a channel-only
-        run); None before the first."""
-        if self.channel_only:
+        """Seconds left, from the pace of M-step epochs so far (of channel steps for a run without
+        rounds); None before the first."""
+        if self.no_rounds:
             done, total = self.channel_step, self.channel_steps
         else:
             done, total = self.steps_done, self.steps_total

@@ -23,6 +23,8 @@ import torch
 from ..charset import Charset
 from ..config import ChannelKind, ChannelObjective, DecipherConfig
 from ..corpus import Word
+from ..events import ChannelStep
+from ..problem import Problem, RunCancelled
 from .edit import EditChannel
 from .lattice import NEG, encode_padded
 from .pieces import INIT_SCALE, CharacterChannel
@@ -194,3 +196,32 @@ def channel_log_probs(
             block = channel.log_prob(lost[rows], lost_len[rows], known[cols], known_len[cols])  # (rows, cols)
             out[rows[:, None], cols[None, :]] = block
     return out
+
+
+def fit_best_channel(problem: Problem, restart: int) -> ChannelFit:
+    """Train the restart's channels (`channel_restarts` of them, reporting ChannelStep events) on
+    a problem and return the one with the lowest lexicon loss, with its costs -log P(x_i | y_j)
+    (n_lost, n_known). Raises RunCancelled when the cancel flag is set."""
+    cfg = problem.cfg
+    total = cfg.channel_steps * cfg.channel_restarts
+    best = None
+    for attempt in range(cfg.channel_restarts):
+        done = attempt * cfg.channel_steps
+
+        def on_step(step: int, loss: float, done: int = done) -> None:
+            problem.on_event(ChannelStep(restart, done + step, total, loss, problem.elapsed(), cfg.channel_objective))
+
+        with problem.timer("train"):
+            fit = fit_channel(
+                problem.corpus.lost_words, problem.corpus.known_words, problem.lost_charset, problem.known_charset,
+                cfg.channel_steps, cfg.channel_lr, cfg.channel_batch, cfg.seed + 1000 * restart + 11 + 101 * attempt,
+                cfg.channel_init_scale,
+                on_step=on_step, should_stop=problem.cancel.is_set,
+                objective=cfg.channel_objective, n_cognates=problem.n_cognates, capacity=cfg.capacity,
+                kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias,
+            )  # fmt: skip
+        if fit is None:
+            raise RunCancelled()
+        if best is None or fit.loss < best.loss:
+            best = fit
+    return best

@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from ...engine.methods import char_map_source
 from ..widgets.mode_bar import ModeBar
 from ..widgets.shade import shade_style
 
@@ -46,12 +47,7 @@ class KeyScreen(Screen):
         if not char_map:
             head.update(f"Run #{run.id} ({run.corpus}) has no character map yet ({run.status}).")
             return
-        if run.config.get("method") != "channel":
-            source = "the attention of the final model"
-        elif run.config.get("channel_kind") == "edit":
-            source = "the edit channel's P(letter | symbol); ∅ = inserted, written from no letter"
-        else:
-            source = "the character channel's P(symbol | piece)"
+        source = char_map_source(run.config)
         head.update(
             f"[b]Run #{run.id}[/] {run.corpus}: each {run.lost_code} symbol and the {run.known_code} "
             f"symbols it is read as, with probabilities (from {source})"

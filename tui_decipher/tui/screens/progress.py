@@ -144,7 +144,7 @@ class ProgressScreen(Screen):
 
     def _render_bars(self) -> None:
         live = self.app.live
-        if live is None or (live.rounds == 0 and not live.channel_only):
+        if live is None or (live.rounds == 0 and not live.no_rounds):
             return
         if live.rounds:
             self.query_one("#round-bar", ProgressBar).update(

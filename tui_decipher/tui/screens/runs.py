@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ...engine.checkpoint import CHECKPOINT_NAME
-from ...results import channel_method_text
+from ...engine.methods import describe_run
 from ...store import RUNNING, RunRow
 from ..widgets.mode_bar import ModeBar
 from .confirm import ConfirmScreen
@@ -111,14 +111,7 @@ class RunsScreen(Screen):
             return
         cfg = run.config
         s = run.stats
-        if cfg.get("method") == "channel":  # no neural model and no rounds: say what did run
-            schedule = f"{channel_method_text(cfg)}, C={cfg.get('capacity')}"
-        else:
-            schedule = (
-                f"{cfg.get('rounds')} rounds x {cfg.get('epochs')} steps"
-                + (f" (round 1: {cfg['first_epochs']})" if cfg.get("first_epochs") else "")
-                + f", d={cfg.get('embed_dim')}, C={cfg.get('capacity')}, gamma={cfg.get('flow_decay')}"
-            )
+        schedule = describe_run(cfg)
         lines = [
             f"[b]#{run.id} {run.corpus}[/] ({run.lost_code} -> {run.known_code}), preset {run.preset or '-'}, "
             f"{run.status}" + (f": {run.error}" if run.error else ""),

@@ -1,0 +1,106 @@
+"""Decipherment methods: one module each, one line each in `METHODS`.
+
+- `neural_em`: the paper's neural EM (Luo, Cao and Barzilay 2019);
+- `channel`: beyond the paper, a character channel alone (engine/channels/).
+
+`run_decipherment` and `refine_decipherment` are the engine's entry points for every front end:
+they pick the method by the config's `method` field, so no front end names one.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from ..checkpoint import Checkpoint, CheckpointError
+from ..config import DecipherConfig
+from ..corpus import Corpus
+from ..events import EventCallback, ignore
+from ..review import ReviewConstraints
+from .base import DecipherResult, Fitted, Method, PairScores, Proposal, RoundMetrics
+from .channel import ChannelAlone
+from .neural_em import NeuralEM
+
+METHODS: dict[str, Method] = {m.name: m for m in (NeuralEM(), ChannelAlone())}
+
+__all__ = [
+    "METHODS",
+    "DecipherResult",
+    "Fitted",
+    "Method",
+    "PairScores",
+    "Proposal",
+    "RoundMetrics",
+    "char_map_source",
+    "describe_run",
+    "method_for",
+    "refine_decipherment",
+    "run_decipherment",
+]  # fmt: skip
+
+
+def method_for(name: str) -> Method:
+    """The method a config's `method` names (config validation keeps it one of METHODS)."""
+    return METHODS[name]
+
+
+def describe_run(config: dict[str, Any]) -> str:
+    """One line on how a stored run deciphered (a run stored before `method` existed was neural)."""
+    return method_for(config.get("method", "neural")).describe(config)
+
+
+def char_map_source(config: dict[str, Any]) -> str:
+    """Where a stored run's character map comes from, in a few words."""
+    return method_for(config.get("method", "neural")).char_map_source(config)
+
+
+def run_decipherment(
+    corpus: Corpus,
+    cfg: DecipherConfig,
+    on_event: EventCallback = ignore,
+    cancel: threading.Event | None = None,
+    checkpoint: str | Path | None = None,
+    resume: Checkpoint | None = None,
+) -> DecipherResult:
+    """Decipher `corpus` with the method `cfg.method` names; the entry point for the CLI and the TUI.
+
+    It reports progress through `on_event` and stops soon after `cancel` is set, keeping what it
+    completed. With `checkpoint`, progress is saved there; `resume` (a checkpoint of the same
+    settings and corpus) continues from it and reaches the same result as an uninterrupted run.
+    """
+    cfg.validate()
+    if resume is not None:
+        _check_resumable(resume, cfg, corpus)
+    path = Path(checkpoint) if checkpoint is not None else None
+    return method_for(cfg.method).fit(corpus, cfg, on_event, cancel or threading.Event(), path, resume)
+
+
+def refine_decipherment(
+    corpus: Corpus,
+    start: Checkpoint,
+    review: ReviewConstraints,
+    rounds: int,
+    on_event: EventCallback = ignore,
+    cancel: threading.Event | None = None,
+    checkpoint: str | Path | None = None,
+) -> DecipherResult:
+    """Continue a run from its checkpoint for `rounds` more rounds under the reviewer's judgments
+    (accepted pairs fixed, rejected ones removed); settings come from the checkpoint."""
+    if not 1 <= rounds <= 1000:
+        raise ValueError(f"refinement rounds = {rounds} is out of range (allowed 1..1000)")
+    start.check_corpus(corpus.name, (len(corpus.lost_words), len(corpus.known_words)))
+    review.check(len(corpus.lost_words), len(corpus.known_words))
+    path = Path(checkpoint) if checkpoint is not None else None
+    return method_for(start.method).refine(corpus, start, review, rounds, on_event, cancel or threading.Event(), path)
+
+
+def _check_resumable(resume: Checkpoint, cfg: DecipherConfig, corpus: Corpus) -> None:
+    """A checkpoint continues only the run it came from: same settings, same corpus."""
+    if resume.refined:
+        raise CheckpointError("this run has been refined; continue it with --refine, not --resume")
+    saved = resume.settings()
+    if saved != cfg:
+        changed = [k for k, v in saved.to_dict().items() if getattr(cfg, k) != v]
+        raise CheckpointError(f"checkpoint was made with other settings ({', '.join(changed)})")
+    resume.check_corpus(corpus.name, (len(corpus.lost_words), len(corpus.known_words)))

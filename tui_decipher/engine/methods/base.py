@@ -1,0 +1,147 @@
+"""What a decipherment method is, and what it hands back.
+
+A `Method` fits a `Problem` (engine/problem.py) and returns a `DecipherResult` whose `fitted`
+can score any (lost, known) word lists, so a run can be evaluated on another corpus of the same
+scripts (engine/transfer.py) without anyone naming the method. Front ends read a run's one-line
+description from `describe(config)`, never from the method's name.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import torch
+
+from ..charset import Charset
+from ..checkpoint import Checkpoint
+from ..config import DecipherConfig
+from ..corpus import Corpus, Word
+from ..events import EventCallback
+from ..review import ReviewConstraints
+
+
+@dataclass
+class RoundMetrics:
+    """One completed EM round (methods without rounds report none)."""
+
+    round: int
+    demand: int
+    cost_kind: str
+    loss: float
+    nll: float
+    reg: float
+    flow_cost: float
+    flow: int
+    accuracy: float | None
+    accuracy_model: float | None
+    seconds: float
+    phase_seconds: dict[str, float]
+    kept_previous: bool = False  # the new M-step explained the flow worse; the last model was kept
+
+
+@dataclass
+class Proposal:
+    """A proposed cognate pair: indices into the corpus vocabularies."""
+
+    lost: int
+    known: int
+    score: float  # the method's confidence: a per-symbol probability, in (0, 1]
+    cost: float  # flow cost of the pair (lower is better)
+    gold: bool | None  # whether it is a gold pair; None without gold
+    # The method's best known words for this lost word, (known index, score), best first.
+    alternatives: list[tuple[int, float]] = field(default_factory=list)
+    # Soft alignment alpha for this pair, when the method has one: one row per known symbol (and
+    # EOW), one column per lost symbol (and EOW): (|y| + 1, |x| + 1), rows sum to 1.
+    attention: list[list[float]] = field(default_factory=list)
+
+
+@dataclass
+class PairScores:
+    """A fitted method's scores of every pair of two word lists."""
+
+    log_prob: torch.Tensor  # (n_lost, n_known): its score, whose argmax is the "model" prediction
+    cost_kind: str  # what the flow cost is: "nll" or "channel" (-log_prob), or "eed"
+    cost: np.ndarray | None = None  # (n_lost, n_known) flow cost when it is not -log_prob
+    use_flow: bool = True  # False: the argmax is the answer (the "-flow" ablation)
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+
+    def flow_cost(self) -> np.ndarray:
+        """The flow cost (n_lost, n_known). When it is -log P it is made in place from `log_prob`
+        (which is then gone), so a large table is held once."""
+        return self.cost if self.cost is not None else self.log_prob.neg_().numpy()
+
+
+class Fitted(Protocol):
+    """What a method learnt: enough to score other word lists of the same two scripts."""
+
+    def pair_scores(
+        self, lost_words: list[Word], known_words: list[Word], lost_charset: Charset, known_charset: Charset,
+        generator: torch.Generator | None = None,
+    ) -> PairScores:
+        """Score every (lost, known) pair, the words encoded with the training charsets (a symbol
+        the training corpus lacked is the unknown symbol)."""
+        ...
+
+    def sizes(self) -> tuple[int, int]:
+        """(lost symbols, known symbols) of the charsets it was trained with."""
+        ...
+
+
+@dataclass
+class DecipherResult:
+    config: DecipherConfig
+    corpus_name: str
+    lost_code: str
+    known_code: str
+    n_cognates: int
+    status: str  # "finished" | "cancelled"
+    device: str
+    proposals: list[Proposal] = field(default_factory=list)
+    char_map: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    rounds: list[RoundMetrics] = field(default_factory=list)
+    accuracy: float | None = None
+    accuracy_model: float | None = None
+    n_evaluated: int = 0
+    seconds: float = 0.0
+    objective: float | None = None
+    restart: int = 0
+    restart_objectives: list[float] = field(default_factory=list)
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    fitted: Fitted | None = None  # what the method kept (for scoring other corpora); None if nothing
+    # Flow-mode prediction per lost word (known index, -1 = none), from the evaluation flow: (n_lost,)
+    predictions: np.ndarray | None = None
+    refined: int = 0  # how many refinements (reviewer-guided continuations) this result has had
+
+
+class Method(Protocol):
+    """A decipherment method: one module in engine/methods/ and one line in its registry."""
+
+    name: str  # the `method` config value that selects it
+
+    def fit(
+        self, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
+        checkpoint_path: Path | None = None, start: Checkpoint | None = None,
+    ) -> DecipherResult:
+        """Decipher `corpus`; with `start` (a checkpoint of this run), continue it to where an
+        uninterrupted run would end. With `checkpoint_path`, save progress there as it goes."""
+        ...
+
+    def refine(
+        self, corpus: Corpus, start: Checkpoint, constraints: ReviewConstraints, rounds: int,
+        on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None,
+    ) -> DecipherResult:
+        """Continue a finished run for `rounds` more rounds under the reviewer's judgments."""
+        ...
+
+    def describe(self, config: dict[str, Any]) -> str:
+        """One line: how a run with this stored config deciphered (fields a stored run lacks read
+        as their defaults)."""
+        ...
+
+    def char_map_source(self, config: dict[str, Any]) -> str:
+        """One line: where a run's character map comes from, for the Key screen."""
+        ...

@@ -1,0 +1,173 @@
+"""A decipherment problem: the encoded vocabularies, the flow's demand and capacity, and what every
+method shares around them (the min-cost flow solve, the gold-only evaluation, phase timers).
+
+A method (engine/methods/) gets one `Problem` per run. It reports through `problem.on_event`,
+checks `problem.cancel` and times its phases into `problem.phases`. Gold is read only by
+`evaluate`, never by a method's training or its flow.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from . import evaluation
+from .charset import Charset
+from .config import DecipherConfig
+from .corpus import Corpus
+from .device import flush_denormals, make_repeatable, select_device
+from .events import EventCallback, RunFinished
+from .flow import FlowSolution, solve_sparsified
+from .neural.edit_distance import ids_to_text
+from .neural.scoring import KnownIndex, LostBatch
+from .review import ReviewConstraints
+
+
+class RunCancelled(Exception):
+    """Raised inside a method when the cancel event is set; the method keeps what it completed."""
+
+
+class Timer:
+    """Adds the seconds of a `with` block to `phases[name]`."""
+
+    def __init__(self, phases: dict[str, float], name: str) -> None:
+        self.phases, self.name = phases, name
+
+    def __enter__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.phases[self.name] += time.perf_counter() - self.t0
+
+
+def n_cognates_for(cfg: DecipherConfig, n_lost: int, n_known: int) -> int:
+    """N: how many cognate pairs the flow should find (a prior, never read from gold)."""
+    return max(1, min(n_lost, cfg.capacity * n_known, round(cfg.cognate_fraction * n_lost)))
+
+
+@dataclass
+class Problem:
+    """Everything fixed for a run: the corpus, settings, encoded vocabularies, callbacks, clock.
+
+    `review` holds the reviewer's judgments a refinement imposes on every flow (None otherwise).
+    """
+
+    corpus: Corpus
+    cfg: DecipherConfig
+    device: torch.device
+    lost_charset: Charset
+    known_charset: Charset
+    lost: LostBatch
+    known: KnownIndex
+    known_texts: list[str]
+    n_cognates: int
+    on_event: EventCallback
+    cancel: threading.Event
+    started: float
+    phases: dict[str, float]
+    review: ReviewConstraints | None = None
+
+    @classmethod
+    def prepare(
+        cls, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
+        review: ReviewConstraints | None = None, seconds_before: float = 0.0,
+        phases_before: dict[str, float] | None = None, **run_state: Any,
+    ) -> Problem:
+        """Encode the vocabularies once for the whole run; `seconds_before` and `phases_before`
+        carry the time of an interrupted run this one continues. `run_state`: the fields a
+        method's subclass adds (e.g. where it checkpoints), set at construction."""
+        device = select_device(cfg.device)
+        make_repeatable(device)
+        flush_denormals(device)
+        lost_cs = Charset.from_words(corpus.lost_words)
+        known_cs = Charset.from_words(corpus.known_words)
+        known = KnownIndex(corpus.known_words, known_cs, device)
+        phases: dict[str, float] = defaultdict(float)
+        phases.update(phases_before or {})
+        return cls(
+            corpus=corpus,
+            cfg=cfg,
+            device=device,
+            lost_charset=lost_cs,
+            known_charset=known_cs,
+            lost=LostBatch.encode(corpus.lost_words, lost_cs, device),
+            known=known,
+            known_texts=[ids_to_text(ids[:-1]) for ids in known.ids],
+            n_cognates=n_cognates_for(cfg, len(corpus.lost_words), len(corpus.known_words)),
+            on_event=on_event,
+            cancel=cancel,
+            started=time.perf_counter() - seconds_before,
+            phases=phases,
+            review=review,
+            **run_state,
+        )
+
+    @property
+    def n_lost(self) -> int:
+        return len(self.corpus.lost_words)
+
+    @property
+    def n_known(self) -> int:
+        return len(self.corpus.known_words)
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+    def timer(self, name: str) -> Timer:
+        """Time a phase: `with problem.timer("flow"): ...`."""
+        return Timer(self.phases, name)
+
+    def solve(self, cost: np.ndarray, demand: int, rows: np.ndarray | None = None) -> FlowSolution:
+        """Sparsify the cost matrix (n_rows, n_known) and solve the min-cost flow for demand D.
+
+        `rows` names the lost words of a row subset (evaluation), so that reviewer judgments, when
+        a run has them, land on the right rows: rejected pairs leave the graph, accepted ones are forced.
+        """
+        with self.timer("flow"):
+            forced = None
+            if self.review is not None and len(self.review):
+                cost = self.review.mask_rejected(cost, rows)
+                forced = self.review.forced_edges(cost, demand, self.cfg.capacity, rows)
+            return solve_sparsified(cost, demand, self.cfg.capacity, self.cfg.top_k, self.cfg.sparsify, forced)
+
+    def flow_predictions(self, cost: np.ndarray) -> np.ndarray:
+        """The evaluation flow's known word per lost word (-1 = none): (n_lost,).
+
+        As in the published evaluation, the flow is solved afresh over the evaluated lost words only
+        (those with a gold cognate) with D = their number and capacity C, so each gets a prediction.
+        """
+        rows = np.asarray(evaluation.evaluated_lost(self.corpus.gold), dtype=np.int64)
+        solution = self.solve(cost[rows], len(rows), rows)
+        predictions = np.full(self.n_lost, -1, dtype=np.int64)
+        predictions[rows] = evaluation.flow_predictions(solution, len(rows))
+        return predictions
+
+    def evaluate(
+        self, log_prob: torch.Tensor, cost: np.ndarray | None
+    ) -> tuple[float | None, float | None, np.ndarray | None]:
+        """(flow accuracy, model-argmax accuracy, flow predictions), Nones without gold or without a
+        cost (see `flow_predictions`); log_prob (n_lost, n_known) is the method's score, whose
+        argmax is the model prediction."""
+        gold = self.corpus.gold
+        if not self.corpus.has_gold:
+            return None, None, None
+        with self.timer("eval"):
+            acc_model, _, _ = evaluation.accuracy(evaluation.model_predictions(log_prob), gold)
+            acc_flow = predictions = None
+            if cost is not None:
+                predictions = self.flow_predictions(cost)
+                acc_flow, _, _ = evaluation.accuracy(predictions, gold)
+        return acc_flow, acc_model, predictions
+
+    def finish(self, result):  # result: methods.base.DecipherResult
+        """Stamp the run's time and phases on the result and report RunFinished."""
+        result.seconds = self.elapsed()
+        result.phase_seconds = dict(self.phases)
+        self.on_event(RunFinished(result.status, result.accuracy, result.accuracy_model, result.seconds))
+        return result

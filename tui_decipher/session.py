@@ -1,0 +1,164 @@
+"""The run use case, shared by `decipher run` and `decipher-tui`: new, resume and refine.
+
+A `RunSession` is made in three steps, so a front end can report each the way it reports things:
+
+1. `RunSession.new / .resume / .refine` check the input (settings, corpus, checkpoint, review
+   decisions) and raise `SessionError` (or ValueError, CheckpointError, StoreError) with a
+   one-line message; nothing is written yet.
+2. `open()` records the run in the store (a new row, or the stored run marked running again).
+3. `execute(on_event, cancel)` runs the engine in the caller's thread, records every round as it
+   ends, writes the run files, and returns the `DecipherResult`; on an error it marks the run
+   failed and re-raises.
+
+Front ends only render events and results. This module imports no UI library.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .engine.checkpoint import CHECKPOINT_NAME, Checkpoint, load_checkpoint
+from .engine.config import ConfigSources, DecipherConfig
+from .engine.events import EventCallback
+from .engine.methods import DecipherResult, refine_decipherment, run_decipherment
+from .engine.registry import LoadedCorpus, load_corpus
+from .engine.review import REFINE_ROUNDS, ReviewConstraints
+from .results import new_run_dir, write_run_files
+from .store import RUNNING, RunRecorder, Store, StoreError
+
+
+class SessionError(ValueError):
+    """A run that cannot start as asked (the message is one line for the user)."""
+
+
+@dataclass
+class RunSession:
+    """One run, from the checked request to its files."""
+
+    db_path: Path
+    cfg: DecipherConfig
+    sources: ConfigSources
+    loaded: LoadedCorpus
+    out_dir: Path
+    run_id: int | None = None  # set by open() for a new run; the stored run's id otherwise
+    checkpoint: Checkpoint | None = None  # resume and refine: where the run continues from
+    review: ReviewConstraints | None = None  # refine: the reviewer's judgments
+    refine_rounds: int = REFINE_ROUNDS
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def new(
+        cls, db_path: Path, data_root: Path, cfg: DecipherConfig, sources: ConfigSources, out: Path | None = None
+    ) -> RunSession:
+        """A new run of `cfg`, writing to `out` (default: a new folder under `data_root`/runs)."""
+        loaded = load_corpus(cfg, for_run=True)  # a new run: also check its demand
+        out_dir = out or new_run_dir(loaded.corpus.name, sources.preset, data_root)
+        return cls(db_path, cfg, sources, loaded, out_dir, warnings=loaded.warnings)
+
+    @classmethod
+    def resume(cls, db_path: Path, run: str) -> RunSession:
+        """Continue a stopped run (its id in the store, or its run folder) from its checkpoint."""
+        run_id, folder, checkpoint = find_stored_run(run, db_path)
+        sources = ConfigSources(preset=None, overrides={"resume": str(folder)})
+        return cls._continued(db_path, run_id, folder, checkpoint, sources)
+
+    @classmethod
+    def refine(cls, db_path: Path, run: str, rounds: int = REFINE_ROUNDS) -> RunSession:
+        """Continue a stored run for `rounds` more rounds under its review decisions."""
+        run_id, folder, checkpoint = find_stored_run(run, db_path)
+        if run_id is None:
+            raise StoreError(f"{folder}: not a run in {db_path}; --refine needs its review decisions")
+        sources = ConfigSources(preset=None, overrides={"refine": str(folder)})
+        session = cls._continued(db_path, run_id, folder, checkpoint, sources)
+        with Store(db_path) as store:
+            session.review = ReviewConstraints.from_decisions(store.decisions(run_id))
+        corpus = session.loaded.corpus
+        session.review.check(len(corpus.lost_words), len(corpus.known_words))
+        session.refine_rounds = rounds
+        return session
+
+    @classmethod
+    def _continued(
+        cls, db_path: Path, run_id: int | None, folder: Path, checkpoint: Checkpoint, sources: ConfigSources
+    ) -> RunSession:
+        cfg = checkpoint.settings()
+        loaded = load_corpus(cfg)
+        return cls(db_path, cfg, sources, loaded, folder, run_id, checkpoint, warnings=loaded.warnings)
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.out_dir / CHECKPOINT_NAME
+
+    def start_line(self) -> str | None:
+        """What a continued run says before it starts (None for a new run)."""
+        if self.review is not None:
+            return (
+                f"refining run #{self.run_id} for {self.refine_rounds} round(s) with {len(self.review.accepted)} "
+                f"accepted and {len(self.review.rejected)} rejected pair(s) ({self.checkpoint_path})"
+            )
+        if self.checkpoint is not None:
+            return (
+                f"resuming run #{self.run_id} from restart {self.checkpoint.restart + 1} round "
+                f"{self.checkpoint.round} ({self.checkpoint_path})"
+            )
+        return None
+
+    def open(self) -> int:
+        """Record the run in the store: a new row, or the continued run marked running. Its id."""
+        with Store(self.db_path) as store:
+            if self.run_id is None:
+                self.run_id = store.create_run(
+                    self.loaded.corpus, self.loaded.path, self.sources.preset, self.cfg.to_dict(), self.cfg.rounds,
+                    str(self.out_dir.resolve()),
+                )  # fmt: skip
+            else:
+                planned = self.checkpoint.round + self.refine_rounds if self.review is not None else None
+                store.mark_running(self.run_id, planned)
+        return self.run_id
+
+    def execute(self, on_event: EventCallback, cancel: threading.Event) -> DecipherResult:
+        """Run the engine here (the caller's thread), recording into the store as it goes, then
+        write the run files. The recorder opens its own database connection in this thread."""
+        if self.run_id is None:
+            raise SessionError("the run is not recorded yet: open() it first")
+        corpus = self.loaded.corpus
+        recorder = RunRecorder(self.db_path, self.run_id, forward=on_event)
+        try:
+            recorder.catch_up(self.checkpoint)
+            if self.review is not None:
+                result = refine_decipherment(
+                    corpus, self.checkpoint, self.review, self.refine_rounds, recorder, cancel, self.checkpoint_path
+                )
+            else:
+                result = run_decipherment(
+                    corpus, self.cfg, recorder, cancel, checkpoint=self.checkpoint_path, resume=self.checkpoint
+                )
+            recorder.finish(result, corpus)
+            write_run_files(self.out_dir, result, corpus, self.sources, self.loaded.path)
+        except BaseException as exc:
+            recorder.fail(f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            recorder.close()
+        return result
+
+
+def find_stored_run(run: str, db_path: Path) -> tuple[int | None, Path, Checkpoint]:
+    """A stored run id or a run folder -> (its run id if stored, its folder, its checkpoint)."""
+    run_id: int | None = None
+    if run.isdigit():
+        with Store(db_path) as store:
+            row = store.run(int(run))
+        if row is None or not row.run_dir:
+            raise StoreError(f"{db_path}: no run #{run} with a run folder")
+        if row.status == RUNNING:
+            raise StoreError(f"run #{row.id} is still running (pid {row.pid}); cancel it first")
+        run_id, folder = row.id, Path(row.run_dir)
+    else:
+        folder = Path(run).expanduser()
+        with Store(db_path) as store:
+            matches = [r.id for r in store.runs() if r.run_dir and Path(r.run_dir) == folder.resolve()]
+        run_id = matches[0] if matches else None
+    return run_id, folder, load_checkpoint(folder)

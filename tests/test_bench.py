@@ -40,6 +40,8 @@ from tui_decipher.bench.jobs import (
     source_digest,
 )
 from tui_decipher.bench.report import (
+    REPORT_BEGIN,
+    REPORT_END,
     BenchReport,
     build_markdown,
     restart_choices,
@@ -572,6 +574,55 @@ def test_cli_bench_runs_and_writes(tmp_path, fake_settings, data_dir):
     assert (tmp_path / "b" / "bench.md").is_file()
 
 
+
+def _report_block(text: str) -> str:
+    """What lies between a document's report markers."""
+    return text.split(REPORT_BEGIN, 1)[1].split(REPORT_END, 1)[0]
+
+
+def test_cli_bench_report_writes_bench_md_into_a_document(tmp_path, fake_settings):
+    def bench_with_report(out: str, report_path) -> object:
+        args = ["bench", "--only", "fake", "--seeds", "1", "--out", str(tmp_path / out), "--report", str(report_path)]
+        return runner.invoke(app, args)
+
+    new = tmp_path / "docs" / "new.md"  # a new file, in a new folder: the markers and the report
+    result = bench_with_report("b1", new)
+    assert result.exit_code == 0, result.output
+    text = new.read_text(encoding="utf-8")
+    assert text.startswith(REPORT_BEGIN) and text.endswith(REPORT_END + "\n")
+    assert _report_block(text).strip() == (tmp_path / "b1" / "bench.md").read_text(encoding="utf-8").strip()
+    assert not list(new.parent.glob(".*.tmp"))  # written atomically: no temporary file left
+
+    # a document with its own text around the markers keeps it; only the report between them changes
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(f"# Benchmarks\n\nThe reading.\n\n{REPORT_BEGIN}\nold table\n{REPORT_END}\n\nMore.\n", "utf-8")
+    result = bench_with_report("b2", doc)
+    assert result.exit_code == 0, result.output
+    text = doc.read_text(encoding="utf-8")
+    assert text.startswith(f"# Benchmarks\n\nThe reading.\n\n{REPORT_BEGIN}")
+    assert text.endswith(f"{REPORT_END}\n\nMore.\n")
+    assert "old table" not in text
+    assert _report_block(text).strip() == (tmp_path / "b2" / "bench.md").read_text(encoding="utf-8").strip()
+
+    # a file without the markers is refused before the bench starts, and left as it was
+    plain = tmp_path / "notes.md"
+    plain.write_text("# My notes\n", encoding="utf-8")
+    result = bench_with_report("b3", plain)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and f"--report {plain}" in lines[0] and "decipher bench report: begin" in lines[0]
+    assert plain.read_text(encoding="utf-8") == "# My notes\n" and not (tmp_path / "b3").exists()
+
+
+def test_a_cancelled_bench_leaves_the_report_copy_alone(tmp_path, fake_settings):
+    def interrupt(spec, result):
+        raise KeyboardInterrupt
+
+    report = new_report(["fake"], 1, False, None, "decipher bench")
+    with pytest.raises(KeyboardInterrupt):
+        run_bench(report, tmp_path / "b", isolate=False, on_job_end=interrupt, report_copy=tmp_path / "doc.md")
+    assert report.status == "cancelled" and (tmp_path / "b" / "bench.md").is_file()
+    assert not (tmp_path / "doc.md").exists()
 
 PLUGIN = """
 from tui_decipher import bench

@@ -584,6 +584,17 @@ def bench(
             "engine's code changed since it ran.",
         ),
     ] = False,
+    report_copy: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            help="When the bench finishes (not when cancelled), also write its bench.md into this file, e.g. "
+            "docs/benchmarks.md, atomically: between the file's two `decipher bench report` marker lines, keeping "
+            "the text around them. A new file gets the markers and the report; an existing one without the "
+            "markers is refused before the bench starts.",
+            show_default=False,
+        ),
+    ] = None,
     data: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP, show_default=False)] = None,
 ) -> None:
     """Run the paper's experiments here and print them beside its figures, with an edit-distance baseline.
@@ -601,7 +612,7 @@ def bench(
 
     from .bench.core import BenchError
     from .bench.jobs import load_earlier_jobs, plan_jobs
-    from .bench.report import schedule_text
+    from .bench.report import check_report_copy, schedule_text
     from .bench.runner import check_parallel, default_out_dir, new_report, run_bench
 
     console = Console(stderr=True, highlight=False)
@@ -613,6 +624,8 @@ def bench(
         if resume and out is None:
             raise BenchError("--resume needs --out: the folder of the bench to continue")
         earlier = load_earlier_jobs(out) if resume and out is not None else None
+        if report_copy is not None:
+            check_report_copy(report_copy)
     except BenchError as exc:
         raise _fail(str(exc)) from None
     out_dir = out or default_out_dir(data_dir(data), quick)
@@ -626,7 +639,7 @@ def bench(
         with shown.progress:
             run_bench(report, out_dir, on_job_start=shown.on_job_start, on_message=shown.on_message,
                       on_job_end=shown.on_job_end, parallel=jobs, earlier=earlier,
-                      on_job_reused=shown.on_job_reused)  # fmt: skip
+                      on_job_reused=shown.on_job_reused, report_copy=report_copy)  # fmt: skip
     except KeyboardInterrupt:  # run_bench has stopped the job processes it started
         console.print(f"[yellow]cancelled[/]: the finished jobs are in {out_dir / 'bench.md'}")
         raise typer.Exit(EXIT_CANCELLED) from None
@@ -634,6 +647,8 @@ def bench(
     for table in _bench_tables(report):
         stdout.print(table)
     stdout.print(f"wrote {out_dir / 'bench.md'} and {out_dir / 'bench.json'} ({report.wall_seconds:.0f} s)")
+    if report_copy is not None:
+        stdout.print(f"wrote the report into {report_copy}")
     if any(j.status == "failed" for j in report.jobs):
         raise typer.Exit(1)
 

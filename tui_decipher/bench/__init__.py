@@ -17,7 +17,7 @@ Where each part lives:
   `source_digest`) and what `--resume` keeps;
 - `runner`: a job in this process or its own (`python -m tui_decipher.bench job`, `__main__`),
   and `run_bench`;
-- `report`: summaries over seeds, the restart table, bench.md / bench.json;
+- `report`: summaries over seeds, the restart table, bench.md / bench.json, `--report` copies;
 - `core`: the shared vocabulary (`BenchSetting`, `RowSpec`, `RowResult`, `JobReporter`);
 - `engine_api`: every name the bench takes from the engine, imported there only.
 

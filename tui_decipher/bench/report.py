@@ -3,7 +3,8 @@
 `summarize` gives one `SummaryRow` per figure (mean and sample standard deviation over seeds,
 beside the paper's figure and the baseline's), `restart_choices` what a restart ensemble would
 keep (the seed with the lowest training objective), and `build_markdown` / `report_dict` the
-bench.md and bench.json that `write_report` rewrites after every job.
+bench.md and bench.json that `write_report` rewrites after every job. `write_report_copy` also
+writes bench.md into a document of its own (`decipher bench --report`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..results import write_atomic
-from .core import BASELINE, DECIPHER, BenchSetting, RowResult, RowSpec
+from .core import BASELINE, DECIPHER, BenchError, BenchSetting, RowResult, RowSpec
 from .engine_api import select_device
 from .experiments import QUICK_CHANGES
 from .jobs import JobResult, engine_digest
@@ -545,3 +546,41 @@ def write_report(report: BenchReport, out_dir: Path) -> dict[str, Path]:
     return paths
 
 
+
+# `decipher bench --report PATH`: bench.md also written into a document, between these markers.
+REPORT_BEGIN = "<!-- decipher bench report: begin (rewritten by `decipher bench --report`; edit around it) -->"
+REPORT_END = "<!-- decipher bench report: end -->"
+
+
+def _split_at_markers(text: str) -> tuple[str, str] | None:
+    """The text before the begin marker (included) and from the end marker on; None without both."""
+    begin, end = text.find(REPORT_BEGIN), text.find(REPORT_END)
+    if begin < 0 or end < begin:
+        return None
+    return text[: begin + len(REPORT_BEGIN)], text[end:]
+
+
+def check_report_copy(path: Path) -> None:
+    """BenchError (one line) unless `write_report_copy` may write `path`: it does not exist yet, or
+    it holds the report markers (begin, then end), so the text around them can be kept."""
+    if not path.exists():
+        return
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchError(f"--report {path}: cannot read it ({type(exc).__name__}: {exc})") from None
+    if _split_at_markers(text) is None:
+        raise BenchError(
+            f"--report {path}: the file exists without the lines {REPORT_BEGIN!r} and {REPORT_END!r}; "
+            "add them where the report goes, or name a new file"
+        )
+
+
+def write_report_copy(report: BenchReport, path: Path) -> None:
+    """bench.md written into `path`, atomically: between its report markers, the text around them
+    kept; a new file holds the markers and the report alone (see `check_report_copy`)."""
+    check_report_copy(path)
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    before, after = _split_at_markers(old) or (REPORT_BEGIN, REPORT_END + "\n")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, f"{before}\n\n{build_markdown(report)}\n{after}")

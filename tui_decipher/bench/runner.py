@@ -35,7 +35,7 @@ from .jobs import (
     seeds_for,
     skipped_job,
 )
-from .report import BenchReport, machine_info, write_report
+from .report import BenchReport, machine_info, write_report, write_report_copy
 from .settings import SETTINGS, load_plugins, validate_names
 
 # --- one job ----------------------------------------------------------------------------------------
@@ -289,6 +289,7 @@ def run_bench(
     parallel: int = 1,
     earlier: tuple[Sequence[JobResult], str] | None = None,
     on_job_reused: Callable[[JobSpec, JobResult], None] = lambda _spec, _res: None,
+    report_copy: Path | None = None,
 ) -> BenchReport:
     """Run the report's jobs, `parallel` of them at once (1: one after another), rewriting the
     report files after each; `report.jobs` keeps the planned order whatever order they end in.
@@ -296,7 +297,8 @@ def run_bench(
     come from worker threads when `parallel` > 1. A KeyboardInterrupt stops the running jobs'
     processes, marks the report cancelled and re-raises. `earlier` (jobs and start time of an
     earlier report, `load_earlier_jobs`) resumes it: its ok jobs whose fingerprint is unchanged are
-    kept, not run again."""
+    kept, not run again. `report_copy`: when the bench finishes (not when it is cancelled),
+    bench.md is also written into this file (`write_report_copy`)."""
     check_parallel(parallel)
     bench = _BenchRun(report, out_dir, isolate, on_job_start, on_message, on_job_end)
     kept = reusable_jobs(bench.specs, report.quick, *earlier) if earlier is not None else {}
@@ -319,4 +321,6 @@ def run_bench(
         report.finished_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         report.wall_seconds = time.perf_counter() - bench.started
         write_report(report, out_dir)
+    if report_copy is not None:
+        write_report_copy(report, report_copy)
     return report

@@ -13,6 +13,7 @@ import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -44,6 +45,7 @@ from tui_decipher.bench.report import (
     REPORT_END,
     BenchReport,
     build_markdown,
+    check_report_copy,
     restart_choices,
     summarize,
     write_report,
@@ -613,6 +615,14 @@ def test_cli_bench_report_writes_bench_md_into_a_document(tmp_path, fake_setting
     assert len(lines) == 1 and f"--report {plain}" in lines[0] and "decipher bench report: begin" in lines[0]
     assert plain.read_text(encoding="utf-8") == "# My notes\n" and not (tmp_path / "b3").exists()
 
+
+def test_the_benchmarks_page_takes_the_bench_report():
+    # docs/benchmarks.md is written by `decipher bench --report docs/benchmarks.md`: it has the markers
+    page = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
+    check_report_copy(page)
+    text = page.read_text(encoding="utf-8")
+    assert text.count(REPORT_BEGIN) == text.count(REPORT_END) == 1
+    assert _report_block(text).strip().startswith("# decipher bench\n\n- command: `decipher bench ")
 
 def test_a_cancelled_bench_leaves_the_report_copy_alone(tmp_path, fake_settings):
     def interrupt(spec, result):

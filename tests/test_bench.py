@@ -7,19 +7,58 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from typer.testing import CliRunner
 
-from tui_decipher import bench
-from tui_decipher.bench import BASELINE, DECIPHER, BenchError, BenchSetting, JobResult, JobSpec, RowResult, RowSpec
+from tui_decipher.bench import jobs as bench_jobs
+from tui_decipher.bench import runner as bench_runner
+from tui_decipher.bench.core import BASELINE, DECIPHER, BenchError, BenchSetting, JobReporter, RowResult, RowSpec
+from tui_decipher.bench.experiments import (
+    QUICK_CHANGES,
+    QUICK_CHANNEL_STEPS,
+    ROMANCE_PAIRS,
+    ROMANCE_PARTS,
+    row_from_run,
+)
+from tui_decipher.bench.jobs import (
+    JobResult,
+    JobSpec,
+    engine_digest,
+    job_fingerprint,
+    load_earlier_jobs,
+    plan_jobs,
+    seeds_for,
+    source_digest,
+)
+from tui_decipher.bench.report import (
+    REPORT_BEGIN,
+    REPORT_END,
+    BenchReport,
+    build_markdown,
+    check_report_copy,
+    restart_choices,
+    summarize,
+    write_report,
+)
+from tui_decipher.bench.runner import new_report, run_bench, run_job, run_job_subprocess
+from tui_decipher.bench.settings import (
+    CHANNEL_INIT,
+    PLUGINS_ENV,
+    SETTINGS,
+    VARIANTS,
+    default_settings,
+    validate_names,
+)
 from tui_decipher.cli import app
 from tui_decipher.engine.baseline import edit_distance_assignment, edit_distance_costs
 from tui_decipher.engine.config import DecipherConfig, preset
@@ -33,10 +72,10 @@ runner = CliRunner()
 TINY = dict(embed_dim=16, hidden_dim=16, n_universal=8, epochs=2)
 
 
-def _report(settings: list[str], seeds=(1234, 1235, 1236), quick=False) -> bench.BenchReport:
+def _report(settings: list[str], seeds=(1234, 1235, 1236), quick=False) -> BenchReport:
     machine = {"cpu_count": 2, "platform": "Linux-test", "python": "3.11", "torch": "2.x", "device": "cpu",
                "threads_requested": None, "torch_threads_default": 2}  # fmt: skip
-    return bench.BenchReport("decipher bench --test", settings, list(seeds), quick, None, machine)
+    return BenchReport("decipher bench --test", settings, list(seeds), quick, None, machine)
 
 
 def _job(setting, seed, rows, rss=1000.0, kind=DECIPHER, status="ok", message=""):
@@ -61,7 +100,7 @@ def test_summary_mean_std_reference_and_baseline_rows():
         report.jobs.append(_job("ugaritic", seed, _uga_rows(s, f, train=seed - 1226), rss=rss))
     base_rows = [RowResult("small", 0.787, None, 221), RowResult("full", 0.627, None, 2182)]
     report.jobs.append(_job("ugaritic", None, base_rows, rss=1281, kind=BASELINE))
-    rows = bench.summarize(report)
+    rows = summarize(report)
     assert [(r.key, r.method) for r in rows] == [
         ("small", DECIPHER), ("full", DECIPHER), ("small", BASELINE), ("full", BASELINE),
     ]  # fmt: skip
@@ -74,7 +113,7 @@ def test_summary_mean_std_reference_and_baseline_rows():
     assert full.extra["eval_peak_rss_mb"] == 1800.0
     assert base_full.accuracy.mean == pytest.approx(0.627) and base_full.accuracy.std is None
 
-    md = bench.build_markdown(report)
+    md = build_markdown(report)
     assert "`decipher bench --test`" in md and "2 CPUs" in md and "torch 2.x" in md
     line = next(ln for ln in md.splitlines() if ln.startswith("| ugaritic | ugaritic-full") and "| decipher |" in ln)
     cells = [c.strip() for c in line.strip("|").split("|")]
@@ -103,11 +142,11 @@ def test_restart_choice_keeps_the_seed_with_the_lowest_objective_not_the_best_ac
     report.jobs.append(_job("linear-b", 1236, [RowResult("linear-b", 0.9, 0.9, 919)]))  # no objective: not a choice
     # romance: each pair chooses its own seed, and the average combines the choices
     for seed, shift in ((1234, 0.0), (1235, 0.1)):
-        for n, part in enumerate(bench.ROMANCE_PARTS):
+        for n, part in enumerate(ROMANCE_PARTS):
             objective = 5.0 + (1 if (n % 2 == 0) == (seed == 1234) else 0)  # 1235 lower on even pairs
             row = _with_objective([RowResult(part, 0.5 + shift, 0.5, 583)], objective)
             report.jobs.append(dataclasses.replace(_job("romance", seed, row), part=part))
-    choices = {(c.setting, c.key): c for c in bench.restart_choices(report)}
+    choices = {(c.setting, c.key): c for c in restart_choices(report)}
     small, full = choices["ugaritic", "small"], choices["ugaritic", "full"]
     assert small.chosen_seed == full.chosen_seed == 1236
     assert small.chosen == pytest.approx(0.81) and full.chosen == pytest.approx(0.66)
@@ -115,12 +154,12 @@ def test_restart_choice_keeps_the_seed_with_the_lowest_objective_not_the_best_ac
     linear_b = choices["linear-b", "linear-b"]
     assert linear_b.chosen_seed == 1235 and linear_b.chosen == pytest.approx(0.02)
     assert linear_b.accuracy == {1234: 0.3, 1235: 0.02}  # seed 1236 recorded no objective
-    assert [choices["romance", p].chosen_seed for p in bench.ROMANCE_PARTS] == [1235, 1234] * 3
+    assert [choices["romance", p].chosen_seed for p in ROMANCE_PARTS] == [1235, 1234] * 3
     average = choices["romance", "average"]
     assert average.chosen_seed is None and average.chosen == pytest.approx(0.55)
     assert average.accuracy == pytest.approx({1234: 0.5, 1235: 0.6})
 
-    md = bench.build_markdown(report)
+    md = build_markdown(report)
     section = md.split("## Restarts chosen by training objective (no gold)")[1].split("## ")[0]
     line = next(ln for ln in section.splitlines() if ln.startswith("| linear-b |"))
     assert [c.strip() for c in line.strip("|").split("|")] == [
@@ -132,27 +171,27 @@ def test_restart_choice_keeps_the_seed_with_the_lowest_objective_not_the_best_ac
 def test_no_restart_choice_with_one_seed():
     report = _report(["ugaritic"], seeds=(1234,))
     report.jobs.append(_job("ugaritic", 1234, _with_objective(_uga_rows(0.8, 0.6), 1.0)))
-    assert bench.restart_choices(report) == []
-    assert "## Restarts chosen" not in bench.build_markdown(report)
+    assert restart_choices(report) == []
+    assert "## Restarts chosen" not in build_markdown(report)
 
 
 def test_ablations_share_one_baseline_block_in_their_own_table():
     names = ["ugaritic", "ugaritic-no-flow", "ugaritic-no-residual"]
     # the one shared baseline first, then seed by seed (a stopped bench has whole seeds)
-    assert bench.plan_jobs(bench.validate_names(names), [1, 2]) == [
+    assert plan_jobs(validate_names(names), [1, 2]) == [
         JobSpec("ugaritic", BASELINE),
         JobSpec("ugaritic", DECIPHER, 1), JobSpec("ugaritic-no-residual", DECIPHER, 1),
         JobSpec("ugaritic-no-flow", DECIPHER, 1),
         JobSpec("ugaritic", DECIPHER, 2), JobSpec("ugaritic-no-residual", DECIPHER, 2),
         JobSpec("ugaritic-no-flow", DECIPHER, 2),
     ]  # fmt: skip
-    report = _report(bench.validate_names(names), seeds=(1,))
+    report = _report(validate_names(names), seeds=(1,))
     report.jobs.append(_job("ugaritic", None, [RowResult("small", 0.787), RowResult("full", 0.627)], kind=BASELINE))
-    rows = bench.summarize(report)
+    rows = summarize(report)
     ablation = [(r.setting, r.key, r.method) for r in rows if r.group == "ablation"]
     assert ablation[-2:] == [("ugaritic", "small", BASELINE), ("ugaritic", "full", BASELINE)]
     assert [r for r in ablation if r[2] == BASELINE] == ablation[-2:]  # one block, after the ablations
-    md = bench.build_markdown(report)
+    md = build_markdown(report)
     assert "## Ablations: a preset with one part" in md
     ablation_table = md.split("## Ablations")[1].split("## Cost")[0]
     assert ablation_table.count("baseline: edit distance") == 2
@@ -169,12 +208,12 @@ def test_skipped_failed_and_partly_failed_settings():
         _job("ugaritic-noiseless", 1, [RowResult("ugaritic-noiseless", 0.9, 0.8, 2182, 5.0)]),
         _job("ugaritic-noiseless", 2, [], status="failed", message="MemoryError: x"),
     ]
-    rows = {(r.setting, r.method): r for r in bench.summarize(report)}
+    rows = {(r.setting, r.method): r for r in summarize(report)}
     assert rows["linear-b", DECIPHER].status == "skipped"
     assert rows["linear-b-names", DECIPHER].status == "failed"
     partly = rows["ugaritic-noiseless", DECIPHER]
     assert partly.status == "ok" and partly.accuracy.n == 1 and "1 of 2 jobs failed" in partly.message
-    md = bench.build_markdown(report)
+    md = build_markdown(report)
     assert "skipped: corpus linear-b not found" in md and "failed: RuntimeError: boom" in md
     assert "| 90.0 (1 of 2 jobs failed: MemoryError: x) |" in md
 
@@ -182,19 +221,19 @@ def test_skipped_failed_and_partly_failed_settings():
 def test_json_report_content(tmp_path):
     report = _report(["ugaritic", "romance"], seeds=(1234,), quick=True)
     report.jobs.append(_job("ugaritic", 1234, _uga_rows(0.5, 0.4)))
-    paths = bench.write_report(report, tmp_path)
+    paths = write_report(report, tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bench.json", "bench.md"]
     data = json.loads(paths["json"].read_text(encoding="utf-8"))
     assert data["command"] == "decipher bench --test" and data["machine"]["cpu_count"] == 2
     assert data["options"] == {"settings": ["ugaritic", "romance"], "seeds": [1234], "quick": True, "threads": None}
-    assert data["quick_changes"] == bench.QUICK_CHANGES
+    assert data["quick_changes"] == QUICK_CHANGES
     assert data["jobs"][0]["rows"][1]["accuracy"] == 0.4 and data["jobs"][0]["peak_rss_mb"] == 1000.0
     full = next(r for r in data["summary"] if r["setting"] == "ugaritic" and r["key"] == "full")
     assert full["accuracy"]["mean"] == 0.4 and full["reference"] == 65.9 and full["method"] == DECIPHER
     romance = data["settings"]["romance"]
     assert [r["key"] for r in romance["rows"]] == ["es-it", "it-es", "es-pt", "pt-es", "it-pt", "pt-it", "average"]
     assert [(c["lost"], c["known"], c["epochs"], c["embed_dim"]) for c in romance["configs"]][:2] == [
-        ("es", "it", bench.QUICK_CHANGES["epochs"], 64), ("it", "es", bench.QUICK_CHANGES["epochs"], 64),
+        ("es", "it", QUICK_CHANGES["epochs"], 64), ("it", "es", QUICK_CHANGES["epochs"], 64),
     ]  # fmt: skip
     paper = {r["key"]: r["paper"] for r in romance["rows"]}
     assert paper == {"es-it": 92.3, "it-es": 92.3, "es-pt": 95.0, "pt-es": 95.0, "it-pt": 87.3, "pt-it": 87.3,
@@ -205,9 +244,9 @@ def test_json_report_content(tmp_path):
 
 
 def test_validate_names_and_seeds():
-    default = bench.validate_names(None)
-    assert default == [n for n in bench.SETTINGS if not bench.SETTINGS[n].extra] == bench.default_settings()
-    assert bench.validate_names(None, include_extra=True) == list(bench.SETTINGS)
+    default = validate_names(None)
+    assert default == [n for n in SETTINGS if not SETTINGS[n].extra] == default_settings()
+    assert validate_names(None, include_extra=True) == list(SETTINGS)
     # the default bench is the paper's settings, its ablations and the variants that read best
     for name in ("ugaritic-noiseless", "ugaritic", "linear-b", "linear-b-names", "romance", "ugaritic-no-monotonic",
                  "ugaritic-no-residual", "ugaritic-no-flow", "ugaritic-channel-transport",
@@ -215,22 +254,22 @@ def test_validate_names_and_seeds():
                  "romance-edit-channel"):  # fmt: skip
         assert name in default, name
     assert "ugaritic-restarts-3" not in default and "romance-own-top-5" not in default
-    assert bench.validate_names(["ugaritic-restarts-3"]) == ["ugaritic-restarts-3"]  # an extra one by name
-    assert bench.new_report(None, 1, True, None, "x", include_extra=True).settings == list(bench.SETTINGS)
+    assert validate_names(["ugaritic-restarts-3"]) == ["ugaritic-restarts-3"]  # an extra one by name
+    assert new_report(None, 1, True, None, "x", include_extra=True).settings == list(SETTINGS)
     with pytest.raises(BenchError, match="--all runs every setting"):
-        bench.new_report(["ugaritic"], 1, True, None, "x", include_extra=True)
-    assert bench.validate_names(["romance", "ugaritic"]) == ["ugaritic", "romance"]  # registry order
+        new_report(["ugaritic"], 1, True, None, "x", include_extra=True)
+    assert validate_names(["romance", "ugaritic"]) == ["ugaritic", "romance"]  # registry order
     with pytest.raises(BenchError, match="unknown bench setting 'nope'") as info:
-        bench.validate_names(["ugaritic", "nope"])
+        validate_names(["ugaritic", "nope"])
     assert "\n" not in str(info.value) and "ugaritic-noiseless" in str(info.value)
-    assert bench.seeds_for(3) == [1234, 1235, 1236]
+    assert seeds_for(3) == [1234, 1235, 1236]
     with pytest.raises(BenchError):
-        bench.seeds_for(0)
-    assert bench.new_report(None, None, True, None, "x").seeds == [1234]  # --quick: one seed
-    assert bench.new_report(None, None, False, None, "x").seeds == [1234, 1235, 1236]
-    assert bench.new_report(["romance"], 2, True, 1, "x").seeds == [1234, 1235]
+        seeds_for(0)
+    assert new_report(None, None, True, None, "x").seeds == [1234]  # --quick: one seed
+    assert new_report(None, None, False, None, "x").seeds == [1234, 1235, 1236]
+    assert new_report(["romance"], 2, True, 1, "x").seeds == [1234, 1235]
     with pytest.raises(BenchError, match="--threads"):
-        bench.new_report(None, 1, False, 0, "x")
+        new_report(None, 1, False, 0, "x")
 
 
 def test_every_issue_setting_is_registered_with_the_papers_figures():
@@ -244,71 +283,74 @@ def test_every_issue_setting_is_registered_with_the_papers_figures():
         "ugaritic-no-flow": {"small": None, "full": 8.6},
     }
     for name, figures in expected.items():
-        assert {r.key: r.paper for r in bench.SETTINGS[name].rows} == figures
-    assert {r.key: r.baseline_reference for r in bench.SETTINGS["romance"].rows}["average"] == 75.6
+        assert {r.key: r.paper for r in SETTINGS[name].rows} == figures
+    assert {r.key: r.baseline_reference for r in SETTINGS["romance"].rows}["average"] == 75.6
 
 
 def test_ablation_settings_switch_one_thing_off():
-    base = bench.SETTINGS["ugaritic"].configs(1234, False)[0]
+    base = SETTINGS["ugaritic"].configs(1234, False)[0]
     assert base == preset("ugaritic")  # the preset itself at seed 1234
     changed = {}
     for name in ("ugaritic-no-monotonic", "ugaritic-no-residual", "ugaritic-no-flow"):
-        (cfg,) = bench.SETTINGS[name].configs(1234, False)
+        (cfg,) = SETTINGS[name].configs(1234, False)
         changed[name] = {k: v for k, v in cfg.to_dict().items() if base.to_dict()[k] != v}
     assert changed == {
         "ugaritic-no-monotonic": {"regularizer": "none"},
         "ugaritic-no-residual": {"residual": False},
         "ugaritic-no-flow": {"use_flow": False},
     }
-    quick = bench.SETTINGS["ugaritic-no-flow"].configs(1235, True)[0]
+    quick = SETTINGS["ugaritic-no-flow"].configs(1235, True)[0]
     assert (quick.seed, quick.rounds, quick.epochs, quick.restarts, quick.use_flow) == (1235, 2, 20, 1, False)
     assert quick.first_epochs == 0  # --quick shortens round 1 too
-    pairs = [(c.lost, c.known) for c in bench.SETTINGS["romance"].configs(1, False)]
-    assert pairs == list(bench.ROMANCE_PAIRS)
+    pairs = [(c.lost, c.known) for c in SETTINGS["romance"].configs(1, False)]
+    assert pairs == list(ROMANCE_PAIRS)
 
 
 def test_channel_settings_start_linear_b_from_the_channel_and_quick_shortens_it():
     for name, base in (("linear-b-channel", "linear-b"), ("linear-b-names-channel", "linear-b-names")):
-        (cfg,) = bench.SETTINGS[name].configs(1234, False)
+        (cfg,) = SETTINGS[name].configs(1234, False)
         plain = preset(base).to_dict()
         assert {k: v for k, v in cfg.to_dict().items() if plain[k] != v} == {
-            k: v for k, v in bench.CHANNEL_INIT.items() if plain[k] != v
+            k: v for k, v in CHANNEL_INIT.items() if plain[k] != v
         }, name
         assert cfg.init_flow == "channel" and cfg.channel_steps == DecipherConfig().channel_steps
-        assert bench.SETTINGS[name].baseline_of == base
-        (quick,) = bench.SETTINGS[name].configs(1234, True)
-        assert quick.channel_steps == bench.QUICK_CHANNEL_STEPS and quick.rounds == 2
+        assert SETTINGS[name].baseline_of == base
+        (quick,) = SETTINGS[name].configs(1234, True)
+        assert quick.channel_steps == QUICK_CHANNEL_STEPS and quick.rounds == 2
     for name, base in (("linear-b-channel-only", "linear-b"), ("linear-b-names-channel-only", "linear-b-names"),
                        ("ugaritic-noiseless-channel-only", "ugaritic-noiseless")):  # fmt: skip
-        (cfg,) = bench.SETTINGS[name].configs(1234, False)
+        (cfg,) = SETTINGS[name].configs(1234, False)
         assert cfg == preset(base).replace(method="channel")  # the preset's channel, nothing else
-        assert bench.SETTINGS[name].group == "beyond" and bench.SETTINGS[name].baseline_of == base
-        (quick,) = bench.SETTINGS[name].configs(1234, True)
-        assert quick.channel_steps == bench.QUICK_CHANNEL_STEPS
-    (cfg,) = bench.SETTINGS["linear-b-names-channel-transport"].configs(1234, False)
+        assert SETTINGS[name].group == "beyond" and SETTINGS[name].baseline_of == base
+        (quick,) = SETTINGS[name].configs(1234, True)
+        assert quick.channel_steps == QUICK_CHANNEL_STEPS
+    (cfg,) = SETTINGS["linear-b-names-channel-transport"].configs(1234, False)
     assert cfg == preset("linear-b-names").replace(method="channel", channel_objective="transport", channel_steps=1500)
-    (cfg,) = bench.SETTINGS["ugaritic-noiseless-channel-transport"].configs(1234, False)
+    (cfg,) = SETTINGS["ugaritic-noiseless-channel-transport"].configs(1234, False)
     assert cfg == preset("ugaritic-noiseless").replace(method="channel", channel_objective="transport")
-    (quick,) = bench.SETTINGS["linear-b-names-channel-transport"].configs(1234, True)
-    assert quick.channel_steps == bench.QUICK_CHANNEL_STEPS and quick.channel_objective == "transport"
+    (quick,) = SETTINGS["linear-b-names-channel-transport"].configs(1234, True)
+    assert quick.channel_steps == QUICK_CHANNEL_STEPS and quick.channel_objective == "transport"
     # The Romance edit channel: every pair of the romance preset, with the edit channel alone.
-    edit = bench.SETTINGS["romance-edit-channel"].configs(1234, False)
-    assert [(c.lost, c.known) for c in edit] == list(bench.ROMANCE_PAIRS)
+    edit = SETTINGS["romance-edit-channel"].configs(1234, False)
+    assert [(c.lost, c.known) for c in edit] == list(ROMANCE_PAIRS)
     for c in edit:
         assert c == preset("romance").replace(
             lost=c.lost, known=c.known, seed=1234, method="channel", channel_kind="edit", channel_objective="transport"
         )
-    assert bench.SETTINGS["romance-edit-channel"].group == "beyond"
+    assert SETTINGS["romance-edit-channel"].group == "beyond"
     # Settings without a channel keep their channel fields at the default under --quick, so their
     # fingerprints do not change.
-    (quick,) = bench.SETTINGS["linear-b"].configs(1234, True)
+    (quick,) = SETTINGS["linear-b"].configs(1234, True)
     assert quick.channel_steps == DecipherConfig().channel_steps
 
 
 def test_beyond_the_paper_settings_change_one_field_each_and_have_their_own_table():
     base = preset("ugaritic").to_dict()
-    for name, (changes, _) in bench.BEYOND.items():
-        setting = bench.SETTINGS[name]
+    on_ugaritic = [v for v in VARIANTS if v.of == "ugaritic" and v.group == "beyond"]
+    assert len(on_ugaritic) == 10
+    for variant in on_ugaritic:
+        name, changes = variant.name, variant.changes
+        setting = SETTINGS[name]
         (cfg,) = setting.configs(1234, False)
         assert {k: v for k, v in cfg.to_dict().items() if base[k] != v} == changes, name
         assert setting.group == "beyond" and setting.baseline_of == "ugaritic"
@@ -316,17 +358,18 @@ def test_beyond_the_paper_settings_change_one_field_each_and_have_their_own_tabl
     report = _report(["ugaritic", "ugaritic-eed-30"], seeds=(1234,))
     report.jobs.append(_job("ugaritic", 1234, _uga_rows(0.6, 0.4)))
     report.jobs.append(_job("ugaritic-eed-30", 1234, _uga_rows(0.7, 0.5)))
-    text = bench.build_markdown(report)
+    text = build_markdown(report)
     beyond = text[text.index("## Beyond the paper") :]
     assert "ugaritic-eed-30" in beyond and "70.0" in beyond
 
 
 def test_beyond_the_paper_on_other_presets_reuses_their_rows_and_baseline():
-    other = [(name, spec, "beyond") for name, spec in bench.BEYOND_OTHER.items()]
-    other += [(name, spec, "ablation") for name, spec in bench.ABLATIONS_OTHER.items()]
-    for name, (preset_name, changes, _), group in other:
-        setting = bench.SETTINGS[name]
-        main_cfgs = bench.SETTINGS[preset_name].configs(1234, False)
+    other = [v for v in VARIANTS if v.of != "ugaritic"]
+    assert {v.group for v in other} == {"beyond", "ablation"} and len(other) == 11
+    for variant in other:
+        name, preset_name, changes, group = variant.name, variant.of, variant.changes, variant.group
+        setting = SETTINGS[name]
+        main_cfgs = SETTINGS[preset_name].configs(1234, False)
         cfgs = setting.configs(1234, False)
         assert len(cfgs) == len(main_cfgs), name  # romance: the same six pairs
         for cfg, main_cfg in zip(cfgs, main_cfgs, strict=True):
@@ -337,13 +380,13 @@ def test_beyond_the_paper_on_other_presets_reuses_their_rows_and_baseline():
             }, name
             assert all(getattr(cfg, k) == v for k, v in changes.items()), name
         assert setting.group == group and setting.baseline_key == preset_name
-        assert setting.rows == bench.SETTINGS[preset_name].rows  # beside the paper's figure
-    assert [c.sparsify for c in bench.SETTINGS["romance"].configs(1, False)] == ["union-top-k"] * 6
-    assert [c.sparsify for c in bench.SETTINGS["romance-own-top-5"].configs(1, False)] == ["top-k"] * 6
-    jobs = bench.plan_jobs(["ugaritic-noiseless-edit-init"], [1234])
+        assert setting.rows == SETTINGS[preset_name].rows  # beside the paper's figure
+    assert [c.sparsify for c in SETTINGS["romance"].configs(1, False)] == ["union-top-k"] * 6
+    assert [c.sparsify for c in SETTINGS["romance-own-top-5"].configs(1, False)] == ["top-k"] * 6
+    jobs = plan_jobs(["ugaritic-noiseless-edit-init"], [1234])
     assert [(j.setting, j.kind) for j in jobs] == [
-        ("ugaritic-noiseless", bench.BASELINE),
-        ("ugaritic-noiseless-edit-init", bench.DECIPHER),
+        ("ugaritic-noiseless", BASELINE),
+        ("ugaritic-noiseless-edit-init", DECIPHER),
     ]
 
 
@@ -465,24 +508,30 @@ def _fake_setting(name: str, accuracy: float = 0.5, corpora=(), fail: bool = Fal
 
 @pytest.fixture
 def fake_settings(monkeypatch):
+    """The registry holds three fake settings for one test (its contents swapped: every bench module
+    reads the same dict), and "subprocess" jobs run in this process."""
     settings = {
         "fake": _fake_setting("fake"),
         "fake-missing": _fake_setting("fake-missing", corpora=("no-such-corpus",)),
         "fake-broken": _fake_setting("fake-broken", fail=True),
     }
-    monkeypatch.setattr(bench, "SETTINGS", settings)
 
     def in_process(spec, quick, result_path, log_path, threads=None, on_message=lambda m: None, on_start=None):
-        return bench.run_job(spec, quick, bench.JobReporter(on_message))
+        return run_job(spec, quick, JobReporter(on_message))
 
-    monkeypatch.setattr(bench, "run_job_subprocess", in_process)
-    return settings
+    monkeypatch.setattr(bench_runner, "run_job_subprocess", in_process)
+    saved = dict(SETTINGS)
+    SETTINGS.clear()
+    SETTINGS.update(settings)
+    yield SETTINGS  # a test may add a setting of its own to it
+    SETTINGS.clear()
+    SETTINGS.update(saved)
 
 
 def test_run_bench_in_process(tmp_path, fake_settings):
-    report = bench.new_report(None, 2, False, None, "decipher bench")
+    report = new_report(None, 2, False, None, "decipher bench")
     messages = []
-    bench.run_bench(report, tmp_path, isolate=False, on_message=lambda spec, msg: messages.append((spec.label, msg)))
+    run_bench(report, tmp_path, isolate=False, on_message=lambda spec, msg: messages.append((spec.label, msg)))
     assert report.status == "finished"
     statuses = {(j.setting, j.kind, j.seed): j.status for j in report.jobs}
     assert statuses == {
@@ -493,7 +542,7 @@ def test_run_bench_in_process(tmp_path, fake_settings):
         ("fake-broken", BASELINE, None): "ok",
     }  # fmt: skip
     assert ("fake decipher seed 1234", {"type": "stage", "text": "working"}) in messages
-    fake = next(r for r in bench.summarize(report) if r.setting == "fake" and r.method == DECIPHER)
+    fake = next(r for r in summarize(report) if r.setting == "fake" and r.method == DECIPHER)
     assert fake.accuracy.mean == pytest.approx(0.505) and fake.accuracy.std == pytest.approx(0.00707, abs=1e-4)
     md = (tmp_path / "bench.md").read_text(encoding="utf-8")
     assert "skipped: corpus no-such-corpus not found" in md and "failed: RuntimeError: fake failure" in md
@@ -527,6 +576,64 @@ def test_cli_bench_runs_and_writes(tmp_path, fake_settings, data_dir):
     assert (tmp_path / "b" / "bench.md").is_file()
 
 
+
+def _report_block(text: str) -> str:
+    """What lies between a document's report markers."""
+    return text.split(REPORT_BEGIN, 1)[1].split(REPORT_END, 1)[0]
+
+
+def test_cli_bench_report_writes_bench_md_into_a_document(tmp_path, fake_settings):
+    def bench_with_report(out: str, report_path) -> object:
+        args = ["bench", "--only", "fake", "--seeds", "1", "--out", str(tmp_path / out), "--report", str(report_path)]
+        return runner.invoke(app, args)
+
+    new = tmp_path / "docs" / "new.md"  # a new file, in a new folder: the markers and the report
+    result = bench_with_report("b1", new)
+    assert result.exit_code == 0, result.output
+    text = new.read_text(encoding="utf-8")
+    assert text.startswith(REPORT_BEGIN) and text.endswith(REPORT_END + "\n")
+    assert _report_block(text).strip() == (tmp_path / "b1" / "bench.md").read_text(encoding="utf-8").strip()
+    assert not list(new.parent.glob(".*.tmp"))  # written atomically: no temporary file left
+
+    # a document with its own text around the markers keeps it; only the report between them changes
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(f"# Benchmarks\n\nThe reading.\n\n{REPORT_BEGIN}\nold table\n{REPORT_END}\n\nMore.\n", "utf-8")
+    result = bench_with_report("b2", doc)
+    assert result.exit_code == 0, result.output
+    text = doc.read_text(encoding="utf-8")
+    assert text.startswith(f"# Benchmarks\n\nThe reading.\n\n{REPORT_BEGIN}")
+    assert text.endswith(f"{REPORT_END}\n\nMore.\n")
+    assert "old table" not in text
+    assert _report_block(text).strip() == (tmp_path / "b2" / "bench.md").read_text(encoding="utf-8").strip()
+
+    # a file without the markers is refused before the bench starts, and left as it was
+    plain = tmp_path / "notes.md"
+    plain.write_text("# My notes\n", encoding="utf-8")
+    result = bench_with_report("b3", plain)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and f"--report {plain}" in lines[0] and "decipher bench report: begin" in lines[0]
+    assert plain.read_text(encoding="utf-8") == "# My notes\n" and not (tmp_path / "b3").exists()
+
+
+def test_the_benchmarks_page_takes_the_bench_report():
+    # docs/benchmarks.md is written by `decipher bench --report docs/benchmarks.md`: it has the markers
+    page = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
+    check_report_copy(page)
+    text = page.read_text(encoding="utf-8")
+    assert text.count(REPORT_BEGIN) == text.count(REPORT_END) == 1
+    assert _report_block(text).strip().startswith("# decipher bench\n\n- command: `decipher bench ")
+
+def test_a_cancelled_bench_leaves_the_report_copy_alone(tmp_path, fake_settings):
+    def interrupt(spec, result):
+        raise KeyboardInterrupt
+
+    report = new_report(["fake"], 1, False, None, "decipher bench")
+    with pytest.raises(KeyboardInterrupt):
+        run_bench(report, tmp_path / "b", isolate=False, on_job_end=interrupt, report_copy=tmp_path / "doc.md")
+    assert report.status == "cancelled" and (tmp_path / "b" / "bench.md").is_file()
+    assert not (tmp_path / "doc.md").exists()
+
 PLUGIN = """
 from tui_decipher import bench
 
@@ -546,10 +653,10 @@ bench.register(bench.BenchSetting("plugin-broken", "a broken plugin setting", ro
 
 def test_jobs_run_in_their_own_process(tmp_path, monkeypatch):
     (tmp_path / "bench_test_plugin.py").write_text(textwrap.dedent(PLUGIN), encoding="utf-8")
-    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
-    monkeypatch.setenv(bench.PLUGINS_ENV, "bench_test_plugin")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path), prepend=os.pathsep)  # the checkout under test stays first
+    monkeypatch.setenv(PLUGINS_ENV, "bench_test_plugin")
     messages = []
-    result = bench.run_job_subprocess(
+    result = run_job_subprocess(
         JobSpec("plugin-ok", DECIPHER, 7), True, tmp_path / "ok.json", tmp_path / "ok.log", threads=1,
         on_message=messages.append,
     )  # fmt: skip
@@ -558,19 +665,19 @@ def test_jobs_run_in_their_own_process(tmp_path, monkeypatch):
     assert result.peak_rss_mb is not None and result.peak_rss_mb > 10  # the child's own ru_maxrss
     assert result.process_seconds is not None and result.process_seconds >= result.seconds
     assert messages == [{"type": "stage", "text": "quick=True"}]
-    broken = bench.run_job_subprocess(
+    broken = run_job_subprocess(
         JobSpec("plugin-broken", DECIPHER, 7), False, tmp_path / "b.json", tmp_path / "b.log"
     )
     assert broken.status == "failed" and broken.message == "ValueError: no good"
     assert "Traceback" in (tmp_path / "b.log").read_text()  # the traceback is kept in the job's log
-    gone = bench.run_job_subprocess(JobSpec("no-such", DECIPHER, 7), False, tmp_path / "n.json", tmp_path / "n.log")
+    gone = run_job_subprocess(JobSpec("no-such", DECIPHER, 7), False, tmp_path / "n.json", tmp_path / "n.log")
     assert gone.status == "failed" and "exit status 2" in gone.message and "no-such" in gone.message
     assert sys.modules.get("bench_test_plugin") is None  # it ran in the child only
 
 
 def test_learning_curves_come_from_each_rounds_figures(single_thread):
     cfg = preset("demo").replace(**TINY, rounds=2)
-    row = bench.row_from_run("demo", run_decipherment(load_corpus(cfg).corpus, cfg))
+    row = row_from_run("demo", run_decipherment(load_corpus(cfg).corpus, cfg))
     rounds = row.extra["per_round"]
     assert [r["round"] for r in rounds] == [1, 2]
     assert all(0.0 <= r["accuracy"] <= 1.0 and r["cost_kind"] in ("nll", "eed") for r in rounds)
@@ -583,7 +690,7 @@ def test_learning_curves_come_from_each_rounds_figures(single_thread):
          "kept_previous": True},
     ]})  # fmt: skip
     report.jobs.append(_job("ugaritic", 1234, [small, _uga_rows(0.5, 0.4)[1]]))
-    text = bench.build_markdown(report)
+    text = build_markdown(report)
     curves = text[text.index("## Learning curves") : text.index("## Cost per row")]
     assert "| ugaritic | 1234 | small | 35.3 > 43.0 | 35.7 > - | 75 > 150 | nll/eed | 2 |" in curves
     assert "| full |" not in curves  # the transfer row has no rounds
@@ -593,23 +700,23 @@ def test_learning_curves_come_from_each_rounds_figures(single_thread):
 
 
 def test_romance_runs_one_job_per_pair_and_its_average_needs_all_six():
-    specs = bench.plan_jobs(["romance"], [1234, 1235])
+    specs = plan_jobs(["romance"], [1234, 1235])
     decipher = [s for s in specs if s.kind == DECIPHER]
-    assert [(s.seed, s.part) for s in decipher] == [(seed, p) for seed in (1234, 1235) for p in bench.ROMANCE_PARTS]
-    assert bench.ROMANCE_PARTS == ("es-it", "it-es", "es-pt", "pt-es", "it-pt", "pt-it")
+    assert [(s.seed, s.part) for s in decipher] == [(seed, p) for seed in (1234, 1235) for p in ROMANCE_PARTS]
+    assert ROMANCE_PARTS == ("es-it", "it-es", "es-pt", "pt-es", "it-pt", "pt-it")
     assert [s for s in specs if s.kind == BASELINE] == [JobSpec("romance", BASELINE)]
     assert decipher[0].slug == "romance-es-it-decipher-1234" and decipher[0].label == "romance es-it decipher seed 1234"
     # the ablation row of the same six pairs is split the same way
-    assert [s.part for s in bench.plan_jobs(["romance-own-top-5"], [1]) if s.kind == DECIPHER] == list(
-        bench.ROMANCE_PARTS
+    assert [s.part for s in plan_jobs(["romance-own-top-5"], [1]) if s.kind == DECIPHER] == list(
+        ROMANCE_PARTS
     )
 
     report = _report(["romance"], seeds=(1234, 1235))
     accuracy = {"es-it": 0.8, "it-es": 0.9, "es-pt": 0.9, "pt-es": 0.95, "it-pt": 0.7, "pt-it": 0.75}
-    for n, part in enumerate(bench.ROMANCE_PARTS):
+    for n, part in enumerate(ROMANCE_PARTS):
         row = RowResult(part, accuracy[part], 0.5, 583, 100.0 + n, {"train": 90.0})
         report.jobs.append(dataclasses.replace(_job("romance", 1234, [row], rss=500.0 + n), part=part))
-    rows = {r.key: r for r in bench.summarize(report) if r.method == DECIPHER}
+    rows = {r.key: r for r in summarize(report) if r.method == DECIPHER}
     assert rows["es-it"].accuracy.values == [0.8] and rows["es-it"].peak_rss_mb == 500.0
     average = rows["average"]
     assert average.accuracy.values == pytest.approx([0.8333333]) and average.seeds == [1234]
@@ -618,12 +725,12 @@ def test_romance_runs_one_job_per_pair_and_its_average_needs_all_six():
     assert rows["pt-it"].status == "ok" and rows["pt-it"].seeds == [1234]
 
     # a failed pair: its row says so, and that seed has no average
-    for part in bench.ROMANCE_PARTS:
+    for part in ROMANCE_PARTS:
         status = "failed" if part == "it-pt" else "ok"
         rows_ = [] if status == "failed" else [RowResult(part, 0.5, 0.5, 583, 1.0)]
         job = _job("romance", 1235, rows_, status=status, message="boom" if status == "failed" else "")
         report.jobs.append(dataclasses.replace(job, part=part))
-    rows = {r.key: r for r in bench.summarize(report) if r.method == DECIPHER}
+    rows = {r.key: r for r in summarize(report) if r.method == DECIPHER}
     assert rows["average"].seeds == [1234] and rows["es-it"].accuracy.values == [0.8, 0.5]
     assert "1 of 12 jobs failed: boom" in rows["average"].message
 
@@ -631,15 +738,15 @@ def test_romance_runs_one_job_per_pair_and_its_average_needs_all_six():
 def test_a_row_waits_for_the_parts_still_to_run():
     report = _report(["romance"], seeds=(1234,))
     report.jobs.append(dataclasses.replace(_job("romance", 1234, [RowResult("es-it", 0.8, 0.5, 583)]), part="es-it"))
-    rows = {r.key: r for r in bench.summarize(report) if r.method == DECIPHER}
+    rows = {r.key: r for r in summarize(report) if r.method == DECIPHER}
     assert rows["es-it"].status == "ok" and rows["it-es"].status == "pending" and rows["average"].status == "pending"
     first_failed = _report(["romance"], seeds=(1234,))
     first_failed.jobs.append(dataclasses.replace(_job("romance", 1234, [], status="failed", message="x"), part="es-it"))
-    rows_ = {r.key: r for r in bench.summarize(first_failed) if r.method == DECIPHER}
+    rows_ = {r.key: r for r in summarize(first_failed) if r.method == DECIPHER}
     assert rows_["es-it"].status == "failed" and rows_["it-es"].status == "pending"  # each pair by its own job
-    for part in bench.ROMANCE_PARTS[1:]:
+    for part in ROMANCE_PARTS[1:]:
         report.jobs.append(dataclasses.replace(_job("romance", 1234, [], status="failed", message="x"), part=part))
-    rows = {r.key: r for r in bench.summarize(report) if r.method == DECIPHER}
+    rows = {r.key: r for r in summarize(report) if r.method == DECIPHER}
     assert rows["it-es"].status == "failed" and rows["average"].status == "failed"  # all ran: none is pending
 
 
@@ -658,24 +765,24 @@ def _parted_setting(name: str, barrier: threading.Barrier | None = None) -> Benc
 
 def test_jobs_run_side_by_side_and_keep_their_planned_order(tmp_path, fake_settings):
     fake_settings["parted"] = _parted_setting("parted", threading.Barrier(2, timeout=20))
-    report = bench.new_report(["parted", "fake"], 1, False, None, "decipher bench --jobs 2")
-    bench.run_bench(report, tmp_path, isolate=False, parallel=2)
+    report = new_report(["parted", "fake"], 1, False, None, "decipher bench --jobs 2")
+    run_bench(report, tmp_path, isolate=False, parallel=2)
     assert report.status == "finished"
     assert [(j.setting, j.kind, j.part, j.status) for j in report.jobs] == [  # registry order
         ("fake", BASELINE, None, "ok"), ("fake", DECIPHER, None, "ok"),
         ("parted", DECIPHER, "a", "ok"), ("parted", DECIPHER, "b", "ok"),
     ]  # fmt: skip
-    rows = {r.key: r for r in bench.summarize(report) if r.setting == "parted"}
+    rows = {r.key: r for r in summarize(report) if r.setting == "parted"}
     assert rows["sum"].accuracy.values == [1.0] and rows["a"].accuracy.values == [0.25]
 
     # one at a time, the two parts never meet at the barrier: each job fails, and says why
     fake_settings["parted"] = _parted_setting("parted", threading.Barrier(2, timeout=0.2))
-    report = bench.new_report(["parted"], 1, False, None, "decipher bench")
-    bench.run_bench(report, tmp_path / "serial", isolate=False)
+    report = new_report(["parted"], 1, False, None, "decipher bench")
+    run_bench(report, tmp_path / "serial", isolate=False)
     assert [j.status for j in report.jobs] == ["failed", "failed"]
     assert "BrokenBarrierError" in report.jobs[0].message
     with pytest.raises(BenchError, match="--jobs 0"):
-        bench.run_bench(report, tmp_path / "none", parallel=0)
+        run_bench(report, tmp_path / "none", parallel=0)
 
 
 def test_a_cancelled_bench_stops_every_running_job_process(tmp_path, fake_settings, monkeypatch):
@@ -685,14 +792,14 @@ def test_a_cancelled_bench_stops_every_running_job_process(tmp_path, fake_settin
     def slow_subprocess(spec, quick, result_path, log_path, threads=None, on_message=lambda m: None,
                         on_start=lambda p: None):  # fmt: skip
         if spec.part == "a":  # a quick job, whose end the user interrupts
-            return bench.run_job(spec, quick)
+            return run_job(spec, quick)
         proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
         sleepers.append(proc)
         on_start(proc)
         proc.wait()
         return JobResult(spec.setting, spec.kind, spec.seed, "failed", message=f"rc {proc.returncode}", part=spec.part)
 
-    monkeypatch.setattr(bench, "run_job_subprocess", slow_subprocess)
+    monkeypatch.setattr(bench_runner, "run_job_subprocess", slow_subprocess)
 
     def interrupt(spec, result):
         deadline = time.monotonic() + 10
@@ -700,10 +807,10 @@ def test_a_cancelled_bench_stops_every_running_job_process(tmp_path, fake_settin
             time.sleep(0.01)
         raise KeyboardInterrupt
 
-    report = bench.new_report(["parted"], 1, False, None, "decipher bench --jobs 2")
+    report = new_report(["parted"], 1, False, None, "decipher bench --jobs 2")
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        bench.run_bench(report, tmp_path, parallel=2, on_job_end=interrupt)
+        run_bench(report, tmp_path, parallel=2, on_job_end=interrupt)
     assert time.monotonic() - started < 30 and len(sleepers) == 1
     assert sleepers[0].returncode is not None and sleepers[0].returncode < 0  # terminated, not finished
     data = json.loads((tmp_path / "bench.json").read_text(encoding="utf-8"))
@@ -734,8 +841,8 @@ def test_a_resumed_bench_runs_only_what_is_missing_failed_or_changed(tmp_path, f
     epochs = [5]
     fake_settings["counted"] = _counted_setting("counted", calls, epochs)
     fake_settings["flaky"] = _counted_setting("flaky", calls, [5], fail=True)
-    report = bench.new_report(["counted", "flaky"], 2, False, None, "decipher bench")
-    bench.run_bench(report, tmp_path, isolate=False)
+    report = new_report(["counted", "flaky"], 2, False, None, "decipher bench")
+    run_bench(report, tmp_path, isolate=False)
     # baselines first, then seed by seed
     assert [(j.setting, j.seed, j.status) for j in report.jobs] == [
         ("counted", None, "ok"), ("flaky", None, "ok"), ("counted", 1234, "ok"), ("flaky", 1234, "failed"),
@@ -746,10 +853,10 @@ def test_a_resumed_bench_runs_only_what_is_missing_failed_or_changed(tmp_path, f
     # the flaky setting is fixed and a third seed is asked for: only the failed jobs and seed 3 run
     calls.clear()
     fake_settings["flaky"] = _counted_setting("flaky", calls, [5])
-    earlier = bench.load_earlier_jobs(tmp_path)
-    report = bench.new_report(["counted", "flaky"], 3, False, None, "decipher bench --resume")
+    earlier = load_earlier_jobs(tmp_path)
+    report = new_report(["counted", "flaky"], 3, False, None, "decipher bench --resume")
     kept = []
-    bench.run_bench(report, tmp_path, isolate=False, earlier=earlier, on_job_reused=lambda s, r: kept.append(s.label))
+    run_bench(report, tmp_path, isolate=False, earlier=earlier, on_job_reused=lambda s, r: kept.append(s.label))
     assert sorted(calls, key=str) == sorted(
         [("counted", 1236), ("flaky", 1234), ("flaky", 1235), ("flaky", 1236)], key=str
     )
@@ -760,18 +867,18 @@ def test_a_resumed_bench_runs_only_what_is_missing_failed_or_changed(tmp_path, f
     assert "resumed: 4 of 8 jobs kept" in md and earlier[1] in md
     saved = json.loads((tmp_path / "bench.json").read_text(encoding="utf-8"))["jobs"]
     assert [j["reused_from"] is not None for j in saved] == [True, True, True, False, True, False, False, False]
-    assert {j["engine"] for j in saved} == {bench.engine_digest()}
+    assert {j["engine"] for j in saved} == {engine_digest()}
 
     # a changed config is a different experiment: nothing of it is kept but its baseline
     calls.clear()
     epochs[0] = 6
-    report = bench.new_report(["counted"], 3, False, None, "decipher bench --resume")
-    bench.run_bench(report, tmp_path, isolate=False, earlier=bench.load_earlier_jobs(tmp_path))
+    report = new_report(["counted"], 3, False, None, "decipher bench --resume")
+    run_bench(report, tmp_path, isolate=False, earlier=load_earlier_jobs(tmp_path))
     assert sorted(calls, key=str) == sorted([("counted", 1234), ("counted", 1235), ("counted", 1236)], key=str)
     # nor is a full job reused by a --quick bench
     calls.clear()
-    report = bench.new_report(["counted"], 1, True, None, "decipher bench --quick --resume")
-    bench.run_bench(report, tmp_path, isolate=False, earlier=bench.load_earlier_jobs(tmp_path))
+    report = new_report(["counted"], 1, True, None, "decipher bench --quick --resume")
+    run_bench(report, tmp_path, isolate=False, earlier=load_earlier_jobs(tmp_path))
     assert sorted(calls, key=str) == sorted([("counted", 1234), ("counted", None)], key=str)
 
 
@@ -800,16 +907,16 @@ def test_a_job_is_kept_only_while_the_engine_it_ran_is_unchanged(tmp_path, monke
     # changed statement does, and with it every job's fingerprint.
     code = tmp_path / "a.py"
     code.write_text('"""Doc."""\n\ndef f(x):\n    """Doc."""\n    return x + 1  # why\n', encoding="utf-8")
-    before = bench.source_digest([code])
+    before = source_digest([code])
     code.write_text('"""Other doc."""\ndef f(x):\n    # a new comment\n    return x+1\n', encoding="utf-8")
-    assert bench.source_digest([code]) == before
+    assert source_digest([code]) == before
     code.write_text("def f(x):\n    return x + 2\n", encoding="utf-8")
-    assert bench.source_digest([code]) != before
+    assert source_digest([code]) != before
     spec = JobSpec("linear-b", DECIPHER, 1234)
-    fingerprint = bench.job_fingerprint(spec, False)
-    monkeypatch.setattr(bench, "engine_digest", lambda: "another-engine")
-    assert bench.job_fingerprint(spec, False) != fingerprint
+    fingerprint = job_fingerprint(spec, False)
+    monkeypatch.setattr(bench_jobs, "engine_digest", lambda: "another-engine")
+    assert job_fingerprint(spec, False) != fingerprint
     # the report says which engine and commits its jobs ran
     report = _report(["ugaritic"], seeds=(1234,))
     report.jobs.append(dataclasses.replace(_job("ugaritic", 1234, _uga_rows(0.5, 0.4)), engine="e1", commit="abc123"))
-    assert "- code: engine e1; commits abc123 (1 jobs)" in bench.build_markdown(report)
+    assert "- code: engine e1; commits abc123 (1 jobs)" in build_markdown(report)

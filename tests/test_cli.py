@@ -172,6 +172,25 @@ def test_engine_and_cli_never_import_textual(module):
     assert out.stdout.strip() == "False"
 
 
+
+@pytest.mark.parametrize(
+    ("args", "imports_bench"),
+    [(None, False), (["run", "--help"], False), (["presets"], False), (["bench", "--help"], True)],
+)
+def test_only_the_bench_command_imports_the_bench(args, imports_bench):
+    # `decipher` imports the bench package in its `bench` command alone (its --help lists the settings).
+    code = "import sys, tui_decipher.cli\n"
+    if args is not None:
+        code += (
+            "from typer.testing import CliRunner\n"
+            f"result = CliRunner().invoke(tui_decipher.cli.app, {args!r})\n"
+            "assert result.exit_code == 0, result.output\n"
+        )
+    code += "print('tui_decipher.bench' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(imports_bench)
+
 def test_tui_commands_have_help_with_data_dir_and_corpus():
     from tui_decipher.cli import tui_app_cli
 

@@ -690,9 +690,9 @@ WORKER = r"""
 import sys
 import types
 
-# The store needs engine.em for a type annotation only: a stub keeps torch out and the start fast.
-sys.modules["tui_decipher.engine.em"] = types.ModuleType("tui_decipher.engine.em")
-sys.modules["tui_decipher.engine.em"].DecipherResult = object
+# The store needs engine.methods for a type annotation only: a stub keeps torch out and the start fast.
+sys.modules["tui_decipher.engine.methods"] = types.ModuleType("tui_decipher.engine.methods")
+sys.modules["tui_decipher.engine.methods"].DecipherResult = object
 from tui_decipher.engine.corpus import Corpus
 from tui_decipher.store import Store
 

@@ -84,7 +84,7 @@ class DecipherConfig:
     # min-cost flow of the normalised edit distance between the words themselves (the baseline's
     # cost), decayed with the uniform flow; a start for scripts that share an alphabet. "channel":
     # the min-cost flow of a small character channel P(lost | known) trained on the lexicon
-    # objective (engine/channel.py), for scripts that share nothing (Linear B).
+    # objective (engine/channels/), for scripts that share nothing (Linear B).
     init_flow: InitFlow = "uniform"
     channel_steps: int = 300  # Adam steps of the channel (init_flow = "channel")
     channel_lr: float = 0.05
@@ -106,7 +106,7 @@ class DecipherConfig:
     # Which channel. "pieces": each lost symbol written from one or two known letters, letters may
     # be dropped (a syllabary against an alphabet: Linear B). "edit" (beyond the paper): letter by
     # letter, each known letter written as one symbol or dropped, symbols inserted anywhere, with
-    # a copy prior (engine/edit_channel.py): two alphabets that share most letters (Romance).
+    # a copy prior (engine/channels/edit.py): two alphabets that share most letters (Romance).
     channel_kind: ChannelKind = "pieces"
     # The edit channel's copy prior: a symbol both alphabets hold starts this many logits above the
     # others as the writing of its own letter (0 = no prior).

@@ -198,7 +198,7 @@ def initial_flow(ctx: EMContext, restart: int = 0) -> torch.Tensor:
       that share no symbol (Linear B and Greek) make every distance 1, an arbitrary matching:
       the flow stays uniform there.
     - `init_flow = "channel"`: -log P(x_i | y_j) under a small character channel trained on the
-      lexicon objective (engine/channel.py), one per restart (its own seed), across any scripts.
+      lexicon objective (engine/channels/), one per restart (its own seed), across any scripts.
     """
     uniform = ctx.n_cognates / (ctx.n_lost * ctx.n_known)
     flow = torch.full((ctx.n_lost, ctx.n_known), uniform, device=ctx.device)

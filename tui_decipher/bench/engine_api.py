@@ -1,0 +1,36 @@
+"""Every name the bench takes from the engine, imported here and nowhere else in the bench.
+
+When the engine's modules move, re-point these imports; the rest of the bench imports the names
+from this module. The engine never imports the bench.
+"""
+
+from __future__ import annotations
+
+from ..engine.baseline import edit_distance_assignment
+from ..engine.config import DecipherConfig, preset
+from ..engine.corpus import Corpus, CorpusError
+from ..engine.device import select_device
+from ..engine.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
+from ..engine.methods import DecipherResult, RoundMetrics, run_decipherment
+from ..engine.registry import entry_path, load_corpus, load_registry
+from ..engine.transfer import evaluate_on_corpus
+
+__all__ = [
+    "ChannelStep",
+    "Corpus",
+    "CorpusError",
+    "DecipherConfig",
+    "DecipherResult",
+    "EpochEnd",
+    "RoundEnd",
+    "RoundMetrics",
+    "RunStarted",
+    "edit_distance_assignment",
+    "entry_path",
+    "evaluate_on_corpus",
+    "load_corpus",
+    "load_registry",
+    "preset",
+    "run_decipherment",
+    "select_device",
+]

@@ -1,0 +1,282 @@
+"""How a bench setting runs: the kinds of experiment the catalogue (`settings`) is made of.
+
+An `Experiment` is the configs of a job, the run of one job, the edit-distance baseline and, for
+work split into parts, the parts and how their rows combine. Its kinds: one corpus trained and
+evaluated on (`one_corpus`), Ugaritic trained on the small file and read on both lists
+(`ugaritic_transfer`), the six Romance pairs (`romance_pairs`), and the simulated reviewer
+(`reviewer_refine`). Each takes config changes, so a variant of a setting is its experiment with
+its changes. `--quick` shrinks every config the same way (`schedule`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .core import BaselineFn, CombineFn, ConfigsFn, JobReporter, RowResult, RunFn, peak_rss_mb
+from .engine_api import (
+    Corpus,
+    DecipherConfig,
+    DecipherResult,
+    RoundMetrics,
+    edit_distance_assignment,
+    evaluate_on_corpus,
+    load_corpus,
+    preset,
+    run_decipherment,
+)
+
+# --quick: a smoke check of every setting in minutes on 2 CPU cores, not a measurement of accuracy.
+# The model is shrunk (d = 64 instead of 250) as well as the schedule: at d = 250 one M-step epoch
+# on the 2182 noiseless Ugaritic words alone takes about 6 s on one core.
+QUICK_CHANGES: dict[str, Any] = dict(rounds=2, epochs=20, first_epochs=0, restarts=1, embed_dim=64, hidden_dim=64)
+QUICK_CHANNEL_STEPS = 10  # channel steps under --quick (where init_flow or method is "channel")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """How a setting runs: `configs(seed, quick)`, `run(seed, quick, reporter)` (with `part=` when
+    it has parts), its `baseline(reporter)` (None: it has none of its own), and for work split
+    into independent jobs, the `parts` and how their rows `combine`."""
+
+    configs: ConfigsFn
+    run: RunFn
+    baseline: BaselineFn | None = None
+    parts: tuple[str, ...] = ()
+    combine: CombineFn | None = None
+
+
+def schedule(cfg: DecipherConfig, quick: bool) -> DecipherConfig:
+    """The config a bench job trains with: the preset's, or the reduced --quick one."""
+    if not quick:
+        return cfg
+    changes = {**QUICK_CHANGES, "rounds": min(cfg.rounds, QUICK_CHANGES["rounds"])}
+    if cfg.init_flow == "channel" or cfg.method == "channel":
+        changes["channel_steps"] = min(cfg.channel_steps, QUICK_CHANNEL_STEPS)
+    return cfg.replace(**changes)
+
+
+def _config(preset_name: str, seed: int, quick: bool, **changes: Any) -> DecipherConfig:
+    return schedule(preset(preset_name).replace(seed=seed, **changes), quick)
+
+
+def _load(cfg: DecipherConfig) -> Corpus:
+    return load_corpus(cfg).corpus
+
+
+def row_from_run(key: str, result: DecipherResult) -> RowResult:
+    """A bench row from an engine run evaluated on its own corpus."""
+    cfg = result.config
+    return RowResult(
+        key=key,
+        accuracy=result.accuracy,
+        accuracy_model=result.accuracy_model,
+        n_evaluated=result.n_evaluated,
+        seconds=result.seconds,
+        phase_seconds=dict(result.phase_seconds),
+        extra={
+            "status": result.status,
+            "rounds": len(result.rounds),
+            "epochs": cfg.epochs,
+            "restarts": cfg.restarts,
+            "objective": result.objective,
+            "per_round": [_round_record(m) for m in result.rounds],
+            "config": cfg.to_dict(),
+        },
+    )
+
+
+def _round_record(m: RoundMetrics) -> dict[str, Any]:
+    keys = ("round", "demand", "cost_kind", "loss", "accuracy", "accuracy_model", "kept_previous")
+    return {k: getattr(m, k) for k in keys}
+
+
+def baseline_row(key: str, corpus: Corpus) -> RowResult:
+    """The edit-distance baseline's row on one corpus."""
+    b = edit_distance_assignment(corpus)
+    phases = {"score": b.phase_seconds.get("distance", 0.0), "flow": b.phase_seconds.get("assign", 0.0)}
+    return RowResult(
+        key,
+        b.accuracy,
+        None,
+        b.n_evaluated,
+        b.seconds,
+        phases,
+        {"correct": b.correct, "n_known": len(corpus.known_words)},
+    )
+
+
+def train_and_transfer(cfg: DecipherConfig, eval_name: str, reporter: JobReporter) -> list[RowResult]:
+    """Train on cfg's corpus, evaluate there ("small") and on registry corpus `eval_name` ("full"),
+    with what the run's method kept (`result.fitted`)."""
+    train = _load(cfg)
+    reporter.stage(f"training on {train.name}")
+    result = run_decipherment(train, cfg, reporter)
+    if result.fitted is None:
+        raise RuntimeError("the run finished no round")
+    rows = [row_from_run("small", result)]
+    reporter.stage(f"evaluating on {eval_name}")
+    rss_before = peak_rss_mb()
+    load_started = time.perf_counter()
+    full = _load(cfg.replace(corpus=eval_name))
+    load_seconds = time.perf_counter() - load_started
+    ev = evaluate_on_corpus(result, train, full, cfg)
+    rows.append(
+        RowResult(
+            key="full",
+            accuracy=ev.accuracy,
+            accuracy_model=ev.accuracy_model,
+            n_evaluated=ev.n_evaluated,
+            seconds=ev.seconds,
+            phase_seconds=ev.phase_seconds,
+            extra={
+                "n_known": ev.n_known,
+                "cost_kind": ev.cost_kind,
+                "load_seconds": load_seconds,
+                "peak_rss_mb_before_eval": rss_before,
+                "peak_rss_mb_after_eval": peak_rss_mb(),
+                "unseen_lost_symbols": ev.unseen_lost_symbols,
+                "unseen_known_symbols": ev.unseen_known_symbols,
+            },
+        )
+    )
+    return rows
+
+
+# --- the kinds of experiment ------------------------------------------------------------------
+
+
+def one_corpus(preset_name: str, **changes: Any) -> Experiment:
+    """Train and evaluate on one corpus, the preset's (with `changes`); its row is keyed by the
+    preset's name."""
+
+    def configs(seed: int, quick: bool) -> list[DecipherConfig]:
+        return [_config(preset_name, seed, quick, **changes)]
+
+    def run(seed: int, quick: bool, reporter: JobReporter) -> list[RowResult]:
+        (cfg,) = configs(seed, quick)
+        corpus = _load(cfg)
+        reporter.stage(f"training on {corpus.name}")
+        return [row_from_run(preset_name, run_decipherment(corpus, cfg, reporter))]
+
+    def baseline(reporter: JobReporter) -> list[RowResult]:
+        return [baseline_row(preset_name, _load(preset(preset_name)))]
+
+    return Experiment(configs, run, baseline)
+
+
+def ugaritic_transfer(**changes: Any) -> Experiment:
+    """Train on ugaritic-small with the preset (and `changes`), test there ("small") and on the
+    full list ("full")."""
+
+    def configs(seed: int, quick: bool) -> list[DecipherConfig]:
+        return [_config("ugaritic", seed, quick, **changes)]
+
+    def run(seed: int, quick: bool, reporter: JobReporter) -> list[RowResult]:
+        return train_and_transfer(configs(seed, quick)[0], "ugaritic-full", reporter)
+
+    return Experiment(configs, run, _ugaritic_baseline)
+
+
+def _ugaritic_baseline(reporter: JobReporter) -> list[RowResult]:
+    rows = []
+    for key, name in (("small", "ugaritic-small"), ("full", "ugaritic-full")):
+        reporter.stage(f"baseline on {name}")
+        rows.append(baseline_row(key, _load(preset("ugaritic").replace(corpus=name))))
+    return rows
+
+
+ROMANCE_PAIRS = (("es", "it"), ("it", "es"), ("es", "pt"), ("pt", "es"), ("it", "pt"), ("pt", "it"))
+
+
+def pair_key(lost: str, known: str) -> str:
+    return f"{lost}-{known}"
+
+
+ROMANCE_PARTS = tuple(pair_key(lost, known) for lost, known in ROMANCE_PAIRS)
+
+
+def average_row(rows: list[RowResult]) -> RowResult:
+    """The mean of some rows' accuracies (the paper's Romance average); times are summed."""
+
+    def mean(values: list[float | None]) -> float | None:
+        return None if any(v is None for v in values) else sum(values) / len(values)  # type: ignore[arg-type]
+
+    phases: dict[str, float] = {}
+    for r in rows:
+        for k, v in r.phase_seconds.items():
+            phases[k] = phases.get(k, 0.0) + v
+    return RowResult(
+        "average",
+        mean([r.accuracy for r in rows]),
+        mean([r.accuracy_model for r in rows]),
+        sum(r.n_evaluated for r in rows),
+        sum(r.seconds for r in rows),
+        phases,
+        {"of": [r.key for r in rows]},
+    )
+
+
+def romance_pairs(**changes: Any) -> Experiment:
+    """The six Romance pairs, each with the romance preset (and `changes`); a job trains one pair
+    (its part, e.g. "es-it"), and the average row needs all six of a seed."""
+
+    def configs(seed: int, quick: bool) -> list[DecipherConfig]:
+        return [_config("romance", seed, quick, lost=lost, known=known, **changes) for lost, known in ROMANCE_PAIRS]
+
+    def run(seed: int, quick: bool, reporter: JobReporter, part: str) -> list[RowResult]:
+        (cfg,) = (c for c in configs(seed, quick) if pair_key(c.lost, c.known) == part)
+        reporter.stage(f"training {cfg.lost} -> {cfg.known}")
+        return [row_from_run(part, run_decipherment(_load(cfg), cfg, reporter))]
+
+    return Experiment(configs, run, _romance_baseline, ROMANCE_PARTS, _romance_average)
+
+
+def _romance_average(rows: list[RowResult]) -> list[RowResult]:
+    """The average row, once all six pairs of a seed are there."""
+    return [average_row(rows)] if [r.key for r in rows] == list(ROMANCE_PARTS) else []
+
+
+def _romance_baseline(reporter: JobReporter) -> list[RowResult]:
+    rows = []
+    for lost, known in ROMANCE_PAIRS:
+        rows.append(baseline_row(pair_key(lost, known), _load(preset("romance").replace(lost=lost, known=known))))
+    return [*rows, average_row(rows)]
+
+
+REFINE_ITERATIONS = 3  # review-then-refine cycles of the simulated reviewer
+REFINE_JUDGMENTS = 20  # per cycle: accept this many correct proposals and reject this many wrong ones
+
+
+def reviewer_refine() -> Experiment:
+    """Train on ugaritic-small, then 3 times: a simulated reviewer judges 20 + 20 proposals and
+    the run is refined for one round. Figures are on the words the reviewer never judged."""
+
+    def configs(seed: int, quick: bool) -> list[DecipherConfig]:
+        return [_config("ugaritic", seed, quick)]
+
+    def run(seed: int, quick: bool, reporter: JobReporter) -> list[RowResult]:
+        from ..reviewer_simulation import run_refine_benchmark
+
+        cfg = configs(seed, quick)[0]
+        corpus = _load(cfg)
+        reporter.stage(f"training on {corpus.name}, then {REFINE_ITERATIONS} review + refine cycles")
+        bench = run_refine_benchmark(
+            corpus, cfg, REFINE_ITERATIONS, 1, REFINE_JUDGMENTS, REFINE_JUDGMENTS, on_event=reporter,
+            log=reporter.stage,
+        )  # fmt: skip
+        extra = {"accepted": bench.n_accepted, "rejected": bench.n_rejected, "iterations": bench.iterations,
+                 "accuracy_all_unrefined": bench.accuracy_unrefined_all,
+                 "accuracy_all_refined": bench.accuracy_refined_all, "config": cfg.to_dict()}  # fmt: skip
+        rows = [
+            RowResult("unrefined", bench.accuracy_unrefined, None, bench.n_unjudged, extra=extra),
+            RowResult(
+                "refined", bench.accuracy_refined, None, bench.n_unjudged, bench.seconds, bench.phase_seconds, extra
+            ),
+        ]
+        if bench.accuracy_control is not None:
+            rows.append(RowResult("control", bench.accuracy_control, None, bench.n_unjudged, extra=extra))
+        return rows
+
+    return Experiment(configs, run)

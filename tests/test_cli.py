@@ -123,10 +123,16 @@ def test_presets_toml_round_trips_through_config(tmp_path):
     result = _run("presets", "ugaritic")
     assert result.exit_code == 0
     data = tomllib.loads(result.output)
-    assert data["preset"] == "ugaritic" and data["capacity"] == 3 and data["flow_decay"] == 0.25
-    data.update(corpus="demo", rounds=1, epochs=2, embed_dim=16, hidden_dim=16, n_universal=8)
+    assert data["preset"] == "ugaritic" and data["flow"]["capacity"] == 3 and data["flow"]["flow_decay"] == 0.25
+    assert data["method"] == "neural"
+    assert set(data) == {"preset", "method", "corpus", "flow", "neural", "channel", "run"}
+    data["corpus"]["corpus"] = "demo"
+    data["neural"].update(rounds=1, epochs=2, embed_dim=16, hidden_dim=16, n_universal=8)
+    lines = [f"{k} = {json.dumps(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    for section, table in ((k, v) for k, v in data.items() if isinstance(v, dict)):
+        lines += [f"[{section}]"] + [f"{k} = {json.dumps(v)}" for k, v in table.items()]
     cfg_file = tmp_path / "my.toml"
-    cfg_file.write_text("\n".join(f"{k} = {json.dumps(v)}" for k, v in data.items()) + "\n", encoding="utf-8")
+    cfg_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = tmp_path / "run"
     result = _run("run", "--config", str(cfg_file), "--out", str(out), "--quiet", "--lost", "ves", "--known", "kal")
     assert result.exit_code == 0, result.output

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import pytest
 
 from tui_decipher.engine.config import (
+    PRESET_DEFINITIONS,
     PRESETS,
+    SECTIONS,
     ConfigError,
     DecipherConfig,
     apply_overrides,
@@ -16,6 +19,7 @@ from tui_decipher.engine.config import (
     coerce_field,
     load_toml,
     preset,
+    to_toml,
 )
 
 
@@ -94,6 +98,36 @@ def test_toml_decipher_table(tmp_path: Path) -> None:
     toml = write(tmp_path, 'preset = "romance"\n[decipher]\nrounds = 2\nregularizer = "none"\n')
     cfg, _ = build_config(None, toml)
     assert (cfg.rounds, cfg.regularizer, cfg.lost) == (2, "none", "es")
+
+
+def test_toml_sections_hold_their_own_fields(tmp_path: Path) -> None:
+    text = 'preset = "ugaritic"\nmethod = "channel"\n[flow]\ncapacity = 2\n[channel]\nchannel_steps = 7\n'
+    toml = write(tmp_path, text)
+    cfg, _ = build_config(None, toml)
+    assert (cfg.method, cfg.capacity, cfg.channel_steps, cfg.flow_decay) == ("channel", 2, 7, 0.25)
+    for text, message in [
+        ("[flow]\nepochs = 3\n", "[flow] has no field 'epochs'; it belongs in [neural]"),
+        ("[flow]\nnot_a_field = 3\n", "[flow] has no field 'not_a_field'"),
+        ("[optimiser]\nlr = 0.1\n", "unknown section [optimiser]"),
+        ("capacity = 2\n[flow]\ncapacity = 3\n", "capacity is given twice"),
+    ]:
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            build_config(None, write(tmp_path, text, "bad.toml"))
+
+
+def test_every_field_is_in_one_section_and_to_toml_reads_back(tmp_path: Path) -> None:
+    names = [f.name for f in dataclasses.fields(DecipherConfig)]
+    in_sections = [name for names in SECTIONS.values() for name in names]
+    assert sorted(in_sections) == sorted(names) and len(in_sections) == len(set(in_sections))
+    cfg = preset("linear-b-names").replace(seed=9, channel_kind="edit")
+    back, sources = build_config(None, write(tmp_path, to_toml(cfg, "linear-b-names")))
+    assert back == cfg and sources.preset == "linear-b-names"
+
+
+def test_presets_build_on_their_bases_and_say_why() -> None:
+    assert PRESETS["linear-b-names"] == {**PRESETS["linear-b"], "corpus": "linear-b-names", "cognate_fraction": 0.5}
+    assert PRESETS["ugaritic"]["first_epochs"] == PRESETS["paper-em"]["first_epochs"] == 250
+    assert all(PRESET_DEFINITIONS[name].why for name in PRESETS)
 
 
 def test_toml_values_are_validated_and_name_the_file(tmp_path: Path) -> None:

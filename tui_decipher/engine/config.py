@@ -7,10 +7,14 @@ demand D, flow decay gamma, norm ratio r, regularizer weight lambda, universal i
 from __future__ import annotations
 
 import dataclasses
+import json
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal, get_args, get_type_hints
+
+from .presets import DEFINITIONS as PRESET_DEFINITIONS
+from .presets import resolve as resolve_preset
 
 Regularizer = Literal["alphabetic", "syllabic", "none"]
 CostKind = Literal["nll", "eed"]
@@ -29,22 +33,25 @@ class ConfigError(ValueError):
 
 @dataclass
 class DecipherConfig:
-    """Everything that determines a run. Defaults are the paper's settings where it gives them."""
+    """Everything that determines a run. Defaults are the paper's settings where it gives them.
 
-    # --- corpus -----------------------------------------------------------------------------
+    One flat record (what summary.json, the store and checkpoints keep), read in sections
+    (`SECTIONS`): the corpus, the method (the tag that picks which method section applies), the
+    flow, the neural EM, the character channel, and the run's execution.
+    """
+
+    # --- [corpus] -----------------------------------------------------------------------------
     corpus: str = "demo"
     lost: str = ""  # language code or column index; "" = first column
     known: str = ""  # "" = second column
     lost_words: str = ""  # a plain word list (one word per line) for the lost language, no gold
     known_words: str = ""  # with lost_words: the known language's word list
-    # --- method -----------------------------------------------------------------------------
-    # "neural": the paper's EM with the neural model. "channel" (beyond the paper): the character
-    # channel of `init_flow = "channel"` alone, no neural model and no EM rounds; its costs
-    # -log P(lost | known) go through the same final flow. It reads Linear B better (94.3 against
-    # the paper's 84.7) and in minutes; the model, EM and flow-schedule fields are then unused.
+    # --- [method] -----------------------------------------------------------------------------
+    # "neural": the paper's EM with the neural model ([neural]). "channel" (beyond the paper): a
+    # character channel alone ([channel]), no neural model and no EM rounds.
     method: Method = "neural"
-    # --- model (paper section 3.1) ----------------------------------------------------------
-    n_universal: int = 50  # n_u: universal character inventory (100 for Linear B)
+    # --- [neural]: the model (paper section 3.1) --------------------------------------------------
+    n_universal: int = 50  # n_u: universal character inventory
     embed_dim: int = 250  # d: character embedding size
     hidden_dim: int = 250  # LSTM hidden size
     dropout: float = 0.3
@@ -53,10 +60,9 @@ class DecipherConfig:
     # Beyond the paper: symbols both alphabets share start with one embedding (a copy prior for
     # transliterations written with one alphabet; no effect across different scripts).
     tie_shared_symbols: bool = False
-    # --- monotonic alignment regularizer --------------------------------------------------
     regularizer: Regularizer = "alphabetic"  # Omega_1; "syllabic" = Omega_2; "none" = ablation
     reg_weight: float = 0.5  # lambda
-    # --- EM schedule ------------------------------------------------------------------------
+    # --- [neural]: the EM schedule ----------------------------------------------------------------
     rounds: int = 10  # T: EM iterations
     epochs: int = 60  # M-step optimiser steps; each decodes every lost word once
     first_epochs: int = 0  # steps of round 1's M-step (from the uniform flow); 0 = `epochs`
@@ -65,57 +71,47 @@ class DecipherConfig:
     # fresh start); False = always take the new one, as the paper does.
     keep_better_model: bool = False
     # Beyond the paper: lost words decoded per M-step step after round 1 (a random batch,
-    # reshuffled each pass); 0 = all of them, as in the paper. A step then costs lost_batch / |X|
-    # of a full one. Round 1, on the uniform flow, always decodes them all.
+    # reshuffled each pass); 0 = all of them, as in the paper. Round 1 always decodes them all.
     lost_batch: int = 0
     lr: float = 5e-3
     grad_clip: float = 5.0
     restarts: int = 1  # random restarts; the best by training objective is kept (never by gold)
-    # --- flow (paper section 3.2) -----------------------------------------------------------
     use_flow: bool = True  # False = ablation "-flow": one M-step on the uniform flow, model argmax
-    capacity: int = 1  # C: how many lost words one known word may take
-    cognate_fraction: float = 1.0  # N = fraction of the lost vocabulary expected to have a cognate
-    demand_step: int = 50  # D grows by this each round up to N (0 = D = N from round 1)
-    flow_decay: float = 0.9  # gamma: f = gamma * f_prev + (1 - gamma) * f_new
-    top_k: int = 5  # candidate known words per lost word kept in the flow graph
-    sparsify: Sparsify = "top-k"  # "union-top-k" = the published code's variant
     warmup_rounds: int = 1  # rounds whose flow cost is -log P; expected edit distance after
-    # Beyond the paper: the flow round 1 trains on. "uniform" (paper) or "edit-distance": the
-    # min-cost flow of the normalised edit distance between the words themselves (the baseline's
-    # cost), decayed with the uniform flow; a start for scripts that share an alphabet. "channel":
-    # the min-cost flow of a small character channel P(lost | known) trained on the lexicon
-    # objective (engine/channels/), for scripts that share nothing (Linear B).
+    # Beyond the paper: the flow round 1 trains on. "uniform" (paper); "edit-distance": the flow
+    # of the words' normalised edit distance, decayed with the uniform one (one shared alphabet);
+    # "channel": the flow of a character channel ([channel]) trained on the lexicon.
     init_flow: InitFlow = "uniform"
-    channel_steps: int = 300  # Adam steps of the channel (init_flow = "channel")
-    channel_lr: float = 0.05
-    channel_batch: int = 128  # lost words per channel step, each scored against every known word
-    # Channels trained from different random starts; the one with the lowest lexicon loss is kept
-    # (a low-capacity channel cannot lower it with an arbitrary pairing, so the loss is a fair judge).
-    channel_restarts: int = 1
-    # Spread of the channel's random start (logits ~ N(0, scale^2)). Near-symmetric starts let the
-    # lexicon's own statistics pick the map: at 0.5, 3 Linear B starts in 4 stalled (loss ~13.8);
-    # at 0.02 both seeds measured (one of them a stalled one) found it by step 200.
-    channel_init_scale: float = 0.02
-    # What the channel is trained on. "lexicon": every lost word is the writing of some known word,
-    # -mean_i log mean_j P(x_i | y_j). "transport" (beyond the paper): the same gradient with the
-    # posterior over known words replaced by a soft flow (an entropic transport plan, Sinkhorn)
-    # with the flow's D and C: no known word explains more than C lost words' worth, D units in
-    # all. With the posterior, a few easy known words explain most lost words; on linear-b-names
-    # (half the lost words have no name) the lexicon objective never finds the map, the plan does.
-    channel_objective: ChannelObjective = "lexicon"
-    # Which channel. "pieces": each lost symbol written from one or two known letters, letters may
-    # be dropped (a syllabary against an alphabet: Linear B). "edit" (beyond the paper): letter by
-    # letter, each known letter written as one symbol or dropped, symbols inserted anywhere, with
-    # a copy prior (engine/channels/edit.py): two alphabets that share most letters (Romance).
-    channel_kind: ChannelKind = "pieces"
-    # The edit channel's copy prior: a symbol both alphabets hold starts this many logits above the
-    # others as the writing of its own letter (0 = no prior).
-    channel_copy_bias: float = 3.0
     eed_samples: int = 10  # S: sampled strings per lost word for the expected edit distance
     eed_sharpen: float = 10.0  # samples drawn from softmax(sharpen * log p_t)
     # Samples weighted by their sharpened log-probability (published code) or the model's.
     eed_sample_weights: SampleWeights = "sharpened"
-    # --- execution --------------------------------------------------------------------------
+    # --- [flow] (paper section 3.2) ---------------------------------------------------------------
+    capacity: int = 1  # C: how many lost words one known word may take
+    cognate_fraction: float = 1.0  # N = fraction of the lost vocabulary expected to have a cognate
+    demand_step: int = 50  # D grows by this each EM round up to N (0 = D = N from round 1)
+    flow_decay: float = 0.9  # gamma: f = gamma * f_prev + (1 - gamma) * f_new
+    top_k: int = 5  # candidate known words per lost word kept in the flow graph
+    sparsify: Sparsify = "top-k"  # "union-top-k" = the published code's variant
+    # --- [channel] (beyond the paper; engine/channels/) -------------------------------------------
+    # "pieces": each lost symbol written from one or two known letters (a syllabary against an
+    # alphabet). "edit": letter by letter with insertions and drops and a copy prior (two alphabets).
+    channel_kind: ChannelKind = "pieces"
+    # "lexicon": every lost word is the writing of some known word. "transport": the same gradient
+    # weighted by a soft flow with the flow's D and C, so no known word explains more than C lost words.
+    channel_objective: ChannelObjective = "lexicon"
+    channel_steps: int = 300  # Adam steps
+    channel_lr: float = 0.05
+    channel_batch: int = 128  # lost words per step, each scored against every known word
+    # Channels trained from different random starts; the one with the lowest lexicon loss is kept.
+    channel_restarts: int = 1
+    # Spread of the random start (logits ~ N(0, scale^2)): near-symmetric starts let the
+    # lexicon's own statistics pick the map.
+    channel_init_scale: float = 0.02
+    # The edit channel's copy prior: a symbol both alphabets hold starts this many logits above the
+    # others as the writing of its own letter (0 = no prior).
+    channel_copy_bias: float = 3.0
+    # --- [run]: execution ----------------------------------------------------------------------
     seed: int = 1234
     device: str = "auto"  # auto | cpu | cuda
     score_chunk: int = 256  # lost words decoded at once when scoring all pairs (bounds memory)
@@ -236,114 +232,29 @@ def coerce_field(name: str, value: Any) -> Any:
     return value
 
 
-PRESETS: dict[str, dict[str, Any]] = {
-    # Small model and schedule: the synthetic corpus is easy, and must finish in minutes on 2 cores.
-    "demo": dict(
-        corpus="demo",
-        embed_dim=64,
-        hidden_dim=64,
-        n_universal=30,
-        rounds=3,
-        epochs=250,
-        flow_decay=0.5,
-        demand_step=0,
-        cognate_fraction=0.85,
-        warmup_rounds=1,
+# Each preset's fields, its bases' included (engine/presets.py says why each differs).
+PRESETS: dict[str, dict[str, Any]] = {name: resolve_preset(name) for name in PRESET_DEFINITIONS}
+
+# The sections of a config, for TOML files and `decipher presets`: every field is in exactly one.
+# [neural] and [channel] are the method sections; `method` says which one a run uses ([neural]
+# runs may use [channel] too, to seed round 1's flow).
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "corpus": ("corpus", "lost", "known", "lost_words", "known_words"),
+    "method": ("method",),
+    "flow": ("capacity", "cognate_fraction", "demand_step", "flow_decay", "top_k", "sparsify"),
+    "neural": (
+        "n_universal", "embed_dim", "hidden_dim", "dropout", "residual", "norm_ratio", "tie_shared_symbols",
+        "regularizer", "reg_weight", "rounds", "epochs", "first_epochs", "reset_each_round", "keep_better_model",
+        "lost_batch", "lr", "grad_clip", "restarts", "use_flow", "warmup_rounds", "init_flow", "eed_samples",
+        "eed_sharpen", "eed_sample_weights",
     ),
-    # Paper: trained on the 10% subset, C = 3 (several Hebrew cognates per word), gamma = 0.25.
-    # The paper's d = 250 matters: at d = 128 the first M-step lowers the loss but does not find
-    # the character map. The schedule is what fits 15 minutes on 2 CPU cores (the paper ran
-    # 10 rounds x 150 epochs of ~9 batches each): learning the map from the uniform flow is the slow
-    # part (a sudden drop in loss after ~200 steps at lr 0.01, ~300 at 5e-3), so round 1 gets 250
-    # steps; later rounds restart from scratch on a concentrated flow and need fewer. The reset
-    # matters: a warm start overfits the current flow (loss 1.8, accuracy stuck at 55-58%). But a
-    # fresh 150-step M-step sometimes stalls before finding the map (loss 14.9, accuracy 7% in one
-    # round 3): keep_better_model then keeps the last round's model.
-    # Flow costs as in the published Ugaritic config: -log P while the model is weak (its
-    # warm_up_steps = 5), the expected edit distance in the last round. EED from round 2 built
-    # worse flows than -log P (43.9% against 56.6% after round 2) and ended at 58.4%; with it in
-    # round 5 only: 72.4%.
-    "ugaritic": dict(
-        corpus="ugaritic-small",
-        capacity=3,
-        flow_decay=0.25,
-        cognate_fraction=0.3,
-        demand_step=75,
-        rounds=5,
-        first_epochs=250,
-        epochs=150,
-        lr=0.01,
-        keep_better_model=True,
-        warmup_rounds=4,
+    "channel": (
+        "channel_kind", "channel_objective", "channel_steps", "channel_lr", "channel_batch", "channel_restarts",
+        "channel_init_scale", "channel_copy_bias",
     ),
-    # The same model on 2182 lost words: each step costs ~3x a ugaritic-small step.
-    "ugaritic-noiseless": dict(
-        corpus="ugaritic-noiseless",
-        capacity=3,
-        flow_decay=0.25,
-        cognate_fraction=1.0,
-        demand_step=0,
-        rounds=4,
-        first_epochs=250,
-        epochs=150,
-        lr=0.01,
-        keep_better_model=True,
-        warmup_rounds=1,
-    ),
-    # Syllabic script: Omega_2, larger universal inventory, no shared symbols: the map must come
-    # from structure alone. The linear-b-names schedule (the paper's gamma = 0.9, D grown by 100 a
-    # round as the published code grows it), which finds part of the map there (29.7%); on the
-    # full list round 1 has not found it yet (1.8% after 5 rounds, against 0.2% with D = N from
-    # round 1 and gamma = 0.5): the paper needed random restarts here.
-    "linear-b": dict(
-        corpus="linear-b",
-        n_universal=100,
-        regularizer="syllabic",
-        flow_decay=0.9,
-        cognate_fraction=1.0,
-        demand_step=100,
-        rounds=5,
-        first_epochs=300,
-        epochs=100,
-        lr=0.01,
-        keep_better_model=True,
-        warmup_rounds=1,
-    ),
-    # About half the Linear B words have no named Greek counterpart: grow D gradually.
-    "linear-b-names": dict(
-        corpus="linear-b-names",
-        n_universal=100,
-        regularizer="syllabic",
-        flow_decay=0.9,
-        cognate_fraction=0.5,
-        demand_step=100,
-        rounds=5,
-        first_epochs=300,
-        epochs=100,
-        lr=0.01,
-        keep_better_model=True,
-        warmup_rounds=1,
-    ),
-    # Shared (IPA) alphabet, as ugaritic: the same schedule. One-to-one (C = 1): with each lost
-    # word's own top 5 (the paper's text) a word whose cognate is outside its 5 cannot be matched
-    # and pushes others off theirs; the published code's union of everyone's top 5 keeps nearly
-    # every known word (577 of 583 on it -> pt): +9 to +12 points on the pairs measured.
-    "romance": dict(
-        corpus="romance",
-        lost="es",
-        known="it",
-        sparsify="union-top-k",
-        flow_decay=0.9,
-        cognate_fraction=1.0,
-        demand_step=0,
-        rounds=4,
-        first_epochs=250,
-        epochs=150,
-        lr=0.01,
-        keep_better_model=True,
-        warmup_rounds=1,
-    ),
-}
+    "run": ("seed", "device", "score_chunk"),
+}  # fmt: skip
+SECTION_OF: dict[str, str] = {name: section for section, names in SECTIONS.items() for name in names}
 
 
 def preset(name: str) -> DecipherConfig:
@@ -371,8 +282,9 @@ def apply_overrides(cfg: DecipherConfig, overrides: dict[str, Any], source: str 
 
 
 def load_toml(path: str | Path) -> dict[str, Any]:
-    """Read a TOML config file: top-level keys are config fields; an optional `preset` key names
-    the preset they override. A `[decipher]` table is accepted too."""
+    """Read a TOML config file into {field: value}: fields at the top level or in their section's
+    table (`[flow]`, `[neural]`, ... see SECTIONS); an optional top-level `preset` names the preset
+    they override. A `[decipher]` table of fields is accepted too."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -386,7 +298,46 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
     if "decipher" in data and isinstance(data["decipher"], dict):
         data = {**{k: v for k, v in data.items() if k != "decipher"}, **data["decipher"]}
-    return data
+    return _flatten_sections(data, path)
+
+
+def _flatten_sections(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """{field: value} from a TOML document whose fields may sit in their sections' tables."""
+    flat = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    for section, table in data.items():
+        if not isinstance(table, dict):
+            continue
+        if section not in SECTIONS:
+            raise ConfigError(f"{path}: unknown section [{section}] (sections: {', '.join(SECTIONS)})")
+        for name, value in table.items():
+            home = SECTION_OF.get(name)
+            if home != section:
+                where = f"; it belongs in [{home}]" if home else ""
+                raise ConfigError(f"{path}: [{section}] has no field {name!r}{where}")
+            if name in flat:
+                raise ConfigError(f"{path}: {name} is given twice (at the top and in [{section}])")
+            flat[name] = value
+    return flat
+
+
+def to_toml(cfg: DecipherConfig, preset_name: str | None = None) -> str:
+    """Every field of `cfg` as a TOML file in sections, which `load_toml` reads back (with the
+    preset's why as a comment when it names one)."""
+
+    def value(v: Any) -> str:
+        if isinstance(v, str):
+            return json.dumps(v, ensure_ascii=False)
+        return str(v).lower() if isinstance(v, bool) else str(v)
+
+    values = cfg.to_dict()
+    lines = []
+    if preset_name is not None:
+        lines += [f"# {PRESET_DEFINITIONS[preset_name].why}", f"preset = {value(preset_name)}"]
+    lines += [f"{name} = {value(values[name])}" for name in SECTIONS["method"]]
+    for section, names in SECTIONS.items():
+        if section != "method":
+            lines += ["", f"[{section}]"] + [f"{name} = {value(values[name])}" for name in names]
+    return "\n".join(lines) + "\n"
 
 
 @dataclass

@@ -265,14 +265,29 @@ def solve_flow(
     if remaining == 0 or e_lost.size == 0:
         return _solution(forced.lost, forced.known, forced.cost)
 
+    used = _solve_graph(e_lost, e_known, e_cost, lost_left, known_left, remaining, cost_scale, (n_lost, n_known))
+    return _solution(
+        np.concatenate([forced.lost, e_lost[used]]),
+        np.concatenate([forced.known, e_known[used]]),
+        np.concatenate([forced.cost, e_cost[used]]),
+    )
+
+
+def _solve_graph(
+    e_lost: np.ndarray, e_known: np.ndarray, e_cost: np.ndarray, lost_left: np.ndarray, known_left: np.ndarray,
+    remaining: int, cost_scale: float, sizes: tuple[int, int],
+) -> np.ndarray:
+    """Max flow at min cost (OR-Tools) of `remaining` units over the free edges, each word within
+    its capacity left (`lost_left` (n_lost,), `known_left` (n_known,)); which edges carry flow:
+    a bool mask over the edges. `sizes`: (n_lost, n_known)."""
     scaled = np.rint(e_cost * cost_scale)
     if np.abs(scaled).max() > _MAX_SCALED_COST:
         raise ValueError(f"cost_scale * cost exceeds {_MAX_SCALED_COST:.3g}; lower cost_scale")
 
     # Only words touched by a free edge become nodes, so huge vocabularies with few candidates stay small.
     # Nodes: 0 = source, 1 = sink, then the used lost words, then the used known words.
-    lost_ids, lost_node = _compact(e_lost, n_lost)
-    known_ids, known_node = _compact(e_known, n_known)
+    lost_ids, lost_node = _compact(e_lost, sizes[0])
+    known_ids, known_node = _compact(e_known, sizes[1])
     lost_node = lost_node + 2
     known_node = known_node + 2 + lost_ids.size
     lost_nodes = np.arange(lost_ids.size) + 2
@@ -294,18 +309,13 @@ def solve_flow(
     if status != smcf.OPTIMAL:
         raise RuntimeError(
             f"OR-Tools min-cost flow failed with status {status!r} "
-            f"({n_lost} lost, {n_known} known, {e_lost.size} edges, demand {remaining})"
+            f"({sizes[0]} lost, {sizes[1]} known, {e_lost.size} edges, demand {remaining})"
         )
     edge_arcs = arcs[lost_ids.size : lost_ids.size + e_lost.size]
     used = np.asarray(smcf.flows(edge_arcs)) > 0
     if int(used.sum()) != int(smcf.maximum_flow()):
         raise RuntimeError("OR-Tools min-cost flow returned inconsistent flows")
-
-    return _solution(
-        np.concatenate([forced.lost, e_lost[used]]),
-        np.concatenate([forced.known, e_known[used]]),
-        np.concatenate([forced.cost, e_cost[used]]),
-    )
+    return used
 
 
 def flow_matrix(solution: FlowSolution, n_lost: int, n_known: int) -> np.ndarray:

@@ -1,6 +1,6 @@
-"""Beyond the paper: a small character channel whose lexicon matching seeds round 1's flow.
+"""Beyond the paper: the "pieces" channel, for a syllabary read against an alphabet.
 
-`init_flow = "channel"`. The channel is the classic decipherment story run backwards from the
+The channel is the classic decipherment story run backwards from the
 paper's model: a known word y is *written* as a lost word x. y is cut, left to right, into pieces
 of one or two letters, and each piece writes one lost symbol; a letter may also be left unwritten
 (Linear B drops final and cluster consonants, ko-no-so for Knossos). So
@@ -13,17 +13,10 @@ piece) and P(action | letter) over {drop, one-letter piece, two-letter piece}. T
 which known word, which is what the seq2seq model does from the uniform flow, so its best fit is
 a character map.
 
-It is trained by Adam on the lexicon objective: every lost word should be the writing of some
-known word, L = -mean_i log mean_j P(x_i | y_j). Neither gold nor a shared alphabet is used, so it
-applies across scripts (Linear B signs against Greek letters). `channel_objective = "transport"`
-keeps that gradient, sum_j w_ij grad log P(x_i | y_j), but takes the weights w from a soft flow
-(`transport_plan`) instead of the posterior over all known words: no known word explains more
-than C lost words' worth, and D units in all reach known words. With the posterior a few easy
-known words explain most lost words, and on linear-b-names, where half the lost words have no
-name to be explained by, the map is never found (lexicon loss 13.9, 3-10% argmax); with the plan
-it is. Its costs -log P(x_i | y_j) go
-through the same min-cost flow as the model's; `em.initial_flow` mixes that flow into f^(0), and
-`method = "channel"` deciphers with them alone.
+It is trained by `channels.trainer.fit_channel` (the lexicon or the transport objective). Its
+costs -log P(x_i | y_j) go through the same min-cost flow as the neural model's:
+`methods.neural_em.initial_flow` mixes that flow into f^(0) (`init_flow = "channel"`), and
+`methods.channel` deciphers with them alone.
 """
 
 from __future__ import annotations

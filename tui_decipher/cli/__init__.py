@@ -1,0 +1,29 @@
+"""The `decipher` command: a Typer app whose subcommands drive the engine headless.
+
+One module per command: `run` (a run with Rich progress, through session.py), `bench`,
+`presets`, `corpus`, `tui` (opens the Textual app); `app` holds the Typer app and what they share.
+`decipher run` never imports Textual or the bench.
+"""
+
+from __future__ import annotations
+
+from . import bench, corpus, presets, run, tui
+from .app import app
+from .tui import tui_app_cli
+
+# The commands, in the order `decipher --help` lists them; `corpus` is a group (cli/corpus.py).
+app.command()(run.run)
+app.command(cls=bench.BenchCommand)(bench.bench)
+app.command()(presets.presets)
+app.command()(tui.tui)
+app.add_typer(corpus.corpus_app, name="corpus")
+
+
+def main() -> None:
+    """Console-script entry point of `decipher`."""
+    app()
+
+
+def tui_main() -> None:
+    """Console-script entry point of `decipher-tui`."""
+    tui_app_cli()

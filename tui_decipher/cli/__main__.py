@@ -1,0 +1,5 @@
+"""`python -m tui_decipher.cli`: the same as `decipher`."""
+
+from . import main
+
+main()

@@ -1,0 +1,269 @@
+"""`decipher bench`: runs the bench package (imported here only, when the command runs) with progress.
+
+The command's function is long only because Typer declares each option in its signature."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+from typer.core import TyperCommand
+
+from ..engine.events import (
+    steps_before_round,
+)
+from ..results import data_dir
+from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, percent
+
+if TYPE_CHECKING:  # the bench is imported by `decipher bench` alone, when it runs
+    from ..bench.jobs import JobResult, JobSpec
+    from ..bench.report import BenchReport
+
+
+def _bench_job_line(spec: JobSpec, result: JobResult) -> str:
+    """One line per finished bench job: its figures, time and peak memory."""
+    if result.status != "ok":
+        return f"[yellow]{result.status}[/] {escape(spec.label)}: {escape(result.message)}"
+    figures = ", ".join(f"{r.key} {percent(r.accuracy)}" for r in result.rows)
+    rss = "" if result.peak_rss_mb is None else f", peak {result.peak_rss_mb:.0f} MB"
+    return f"[green]done[/] {escape(spec.label)}: {escape(figures)} ({result.seconds:.0f} s{rss})"
+
+
+def _bench_tables(report: BenchReport) -> list[Table]:
+    """The accuracy table (a section per group) and the cost table, as Rich tables."""
+    from ..bench.core import DECIPHER
+    from ..bench.report import PHASES, accuracy_cells, cost_cells, summarize
+
+    # Narrower than the Markdown: "setting: row" in one column, the method in one word.
+    summary = summarize(report)
+    accuracy = Table(title="decipher bench: accuracy (%) beside the paper", title_justify="left")
+    cost = Table(title="cost per row (mean over seeds; seconds, peak RSS in MB)", title_justify="left")
+    acc_header = ["setting: row", "method", "paper/ref", "ours", "argmax", "n", "seeds"]
+    cost_header = ["setting: row", "method", "wall", *PHASES, "RSS"]
+    for table, header in ((accuracy, acc_header), (cost, cost_header)):
+        for n, name in enumerate(header):
+            table.add_column(name, justify="right" if n >= 2 else "left", overflow="fold")
+    group = None
+    for row in summary:
+        if group is not None and row.group != group:
+            accuracy.add_section()
+            cost.add_section()
+        group = row.group
+        name = row.setting if row.key == row.setting else f"{row.setting}: {row.key}"
+        method = "decipher" if row.method == DECIPHER else "baseline"
+        accuracy.add_row(*(escape(c) for c in [name, method, *accuracy_cells(row)[3:]]))
+        cost.add_row(*(escape(c) for c in [name, method, *cost_cells(row)[3:]]))
+    return [accuracy, cost]
+
+
+class _BenchProgress:
+    """`decipher bench`'s progress on stderr: a bar of the jobs, and one bar per running job with
+    its own schedule shape (jobs may run side by side). Its methods are `run_bench`'s callbacks."""
+
+    def __init__(self, console: Console, n_jobs: int) -> None:
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[info]}"),
+            TimeElapsedColumn(),
+            console=console,
+        )
+        self.jobs_task = self.progress.add_task("jobs", total=n_jobs, info="")
+        self.bars: dict[JobSpec, tuple[Any, dict[str, int]]] = {}
+
+    def on_job_start(self, spec: JobSpec, n: int, total: int) -> None:
+        task = self.progress.add_task(escape(spec.label), total=1, info="starting")
+        self.bars[spec] = (task, {"rounds": 1, "epochs": 1, "first": 1})
+
+    def on_message(self, spec: JobSpec, msg: dict[str, Any]) -> None:
+        progress = self.progress
+        job_task, shape = self.bars[spec]
+        kind = msg.get("type")
+        if kind == "start":
+            epochs = max(1, int(msg["epochs"]))
+            shape.update(rounds=max(1, int(msg["rounds"])), epochs=epochs, first=int(msg.get("first_epochs", epochs)))
+            total = steps_before_round(shape["first"], epochs, shape["rounds"] + 1) * max(1, int(msg["restarts"]))
+            progress.update(job_task, total=total, completed=0, info=escape(f"{msg['lost']} -> {msg['known']}"))
+        elif kind == "epoch":
+            per_restart = steps_before_round(shape["first"], shape["epochs"], shape["rounds"] + 1)
+            before = steps_before_round(shape["first"], shape["epochs"], msg["round"])
+            done = msg["restart"] * per_restart + before + msg["epoch"]
+            progress.update(job_task, completed=done, info=f"round {msg['round']}/{shape['rounds']}")
+        elif kind == "round":
+            progress.update(job_task, info=f"round {msg['round']}/{msg['rounds']} acc {percent(msg['accuracy'])}")
+        elif kind == "stage":
+            progress.update(job_task, info=escape(str(msg["text"])))
+
+    def on_job_end(self, spec: JobSpec, result: JobResult) -> None:
+        self.progress.advance(self.jobs_task)
+        self.progress.remove_task(self.bars.pop(spec)[0])
+        self.progress.console.print(_bench_job_line(spec, result))
+
+    def on_job_reused(self, spec: JobSpec, result: JobResult) -> None:
+        self.progress.advance(self.jobs_task)
+        self.progress.console.print(
+            _bench_job_line(spec, result) + f" [dim](kept from {escape(str(result.reused_from))})[/]"
+        )
+
+
+_ONLY_HELP = "Run only this setting (repeatable)."
+
+
+class BenchCommand(TyperCommand):
+    """`decipher bench`, whose --only help names the settings: read from the bench's catalogue when
+    the help is shown, so that no other `decipher` command imports the bench."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        from ..bench.settings import default_settings, extra_settings, load_plugins
+
+        load_plugins()
+        for param in self.params:
+            if param.name == "only":
+                param.help = (
+                    f"{_ONLY_HELP} Default set: {', '.join(default_settings())}. "
+                    f"Extra (with --all or --only): {', '.join(extra_settings())}."
+                )
+        super().format_help(ctx, formatter)
+
+
+def bench(
+    only: Annotated[list[str] | None, typer.Option("--only", help=_ONLY_HELP, show_default=False)] = None,
+    all_settings: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Run every setting, the extra (exploratory) ones too: about twice the default set's time.",
+        ),
+    ] = False,
+    seeds: Annotated[
+        int | None,
+        typer.Option(
+            "--seeds",
+            help="Seeds per setting; mean and std are over them. Default 3 (1 with --quick).",
+            show_default=False,
+        ),
+    ] = None,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="Smoke check in minutes: one seed of a reduced schedule of each setting "
+            "(2 rounds x 20 epochs, d = 64); its accuracies mean little.",
+        ),
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Folder for bench.md and bench.json (default: bench/TIME in the data dir).",
+            show_default=False,
+        ),
+    ] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "--threads",
+            help="torch threads in each job (default: torch's own choice). Use 1 when other work shares "
+            "the CPU: oversubscribed threads slow torch down many times.",
+            show_default=False,
+        ),
+    ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="Jobs run at once, each in its own process. With 2 cores, `--jobs 2 --threads 1` runs two "
+            "settings, seeds or Romance pairs side by side.",
+        ),
+    ] = 1,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue the bench in --out: keep its finished jobs whose configs are unchanged, run the rest "
+            "(a cancelled or failed bench, or more settings and seeds added later). A job runs again when the "
+            "engine's code changed since it ran.",
+        ),
+    ] = False,
+    report_copy: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            help="When the bench finishes (not when cancelled), also write its bench.md into this file, e.g. "
+            "docs/benchmarks.md, atomically: between the file's two `decipher bench report` marker lines, keeping "
+            "the text around them. A new file gets the markers and the report; an existing one without the "
+            "markers is refused before the bench starts.",
+            show_default=False,
+        ),
+    ] = None,
+    data: Annotated[Path | None, typer.Option("--data-dir", help=DATA_DIR_HELP, show_default=False)] = None,
+) -> None:
+    """Run the paper's experiments here and print them beside its figures, with an edit-distance baseline.
+
+    Each setting runs once per seed, each job in its own process (so its peak memory is its own);
+    romance runs one job per language pair.
+
+    Columns: accuracy (mean ± std over seeds), wall seconds, seconds per phase, peak RSS.
+
+    bench.md and bench.json are rewritten after every job; settings whose corpora are missing are skipped.
+
+    The full schedule takes hours on a 2-core CPU: try --quick first.
+    """
+    import shlex
+
+    from ..bench.core import BenchError
+    from ..bench.jobs import load_earlier_jobs, plan_jobs
+    from ..bench.report import check_report_copy, schedule_text
+    from ..bench.runner import check_parallel, default_out_dir, new_report, run_bench
+
+    console = Console(stderr=True, highlight=False)
+    try:
+        report = new_report(
+            only, seeds, quick, threads, shlex.join(["decipher", *sys.argv[1:]]), include_extra=all_settings
+        )
+        check_parallel(jobs)
+        if resume and out is None:
+            raise BenchError("--resume needs --out: the folder of the bench to continue")
+        earlier = load_earlier_jobs(out) if resume and out is not None else None
+        if report_copy is not None:
+            check_report_copy(report_copy)
+    except BenchError as exc:
+        raise fail(str(exc)) from None
+    out_dir = out or default_out_dir(data_dir(data), quick)
+    n_jobs = len(plan_jobs(report.settings, report.seeds))
+    console.print(
+        f"bench: {len(report.settings)} setting(s), {len(report.seeds)} seed(s), {n_jobs} job(s), {jobs} at once; "
+        f"{schedule_text(report)}; writing to {out_dir}"
+    )
+    shown = _BenchProgress(console, n_jobs)
+    try:
+        with shown.progress:
+            run_bench(report, out_dir, on_job_start=shown.on_job_start, on_message=shown.on_message,
+                      on_job_end=shown.on_job_end, parallel=jobs, earlier=earlier,
+                      on_job_reused=shown.on_job_reused, report_copy=report_copy)  # fmt: skip
+    except KeyboardInterrupt:  # run_bench has stopped the job processes it started
+        console.print(f"[yellow]cancelled[/]: the finished jobs are in {out_dir / 'bench.md'}")
+        raise typer.Exit(EXIT_CANCELLED) from None
+    stdout = Console(highlight=False)
+    for table in _bench_tables(report):
+        stdout.print(table)
+    stdout.print(f"wrote {out_dir / 'bench.md'} and {out_dir / 'bench.json'} ({report.wall_seconds:.0f} s)")
+    if report_copy is not None:
+        stdout.print(f"wrote the report into {report_copy}")
+    if any(j.status == "failed" for j in report.jobs):
+        raise typer.Exit(1)

@@ -1,0 +1,321 @@
+"""`decipher run`: one run headless, with Rich progress, through the run session (session.py).
+
+The command's function is long only because Typer declares each option in its signature; its
+body is a few calls to the helpers below it."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from ..engine.checkpoint import CheckpointError
+from ..engine.config import PRESETS, ConfigError, build_config
+from ..engine.corpus import word_text
+from ..engine.events import (
+    KEPT_PREVIOUS_NOTE,
+    ChannelStep,
+    EpochEnd,
+    RestartEnd,
+    RoundEnd,
+    RunStarted,
+)
+from ..engine.methods import DecipherResult, describe_run
+from ..engine.registry import load_registry
+from ..engine.review import REFINE_ROUNDS
+from ..results import data_dir
+from ..session import RunSession
+from ..store import StoreError, default_path
+from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, parse_sets, percent
+
+
+class _RichReporter:
+    """Renders engine events as two progress bars and a line per EM round."""
+
+    def __init__(self, console: Console, quiet: bool) -> None:
+        self.console = console
+        self.quiet = quiet
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[info]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+            disable=quiet,
+        )
+        self.rounds_task: Any = None
+        self.epochs_task: Any = None
+
+    def __call__(self, event: object) -> None:
+        if isinstance(event, RunStarted):
+            s = event.stats
+            self.console.print(
+                f"[bold]{event.corpus}[/]: {s['lost_words']} lost ({event.lost_code}) x "
+                f"{s['known_words']} known ({event.known_code}) words, {s['lost_symbols']}/"
+                f"{s['known_symbols']} symbols; N = {event.n_cognates} cognates sought; device {event.device}"
+            )
+            if event.rounds == 0:  # no EM rounds: the channel's steps are the whole run
+                self.epochs_task = self.progress.add_task("channel", total=None, info="")
+                return
+            total = event.rounds * event.restarts
+            self.rounds_task = self.progress.add_task("EM rounds", total=total, info="")
+            self.epochs_task = self.progress.add_task("M-step", total=event.epochs_of_round(1), info="")
+        elif isinstance(event, ChannelStep):
+            self.progress.update(
+                self.epochs_task, description="channel", total=event.steps, completed=event.step,
+                info=f"{event.objective} loss {event.loss:.3f}",
+            )
+            if event.step == event.steps:
+                use = "the decipherment" if self.rounds_task is None else "round 1's flow"
+                if self.rounds_task is not None:
+                    self.progress.reset(self.epochs_task, description="M-step", info="")
+                self.progress.console.print(
+                    f"restart {event.restart + 1} channel: {event.steps} steps, "
+                    f"{event.objective} loss {event.loss:.3f}, {event.seconds:.1f}s ({use})",
+                    highlight=False,
+                )
+        elif isinstance(event, EpochEnd):
+            self.progress.update(
+                self.epochs_task,
+                total=event.epochs,
+                completed=event.epoch,
+                info=f"loss {event.loss:.3f} (nll {event.nll:.3f}, reg {event.reg:.3f})",
+            )
+        elif isinstance(event, RoundEnd):
+            self.progress.advance(self.rounds_task)
+            self.progress.update(self.rounds_task, info=f"acc {percent(event.accuracy)}")
+            self.progress.reset(self.epochs_task, info="")
+            self.progress.console.print(
+                f"restart {event.restart + 1} round {event.round}/{event.rounds}  D={event.demand}  "
+                f"cost={event.cost_kind}  loss {event.loss:.3f}  flow {event.flow} (cost {event.flow_cost:.1f})  "
+                f"accuracy {percent(event.accuracy)}  model {percent(event.accuracy_model)}  "
+                f"{event.seconds:.1f}s" + (f"  ({KEPT_PREVIOUS_NOTE})" if event.kept_previous else ""),
+                highlight=False,
+            )
+        elif isinstance(event, RestartEnd):
+            self.progress.console.print(
+                f"restart {event.restart + 1} done: objective {event.objective:.4f}, "
+                f"accuracy {percent(event.accuracy)}",
+                highlight=False,
+            )
+
+
+def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None, out: Path, run_id: int) -> Table:
+    table = Table(title="Decipherment run", show_header=False, title_justify="left")
+    table.add_column("field", style="bold")
+    table.add_column("value")
+    table.add_row("corpus", f"{corpus_name} ({result.lost_code} -> {result.known_code})")
+    table.add_row("preset", preset or "(none)")
+    table.add_row("status", result.status)
+    table.add_row("seed / device", f"{result.config.seed} / {result.device}")
+    table.add_row("method", describe_run(result.config.to_dict()))
+    if result.rounds:
+        table.add_row("rounds completed", str(len(result.rounds)))
+    if result.accuracy is not None:
+        table.add_row("accuracy (flow)", f"{percent(result.accuracy)} of {result.n_evaluated} lost words")
+        table.add_row("accuracy (model argmax)", percent(result.accuracy_model))
+    table.add_row("proposals", str(len(result.proposals)))
+    table.add_row("seconds", f"{result.seconds:.1f}")
+    table.add_row("run id", f"{run_id} (review it in `decipher-tui`)")
+    table.add_row("output", str(out))
+    return table
+
+
+def run(
+    corpus: Annotated[
+        str | None,
+        typer.Option("--corpus", "-c", help="Registry name (see `decipher corpus list`) or path to a .cog file."),
+    ] = None,
+    preset: Annotated[
+        str | None, typer.Option("--preset", "-p", help=f"Settings preset: {', '.join(PRESETS)}.")
+    ] = None,
+    lost: Annotated[str | None, typer.Option(help="Lost language: column code or 0-based index.")] = None,
+    known: Annotated[str | None, typer.Option(help="Known language: column code or 0-based index.")] = None,
+    lost_words: Annotated[
+        Path | None, typer.Option(help="Plain word list (one per line) of the lost language; no gold.")
+    ] = None,
+    known_words: Annotated[Path | None, typer.Option(help="Plain word list of the known language.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Random seed (runs are reproducible on CPU).")] = None,
+    method: Annotated[
+        str | None,
+        typer.Option(
+            help="neural (the paper's EM) or channel (the character channel alone: no neural model, "
+            "minutes; best on Linear B, Ugaritic and, with --set channel_kind=edit, Romance).",
+        ),
+    ] = None,
+    rounds: Annotated[int | None, typer.Option(help="EM rounds T.")] = None,
+    epochs: Annotated[int | None, typer.Option(help="Optimiser steps per M-step.")] = None,
+    restarts: Annotated[int | None, typer.Option(help="Random restarts, best kept by objective.")] = None,
+    device: Annotated[str | None, typer.Option(help="auto, cpu or cuda.")] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="TOML file of config fields (may name a `preset`).")
+    ] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Any config field, as FIELD=VALUE (repeatable); see `decipher presets`."),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Output folder (default: a new run folder in the data dir).")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            help="Continue a stopped run (its id in the store, or its run folder) from its last complete "
+            "round; settings come from its checkpoint.",
+        ),
+    ] = None,
+    refine: Annotated[
+        str | None,
+        typer.Option(
+            "--refine",
+            help="Continue a stored run (its id) under its review decisions: accepted pairs are fixed in "
+            "every flow, rejected ones removed; the new proposals replace the run's, decisions are kept.",
+        ),
+    ] = None,
+    refine_rounds: Annotated[
+        int, typer.Option("--refine-rounds", min=1, max=1000, help="EM rounds a --refine adds.")
+    ] = REFINE_ROUNDS,
+    data: Annotated[
+        Path | None,
+        typer.Option("--data-dir", help=DATA_DIR_HELP, show_default=False),
+    ] = None,
+) -> None:
+    """Run decipherment headless, with progress, and write summary.json, proposals.tsv, char_map.tsv.
+
+    With no options it runs the built-in demo corpus.
+    """
+    console = Console(stderr=True, highlight=False)
+    root = data_dir(data)
+    db_path = default_path(root)
+    flags = {
+        "corpus": corpus, "lost": lost, "known": known, "seed": seed, "method": method, "rounds": rounds,
+        "epochs": epochs, "restarts": restarts, "device": device,
+        "lost_words": str(lost_words) if lost_words else None,
+        "known_words": str(known_words) if known_words else None,
+    }  # fmt: skip
+    try:
+        if resume is not None or refine is not None:
+            given = {"--corpus": corpus, "--preset": preset, "--config": config, "--set": set_, "--seed": seed,
+                     "--method": method, "--rounds": rounds, "--epochs": epochs}  # fmt: skip
+            session = _continued_session(db_path, resume, refine, refine_rounds, given)
+        else:
+            session = _new_session(db_path, root, preset, config, set_ or [], flags, out)
+    except (ValueError, CheckpointError, StoreError) as exc:  # ConfigError, CorpusError: ValueErrors
+        raise fail(str(exc)) from None
+    for warning in session.warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
+    try:
+        run_id = session.open()
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    if session.start_line():
+        console.print(session.start_line())
+    result = _execute(session, console, quiet)
+    _print_result(result, session, run_id)
+    if result.status == "cancelled":
+        raise typer.Exit(EXIT_CANCELLED)
+
+
+def _continued_session(
+    db_path: Path, resume: str | None, refine: str | None, refine_rounds: int, given: dict[str, Any]
+) -> RunSession:
+    """The session of `--resume RUN` or `--refine RUN`, whose settings come from the checkpoint."""
+    if resume is not None and refine is not None:
+        raise ConfigError("--resume and --refine cannot be combined: resume a stopped run first")
+    flag = "--resume" if resume is not None else "--refine"
+    clashing = [name for name, value in given.items() if value]
+    if clashing:
+        raise ConfigError(f"{flag} takes its settings from the checkpoint; drop {', '.join(clashing)}")
+    if resume is not None:
+        return RunSession.resume(db_path, resume)
+    return RunSession.refine(db_path, refine, refine_rounds)
+
+
+def _new_session(
+    db_path: Path, root: Path, preset: str | None, config: Path | None, sets: list[str], flags: dict[str, Any],
+    out: Path | None,
+) -> RunSession:
+    """The session of a new run: preset (the registry's for a registry corpus, else demo), then
+    the TOML file, then --set and the flags."""
+    overrides = parse_sets(sets)
+    overrides.update({k: v for k, v in flags.items() if v is not None})
+    if preset is None and config is None:
+        registry = load_registry()
+        name = flags["corpus"] or "demo"
+        preset = registry[name].preset if name in registry else None
+        if preset is None and not (flags["lost_words"] or flags["known_words"]) and flags["corpus"] is None:
+            preset = "demo"
+    cfg, sources = build_config(preset, config, overrides)
+    return RunSession.new(db_path, root, cfg, sources, out)
+
+
+def _execute(session: RunSession, console: Console, quiet: bool) -> DecipherResult:
+    """Run the session in a worker thread with Rich progress; Ctrl-C cancels it (completed rounds
+    are kept). Errors are re-raised here, on the main thread."""
+    reporter = _RichReporter(console, quiet)
+    cancel = threading.Event()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = session.execute(reporter, cancel)
+        except BaseException as exc:  # reported on the main thread; the session marked the run failed
+            box["error"] = exc
+        finally:
+            done.set()
+
+    # Wait on an Event, not Thread.join: a KeyboardInterrupt inside join() can leave the thread
+    # looking finished while it still runs (CPython 3.11), and the run's result would be lost.
+    done = threading.Event()
+    worker = threading.Thread(target=work, name="decipher-engine", daemon=True)
+    with reporter.progress:
+        worker.start()
+        while not done.is_set():
+            try:
+                done.wait(0.2)
+            except KeyboardInterrupt:
+                if not cancel.is_set():
+                    cancel.set()  # the engine stops within one epoch and keeps completed rounds
+                    console.print("[yellow]cancelling: finishing the current epoch...[/]")
+    if "error" in box:
+        exc = box["error"]
+        if isinstance(exc, FloatingPointError):
+            raise fail(f"training diverged: {exc}", 1)
+        raise exc
+    return box["result"]
+
+
+def _print_result(result: DecipherResult, session: RunSession, run_id: int) -> None:
+    """The summary table and the top proposals, on stdout."""
+    corpus = session.loaded.corpus
+    stdout = Console(highlight=False)
+    stdout.print(_summary_table(result, corpus.name, session.sources.preset, session.out_dir, run_id))
+    if not result.proposals:
+        return
+    top = Table(title="Top proposals", title_justify="left")
+    for col in ("lost", "known", "score") + (("gold",) if corpus.has_gold else ()):
+        top.add_column(col)
+    for p in result.proposals[:10]:
+        row = [word_text(corpus.lost_words[p.lost]), word_text(corpus.known_words[p.known]), f"{p.score:.3f}"]
+        if corpus.has_gold:
+            row.append("yes" if p.gold else "no")
+        top.add_row(*row)
+    stdout.print(top)

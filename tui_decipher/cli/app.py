@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from .. import __version__
 from ..engine.config import ConfigError
@@ -58,3 +59,13 @@ def parse_sets(items: list[str]) -> dict[str, Any]:
         key, value = item.split("=", 1)
         out[key.strip().replace("-", "_")] = value
     return out
+
+
+def progress_bars(console: Console, remaining: bool = True, quiet: bool = False) -> Progress:
+    """The commands' Rich progress: description, bar, n/total, an `info` field, elapsed time and
+    (with `remaining`) the time left."""
+    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[info]}"), TimeElapsedColumn()]  # fmt: skip
+    if remaining:
+        columns.append(TimeRemainingColumn())
+    return Progress(*columns, console=console, transient=False, disable=quiet)

@@ -11,13 +11,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.table import Table
 from typer.core import TyperCommand
 
@@ -25,7 +18,7 @@ from ..engine.events import (
     steps_before_round,
 )
 from ..results import data_dir
-from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, percent
+from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, percent, progress_bars
 
 if TYPE_CHECKING:  # the bench is imported by `decipher bench` alone, when it runs
     from ..bench.jobs import JobResult, JobSpec
@@ -73,14 +66,7 @@ class _BenchProgress:
     its own schedule shape (jobs may run side by side). Its methods are `run_bench`'s callbacks."""
 
     def __init__(self, console: Console, n_jobs: int) -> None:
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[info]}"),
-            TimeElapsedColumn(),
-            console=console,
-        )
+        self.progress = progress_bars(console, remaining=False)
         self.jobs_task = self.progress.add_task("jobs", total=n_jobs, info="")
         self.bars: dict[JobSpec, tuple[Any, dict[str, int]]] = {}
 

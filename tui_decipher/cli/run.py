@@ -12,14 +12,6 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from ..engine.checkpoint import CheckpointError
@@ -39,7 +31,7 @@ from ..engine.review import REFINE_ROUNDS
 from ..results import data_dir
 from ..session import RunSession
 from ..store import StoreError, default_path
-from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, parse_sets, percent
+from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, parse_sets, percent, progress_bars
 
 
 class _RichReporter:
@@ -48,17 +40,7 @@ class _RichReporter:
     def __init__(self, console: Console, quiet: bool) -> None:
         self.console = console
         self.quiet = quiet
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[info]}"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            transient=False,
-            disable=quiet,
-        )
+        self.progress = progress_bars(console, quiet=quiet)
         self.rounds_task: Any = None
         self.epochs_task: Any = None
 

@@ -20,6 +20,27 @@ def _run(*args: str):
     return runner.invoke(app, list(args))
 
 
+def test_a_run_into_a_file_logs_progress_lines(tmp_path, monkeypatch):
+    """Off a terminal (CliRunner's output is not one) the bars are off, and a plain line says where
+    the run is, at most every LOG_EVERY seconds: here every event, with LOG_EVERY = 0."""
+    from tui_decipher.cli import run as run_command
+
+    monkeypatch.setattr(run_command, "LOG_EVERY", 0.0)
+    result = _run("run", "--epochs", "3", "--rounds", "1", *TINY, "--out", str(tmp_path / "r"),
+                  "--data-dir", str(tmp_path / "data"))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if " M-step " in line]
+    assert lines[:3] == [f"restart 1 round 1 M-step {n}/3: " + lines[n - 1].split(": ", 1)[1] for n in (1, 2, 3)]
+    assert all(line.endswith("s") and "loss " in line for line in lines)
+    channel = _run("run", "--method", "channel", "--set", "channel_steps=4", "--out", str(tmp_path / "c"),
+                   "--data-dir", str(tmp_path / "data"))  # fmt: skip
+    assert channel.exit_code == 0, channel.output
+    assert "channel step 4/4: lexicon loss " in channel.output
+    quiet = _run("run", "--quiet", "--method", "channel", "--set", "channel_steps=4", "--out", str(tmp_path / "q"),
+                 "--data-dir", str(tmp_path / "data"))  # fmt: skip
+    assert quiet.exit_code == 0 and "channel step" not in quiet.output
+
+
 def test_help_lists_subcommands():
     result = _run("--help")
     assert result.exit_code == 0

@@ -6,6 +6,7 @@ body is a few calls to the helpers below it."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -33,6 +34,8 @@ from ..session import RunSession
 from ..store import StoreError, default_path
 from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, parse_sets, percent, progress_bars
 
+LOG_EVERY = 10.0  # seconds between plain progress lines when the output is not a terminal
+
 
 class _RichReporter:
     """Renders engine events as two progress bars and a line per EM round."""
@@ -43,8 +46,29 @@ class _RichReporter:
         self.progress = progress_bars(console, quiet=quiet)
         self.rounds_task: Any = None
         self.epochs_task: Any = None
+        # Bars draw only on a terminal: into a file or a pipe, a plain line every LOG_EVERY seconds
+        # says where a long run is (a channel step or an M-step), so a log shows it is alive.
+        self.log_lines = not console.is_terminal and not quiet
+        self.last_line = time.monotonic()
+
+    def _log(self, text: str, seconds: float) -> None:
+        """A plain progress line, at most one per LOG_EVERY seconds (off a terminal only)."""
+        if self.log_lines and time.monotonic() - self.last_line >= LOG_EVERY:
+            self.last_line = time.monotonic()
+            self.console.print(f"{text}, {seconds:.0f}s", highlight=False, markup=False)
 
     def __call__(self, event: object) -> None:
+        if isinstance(event, ChannelStep):
+            line = f"channel step {event.step}/{event.steps}: {event.objective} loss {event.loss:.3f}"
+            self._log(line, event.seconds)
+        elif isinstance(event, EpochEnd):
+            self._log(
+                f"restart {event.restart + 1} round {event.round} M-step {event.epoch}/{event.epochs}: "
+                f"loss {event.loss:.3f}", event.seconds,
+            )  # fmt: skip
+        self._render(event)
+
+    def _render(self, event: object) -> None:
         if isinstance(event, RunStarted):
             s = event.stats
             self.console.print(

@@ -1,4 +1,4 @@
-"""`decipher corpus list|show|make-demo`: the registry and the corpora."""
+"""`decipher corpus list|show|make-demo|generate`: the registry and the corpora."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from rich.table import Table
 
 from ..engine.config import ConfigError, DecipherConfig
 from ..engine.corpus import CorpusError, read_cog_table, word_text
+from ..engine.generators import BASE_KINDS, KIND_HELP, KINDS, GeneratorSpec, write_generated
 from ..engine.registry import entry_path, load_corpus, load_registry
 from .app import fail
 
@@ -66,3 +67,43 @@ def corpus_make_demo(
 
     write_demo_corpus(path, DemoSpec(seed=seed))
     typer.echo(f"wrote {path}")
+
+
+_GENERATE_HELP = "\n\n".join([
+    "Write a synthetic .cog corpus of one KIND, with its gold cognates, and print the laws it used. "
+    "The same kind, seed and sizes always give the same file. Kinds:",
+    *(f"[bold]{kind}[/]: {text}." for kind, text in KIND_HELP.items()),
+])  # fmt: skip
+
+
+@corpus_app.command("generate", help=_GENERATE_HELP)
+def corpus_generate(
+    kind: Annotated[str, typer.Argument(metavar="KIND", help=f"One of: {', '.join(KINDS)}.", show_default=False)],
+    seed: Annotated[int, typer.Option(help="Generator seed.")] = 0,
+    lost_words: Annotated[int, typer.Option("--lost-words", help="Lost words (with and without a cognate).")] = 200,
+    out: Annotated[Path | None, typer.Option(help="Where to write the .cog file (default: ./KIND-seedN.cog).")] = None,
+    cognate_share: Annotated[
+        float | None, typer.Option(help="Share of lost words with a cognate (default: the kind's).")
+    ] = None,
+    known_ratio: Annotated[
+        float | None, typer.Option(help="Known words per lost word (default: the kind's; large-known 5).")
+    ] = None,
+    base: Annotated[str, typer.Option(help=f"large-known only: the kind it enlarges ({', '.join(BASE_KINDS)}).")] = (
+        "substitution"
+    ),
+) -> None:
+    """Write a synthetic corpus of one kind (see `decipher corpus generate --help`)."""
+    spec = GeneratorSpec(
+        kind=kind, seed=seed, lost_words=lost_words, cognate_share=cognate_share, known_ratio=known_ratio, base=base
+    )
+    path = out if out is not None else Path(f"{kind}-seed{seed}.cog")
+    try:
+        spec.resolved()  # a bad kind or size is refused before any folder is made
+        written = write_generated(path, spec)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"{path}: cannot write ({exc.strerror or exc})") from None
+    typer.echo(f"wrote {path}: {written.summary()}")
+    for law in written.laws:
+        typer.echo(f"  {law}")

@@ -22,7 +22,7 @@ class RunStarted:
     restarts: int
     n_cognates: int  # N, the number of cognate pairs the flow aims for
     first_epochs: int = 0  # M-step steps of round 1 when it differs from `epochs` (0 = the same)
-    method: str = "neural"  # "channel": the character channel alone, no rounds (rounds = 0)
+    method: str = "neural"  # the method's registry name (engine/methods/); front ends read `rounds`, not this
 
     def epochs_of_round(self, round_: int) -> int:
         """M-step steps of a round (1-based)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import torch
@@ -22,6 +22,9 @@ from ..config import DecipherConfig
 from ..corpus import Corpus, Word
 from ..events import EventCallback
 from ..review import ReviewConstraints
+
+if TYPE_CHECKING:  # a method module builds the Problem; this module only reads it
+    from ..problem import Problem
 
 
 @dataclass
@@ -115,6 +118,15 @@ class DecipherResult:
     # Flow-mode prediction per lost word (known index, -1 = none), from the evaluation flow: (n_lost,)
     predictions: np.ndarray | None = None
     refined: int = 0  # how many refinements (reviewer-guided continuations) this result has had
+
+
+def empty_result(problem: Problem) -> DecipherResult:
+    """A finished result of a run on `problem` with nothing in it yet (a method fills it in)."""
+    corpus = problem.corpus
+    return DecipherResult(
+        config=problem.cfg, corpus_name=corpus.name, lost_code=corpus.lost_code, known_code=corpus.known_code,
+        n_cognates=problem.n_cognates, status="finished", device=str(problem.device),
+    )  # fmt: skip
 
 
 class Method(Protocol):

@@ -25,7 +25,7 @@ from ..corpus import Corpus, Word
 from ..events import EventCallback, RestartEnd, RunStarted, epochs_of_round
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
-from .base import DecipherResult, PairScores, Proposal
+from .base import DecipherResult, PairScores, Proposal, empty_result
 
 
 @dataclass
@@ -66,10 +66,7 @@ class ChannelAlone:
                 0, cfg.epochs, 1, problem.n_cognates, epochs_of_round(cfg.first_epochs, cfg.epochs, 1), self.name,
             )
         )
-        result = DecipherResult(
-            config=cfg, corpus_name=corpus.name, lost_code=corpus.lost_code, known_code=corpus.known_code,
-            n_cognates=problem.n_cognates, status="finished", device=str(problem.device),
-        )  # fmt: skip
+        result = empty_result(problem)
         try:
             fit = fit_best_channel(problem, 0)
         except RunCancelled:

@@ -34,7 +34,7 @@ from ..neural.regularizers import regularizer
 from ..neural.scoring import KnownIndex, LostBatch, Scores, score_all_pairs
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
-from .base import DecipherResult, PairScores, Proposal, RoundMetrics
+from .base import DecipherResult, PairScores, Proposal, RoundMetrics, empty_result
 
 
 @dataclass
@@ -459,7 +459,7 @@ def _fit(
             rounds, cfg.epochs, cfg.restarts, ctx.n_cognates, epochs_for_round(cfg, 1), NeuralEM.name,
         )
     )
-    result = _empty_result(ctx)
+    result = empty_result(ctx)
     first_restart = resume.restart if resume is not None else 0
     for restart in range(first_restart, cfg.restarts):
         state = run_restart(ctx, restart, resume if restart == first_restart else None)
@@ -471,15 +471,6 @@ def _fit(
         ctx.restart_objectives.append(state.objective)
         on_event(RestartEnd(restart, state.objective, state.accuracy))
     return _conclude(ctx, result)
-
-
-def _empty_result(ctx: Problem) -> DecipherResult:
-    """A finished result with nothing in it yet."""
-    corpus = ctx.corpus
-    return DecipherResult(
-        config=ctx.cfg, corpus_name=corpus.name, lost_code=corpus.lost_code, known_code=corpus.known_code,
-        n_cognates=ctx.n_cognates, status="finished", device=str(ctx.device),
-    )  # fmt: skip
 
 
 def _conclude(ctx: EMContext, result: DecipherResult) -> DecipherResult:
@@ -549,7 +540,7 @@ def _refine(
             total, cfg.epochs, 1, ctx.n_cognates, epochs_for_round(cfg, 1), NeuralEM.name,
         )
     )
-    result = _empty_result(ctx)
+    result = empty_result(ctx)
     try:
         for round_ in range(last + 1, total + 1):
             _run_round(ctx, state, round_, total, seed, state.sample_gen)

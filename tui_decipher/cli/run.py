@@ -232,8 +232,9 @@ def run(
         run_id = session.open()
     except StoreError as exc:
         raise fail(str(exc)) from None
-    if session.start_line():
-        console.print(session.start_line())
+    start_line = session.start_line()
+    if start_line:
+        console.print(start_line)
     result = _execute(session, console, quiet)
     _print_result(result, session, run_id)
     if result.status == "cancelled":

@@ -12,7 +12,7 @@ import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -27,6 +27,9 @@ from .flow import FlowSolution, solve_sparsified
 from .neural.edit_distance import ids_to_text
 from .neural.scoring import KnownIndex, LostBatch
 from .review import ReviewConstraints
+
+if TYPE_CHECKING:  # methods build on problems; a problem only stamps their result
+    from .methods.base import DecipherResult
 
 
 class RunCancelled(Exception):
@@ -165,7 +168,7 @@ class Problem:
                 acc_flow, _, _ = evaluation.accuracy(predictions, gold)
         return acc_flow, acc_model, predictions
 
-    def finish(self, result):  # result: methods.base.DecipherResult
+    def finish(self, result: DecipherResult) -> DecipherResult:
         """Stamp the run's time and phases on the result and report RunFinished."""
         result.seconds = self.elapsed()
         result.phase_seconds = dict(self.phases)

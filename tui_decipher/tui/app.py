@@ -8,6 +8,7 @@ widget is ever touched from the thread. Errors of every worker are handled in on
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,27 +94,33 @@ class DecipherApp(App[None]):
 
     def start_run(self, cfg: DecipherConfig, sources: ConfigSources) -> bool:
         """Start the engine on a validated config; False (and a notice) if a run is already going."""
-        return self._launch(f"loading corpus {cfg.corpus}...", cfg, sources)
+        return self._launch(
+            f"loading corpus {cfg.corpus}...", lambda: RunSession.new(self.db_path, self.data_dir, cfg, sources)
+        )
 
     def resume_run(self, run_id: int, run_dir: str) -> bool:
         """Continue a stopped run from its last checkpoint, recording into the same stored run."""
         self.selected_run = run_id
-        return self._launch(f"resuming run #{run_id} from {run_dir}...", None, None, resume=(run_id, run_dir))
+        return self._launch(
+            f"resuming run #{run_id} from {run_dir}...", lambda: RunSession.resume(self.db_path, str(run_id))
+        )
 
     def refine_run(self, run_id: int, run_dir: str) -> bool:
         """Continue a stored run under its review decisions; Review reloads its proposals at the end."""
         self.selected_run = run_id
         return self._launch(
-            f"refining run #{run_id} from {run_dir}...", None, None, refine=(run_id, run_dir), show_progress=False
+            f"refining run #{run_id} from {run_dir}...", lambda: RunSession.refine(self.db_path, str(run_id)),
+            show_progress=False,
         )
 
-    def _launch(self, first_line: str, *args: Any, show_progress: bool = True, **kwargs: Any) -> bool:
+    def _launch(self, first_line: str, make_session: Callable[[], RunSession], show_progress: bool = True) -> bool:
+        """Run the session `make_session` builds (in the engine worker, where its checks read files)."""
         if self.running:
             self.notify("A run is already in progress: cancel it first (c on Progress).", severity="warning")
             return False
         self.live = LiveRun()
         self.live.log.append(first_line)
-        self._engine(*args, **kwargs)
+        self._engine(make_session)
         if show_progress:
             self.switch_mode("progress")
         return True
@@ -128,21 +135,10 @@ class DecipherApp(App[None]):
         self._refresh_screen()
 
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="decipherment")
-    def _engine(
-        self,
-        cfg: DecipherConfig | None,
-        sources: ConfigSources | None,
-        resume: tuple[int, str] | None = None,
-        refine: tuple[int, str] | None = None,
-    ) -> None:
+    def _engine(self, make_session: Callable[[], RunSession]) -> None:
         worker = get_current_worker()
         try:
-            if resume is not None:
-                session = RunSession.resume(self.db_path, str(resume[0]))
-            elif refine is not None:
-                session = RunSession.refine(self.db_path, str(refine[0]))
-            else:
-                session = RunSession.new(self.db_path, self.data_dir, cfg, sources)
+            session = make_session()
             run_id = session.open()
         except (ValueError, CheckpointError, StoreError) as exc:  # CorpusError, SessionError: ValueErrors
             self.post_message(RunRefused(str(exc)))

@@ -171,12 +171,18 @@ def flow_costs(ctx: EMContext, scores: Scores, kind: str, generator: torch.Gener
     if kind == "nll":
         return (-scores.log_prob).numpy().astype(np.float64)
     with ctx.timer("eed"):
-        texts, sample_lp = sample_strings(
-            scores.step_log_probs, ctx.cfg.eed_samples, ctx.cfg.eed_sharpen, generator,
-            score_sharpened=ctx.cfg.eed_sample_weights == "sharpened",
-        )
-        cost = expected_edit_distance(scores.log_prob, texts, sample_lp, ctx.known_texts)
+        cost = eed_cost(ctx.cfg, scores, ctx.known_texts, generator)
     return cost.numpy().astype(np.float64)
+
+
+def eed_cost(cfg: DecipherConfig, scores: Scores, known_texts: list[str], generator: torch.Generator) -> torch.Tensor:
+    """The expected edit distance (n_lost, n_known) of the model's sampled readings of each lost
+    word to every known word, as the config's `eed_*` fields set it."""
+    texts, sample_lp = sample_strings(
+        scores.step_log_probs, cfg.eed_samples, cfg.eed_sharpen, generator,
+        score_sharpened=cfg.eed_sample_weights == "sharpened",
+    )
+    return expected_edit_distance(scores.log_prob, texts, sample_lp, known_texts)
 
 
 def objective(ctx: EMContext, scores: Scores, flow: torch.Tensor) -> float:
@@ -581,11 +587,7 @@ class NeuralFitted:
         t0 = time.perf_counter()
         generator = generator if generator is not None else torch.Generator().manual_seed(cfg.seed + 7)
         known_texts = [ids_to_text(ids[:-1]) for ids in known.ids]
-        texts, sample_lp = sample_strings(
-            scores.step_log_probs, cfg.eed_samples, cfg.eed_sharpen, generator,
-            score_sharpened=cfg.eed_sample_weights == "sharpened",
-        )
-        cost = expected_edit_distance(scores.log_prob, texts, sample_lp, known_texts).numpy()
+        cost = eed_cost(cfg, scores, known_texts, generator).numpy()
         phases["eed"] = time.perf_counter() - t0
         return PairScores(scores.log_prob, self.cost_kind, cost, phase_seconds=phases)
 

@@ -21,7 +21,8 @@ from tui_decipher.engine.registry import DEMAND_SLACK, check_demand, load_corpus
 from tui_decipher.store import Store, default_path
 
 runner = CliRunner()
-CHEAP = ["--epochs", "1", "--rounds", "1", "--quiet", "--set", "embed_dim=16", "--set", "hidden_dim=16"]
+CHEAP = ["--method", "neural", "--epochs", "1", "--rounds", "1", "--quiet", "--set", "embed_dim=16",
+         "--set", "hidden_dim=16"]  # fmt: skip
 
 
 def _words(prefix: str, n: int) -> list[str]:
@@ -180,30 +181,38 @@ def _corpus(tmp_path: Path, n_lost: int, n_known: int):
 def test_check_demand_refuses_clearly_impossible_demand(tmp_path) -> None:
     corpus = _corpus(tmp_path, 40, 10)
     with pytest.raises(CorpusError) as info:
-        check_demand(corpus, DecipherConfig())
+        check_demand(corpus, DecipherConfig(method="neural"))
     assert info.value.line == 1 and info.value.path == corpus.source
     message = str(info.value)
     assert "asks for 40 cognate pairs" in message and "capacity to at least 4" in message
     # Each suggested fix is enough on its own.
-    assert check_demand(corpus, DecipherConfig(cognate_fraction=0.25)) is None
-    assert check_demand(corpus, DecipherConfig(capacity=4)) is None
+    assert check_demand(corpus, DecipherConfig(method="neural", cognate_fraction=0.25)) is None
+    assert check_demand(corpus, DecipherConfig(method="neural", capacity=4)) is None
 
 
 def test_check_demand_warns_on_a_small_excess(tmp_path) -> None:
     # 584 lost vs 583 known words (romance es -> pt): lowered to 583 with a warning, not refused.
     corpus = _corpus(tmp_path, 584, 583)
-    note = check_demand(corpus, DecipherConfig())
+    note = check_demand(corpus, DecipherConfig(method="neural"))
     assert note is not None and "asks for 584" in note and "seeking 583" in note
     n_known = 100
     limit = int(n_known * (1 + DEMAND_SLACK))
-    assert check_demand(_corpus(tmp_path, limit, n_known), DecipherConfig()) is not None
+    assert check_demand(_corpus(tmp_path, limit, n_known), DecipherConfig(method="neural")) is not None
     with pytest.raises(CorpusError):
-        check_demand(_corpus(tmp_path, limit + 1, n_known), DecipherConfig())
+        check_demand(_corpus(tmp_path, limit + 1, n_known), DecipherConfig(method="neural"))
+
+
+def test_auto_decides_its_own_demand_so_its_config_is_not_checked(tmp_path) -> None:
+    # 40 lost words onto 10 known: refused for the neural EM's D = N at C = 1, but auto sets D and C itself.
+    corpus = _corpus(tmp_path, 40, 10)
+    assert check_demand(corpus, DecipherConfig(method="auto")) is None
+    with pytest.raises(CorpusError):
+        check_demand(corpus, DecipherConfig(method="channel"))
 
 
 def test_demand_warning_reaches_the_loaded_corpus_only_for_a_run(tmp_path) -> None:
     _corpus(tmp_path, 21, 20)
-    cfg = DecipherConfig(corpus=str(tmp_path / "d.cog"))
+    cfg = DecipherConfig(corpus=str(tmp_path / "d.cog"), method="neural")
     assert load_corpus(cfg).warnings == ()  # a preview never checks demand
     assert any("seeking 20" in w for w in load_corpus(cfg, for_run=True).warnings)
 

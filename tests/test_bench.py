@@ -53,6 +53,7 @@ from tui_decipher.bench.report import (
 from tui_decipher.bench.runner import new_report, run_bench, run_job, run_job_subprocess
 from tui_decipher.bench.settings import (
     CHANNEL_INIT,
+    PAPER,
     PLUGINS_ENV,
     SETTINGS,
     VARIANTS,
@@ -364,7 +365,7 @@ def test_beyond_the_paper_settings_change_one_field_each_and_have_their_own_tabl
 
 
 def test_beyond_the_paper_on_other_presets_reuses_their_rows_and_baseline():
-    other = [v for v in VARIANTS if v.of != "ugaritic"]
+    other = [v for v in VARIANTS if v.of != "ugaritic" and v.group != "auto"]
     assert {v.group for v in other} == {"beyond", "ablation"} and len(other) == 11
     for variant in other:
         name, preset_name, changes, group = variant.name, variant.of, variant.changes, variant.group
@@ -920,3 +921,17 @@ def test_a_job_is_kept_only_while_the_engine_it_ran_is_unchanged(tmp_path, monke
     report = _report(["ugaritic"], seeds=(1234,))
     report.jobs.append(dataclasses.replace(_job("ugaritic", 1234, _uga_rows(0.5, 0.4)), engine="e1", commit="abc123"))
     assert "- code: engine e1; commits abc123 (1 jobs)" in build_markdown(report)
+
+
+def test_every_paper_setting_has_an_auto_row_that_keeps_only_corpus_and_seed():
+    autos = [v for v in VARIANTS if v.group == "auto"]
+    assert sorted(v.of for v in autos) == sorted(s.name for s in PAPER)
+    for v in autos:
+        assert v.name == f"{v.of}-auto" and v.changes == {"method": "auto"}
+        for cfg in SETTINGS[v.name].configs(1235, False):
+            assert cfg.method == "auto" and cfg.seed == 1235 and cfg.auto_steps == 0
+        for quick in SETTINGS[v.name].configs(1235, True):
+            assert quick.auto_steps == QUICK_CHANNEL_STEPS  # --quick shortens auto too
+    # The Ugaritic auto row reports both lists, the full one beside the paper's figure.
+    assert [r.key for r in SETTINGS["ugaritic-auto"].rows] == ["small", "full"]
+    assert SETTINGS["ugaritic-auto"].rows[1].paper == 65.9

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from tui_decipher.cli import app
 
 runner = CliRunner()
-TINY = ["--set", "embed_dim=16", "--set", "hidden_dim=16", "--set", "n_universal=8"]
+TINY = ["--preset", "demo", "--set", "embed_dim=16", "--set", "hidden_dim=16", "--set", "n_universal=8"]
 
 
 def _run(*args: str):
@@ -144,9 +144,9 @@ def test_presets_toml_round_trips_through_config(tmp_path):
     result = _run("presets", "ugaritic")
     assert result.exit_code == 0
     data = tomllib.loads(result.output)
-    assert data["preset"] == "ugaritic" and data["flow"]["capacity"] == 3 and data["flow"]["flow_decay"] == 0.25
+    assert data["preset"] == "paper-ugaritic" and data["flow"]["capacity"] == 3 and data["flow"]["flow_decay"] == 0.25
     assert data["method"] == "neural"
-    assert set(data) == {"preset", "method", "corpus", "flow", "neural", "channel", "run"}
+    assert set(data) == {"preset", "method", "auto_steps", "corpus", "flow", "neural", "channel", "run"}
     data["corpus"]["corpus"] = "demo"
     data["neural"].update(rounds=1, epochs=2, embed_dim=16, hidden_dim=16, n_universal=8)
     lines = [f"{k} = {json.dumps(v)}" for k, v in data.items() if not isinstance(v, dict)]
@@ -158,7 +158,7 @@ def test_presets_toml_round_trips_through_config(tmp_path):
     result = _run("run", "--config", str(cfg_file), "--out", str(out), "--quiet", "--lost", "ves", "--known", "kal")
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    assert summary["preset"] == "ugaritic" and summary["config"]["capacity"] == 3
+    assert summary["preset"] == "paper-ugaritic" and summary["config"]["capacity"] == 3
     assert summary["config"]["epochs"] == 2 and summary["corpus"] == "demo"
 
 

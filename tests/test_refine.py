@@ -19,7 +19,7 @@ from tui_decipher.engine.review import ReviewConstraints
 from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
 
 TINY = dict(embed_dim=16, hidden_dim=16, n_universal=8, epochs=8, rounds=2)
-TINY_FLAGS = ["--rounds", "2", "--epochs", "8", "--set", "embed_dim=16", "--set", "hidden_dim=16",
+TINY_FLAGS = ["--preset", "demo", "--rounds", "2", "--epochs", "8", "--set", "embed_dim=16", "--set", "hidden_dim=16",
               "--set", "n_universal=8"]  # fmt: skip
 
 

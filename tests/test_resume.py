@@ -18,8 +18,8 @@ from tui_decipher.cli import app
 from tui_decipher.engine.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
 from tui_decipher.store import INTERRUPTED, Store, default_path
 
-RUN = ["run", "--quiet", "--epochs", "60", "--rounds", "3", "--set", "embed_dim=16", "--set", "hidden_dim=16",
-       "--set", "n_universal=8"]  # fmt: skip
+RUN = ["run", "--quiet", "--preset", "demo", "--epochs", "60", "--rounds", "3", "--set", "embed_dim=16",
+       "--set", "hidden_dim=16", "--set", "n_universal=8"]  # fmt: skip
 
 
 def _env(data: Path) -> dict[str, str]:

@@ -15,7 +15,7 @@ from tui_decipher.engine.config import build_config
 from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
 from tui_decipher.tui.app import DecipherApp
 from tui_decipher.tui.screens.help import HelpScreen
-from tui_decipher.tui.screens.new_run import NewRunScreen
+from tui_decipher.tui.screens.new_run import NO_PRESET, NewRunScreen
 from tui_decipher.tui.screens.review import ReviewScreen
 
 SIZE = (100, 32)
@@ -47,8 +47,16 @@ async def open_new_run_form(pilot) -> NewRunScreen:
     return pilot.app.screen
 
 
+async def choose_preset(pilot, screen: NewRunScreen, name: str) -> None:
+    """Pick a preset on the form (its fields follow it)."""
+    screen.query_one("#preset", Select).value = name
+    await pilot.pause()
+
+
 async def start_tiny_run(pilot, epochs: str = "4", rounds: str = "2") -> None:
-    await open_new_run_form(pilot)
+    """A tiny run of the paper's neural EM on the demo corpus (the demo preset, shrunk)."""
+    screen = await open_new_run_form(pilot)
+    await choose_preset(pilot, screen, "demo")
     for selector, text in (
         ("#field-rounds", rounds), ("#field-epochs", epochs), ("#field-embed_dim", "16"),
         ("#field-hidden_dim", "16"), ("#field-n_universal", "8"),
@@ -234,7 +242,7 @@ async def test_help_lists_the_bindings_of_the_current_screen(data_dir, tmp_path)
 async def test_runs_screen_lists_a_cli_run_and_deletes_with_confirmation(data_dir, single_thread):
     result = CliRunner().invoke(
         cli_app,
-        ["run", "--quiet", "--epochs", "2", "--rounds", "1", "--data-dir", str(data_dir),
+        ["run", "--quiet", "--preset", "demo", "--epochs", "2", "--rounds", "1", "--data-dir", str(data_dir),
          "--set", "embed_dim=16", "--set", "hidden_dim=16", "--set", "n_universal=8"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -242,7 +250,7 @@ async def test_runs_screen_lists_a_cli_run_and_deletes_with_confirmation(data_di
     async with app.run_test(size=SIZE) as pilot:
         table = app.screen.query_one("#runs-table", DataTable)
         assert table.row_count == 1
-        assert [str(c) for c in table.get_row_at(0)][2:5] == ["demo", "demo", "finished"]
+        assert [str(c) for c in table.get_row_at(0)][2:5] == ["demo", "demo", "finished"]  # corpus, preset
         await pilot.press("d", "n")  # asked, answered no
         assert len(app.store.runs()) == 1
         await pilot.press("d", "y")
@@ -287,8 +295,8 @@ async def test_resume_continues_a_cancelled_run_to_the_end(data_dir, single_thre
 @pytest.mark.slow
 async def test_refine_on_review_replaces_proposals_in_place_keeping_decisions(data_dir, single_thread):
     # Enough epochs that the refinement is still running when Progress is shown.
-    flags = ["run", "--quiet", "--rounds", "2", "--epochs", "60", "--set", "embed_dim=16", "--set", "hidden_dim=16",
-             "--set", "n_universal=8"]  # fmt: skip
+    flags = ["run", "--quiet", "--preset", "demo", "--rounds", "2", "--epochs", "60", "--set", "embed_dim=16",
+             "--set", "hidden_dim=16", "--set", "n_universal=8"]  # fmt: skip
     assert CliRunner().invoke(cli_app, flags).exit_code == 0
     app = DecipherApp(data_dir)
     async with app.run_test(size=SIZE) as pilot:
@@ -326,6 +334,7 @@ async def test_a_channel_only_run_from_the_form_shows_its_steps_and_proposals(da
     app = DecipherApp(data_dir)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_new_run_form(pilot)
+        await choose_preset(pilot, screen, "demo")
         screen.query_one("#method", Select).focus()
         await pilot.press("enter", "down", "enter")  # neural -> channel, by keyboard
         assert screen.query_one("#method", Select).value == "channel"
@@ -352,13 +361,37 @@ async def test_a_channel_only_run_from_the_form_shows_its_steps_and_proposals(da
         assert "rounds x" not in detail
 
 
+@pytest.mark.slow
+async def test_the_default_run_from_the_form_is_auto_and_shows_its_decisions(data_dir, single_thread):
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run_form(pilot)
+        assert screen.query_one("#preset", Select).value == NO_PRESET
+        await set_field(pilot, "#field-auto_steps", "20")  # a short budget; the decisions are the same kind
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: app.live is not None and app.live.status == "finished")
+        await app.workers.wait_for_complete()
+        live = app.live
+        assert live.no_rounds and live.channel_step == 20
+        assert any(ln.startswith("auto: pieces channel (two scripts") for ln in live.log)  # demo: two scripts
+        with Store(default_path(data_dir)) as store:
+            run = store.run(live.run_id)
+            assert run.config["method"] == "auto" and run.decisions["channel_kind"] == "pieces"
+            assert run.n_cognates == run.decisions["demand"]["demand"] == len(store.proposals(run.id))
+        await pilot.press("1")  # the Runs detail says what auto decided
+        await pilot.pause()
+        detail = str(app.screen.query_one("#run-detail").render())
+        assert "auto: pieces channel" in detail and "D = " in detail
+
+
 async def test_form_choices_follow_the_preset_and_reach_the_config(data_dir):
     app = DecipherApp(data_dir)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_new_run_form(pilot)
         assert screen.query_one("#sparsify", Select).value == "top-k"
-        screen.query_one("#preset", Select).value = "romance"
-        await pilot.pause()
+        assert screen.query_one("#method", Select).value == "auto"  # no preset: auto decides
+        await choose_preset(pilot, screen, "paper-romance")
+        assert screen.query_one("#method", Select).value == "neural"
         assert screen.query_one("#sparsify", Select).value == "union-top-k"  # the romance preset's graph
         assert screen.query_one("#init_flow", Select).value == "uniform"
         await set_field(pilot, "#field-top_k", "10")
@@ -367,7 +400,7 @@ async def test_form_choices_follow_the_preset_and_reach_the_config(data_dir):
         screen.query_one("#channel_objective", Select).value = "transport"
         assert screen.query_one("#channel_kind", Select).value == "pieces"
         screen.query_one("#channel_kind", Select).value = "edit"
-        cfg, _ = build_config("romance", None, screen.overrides())
+        cfg, _ = build_config("paper-romance", None, screen.overrides())
         assert (cfg.top_k, cfg.sparsify, cfg.init_flow) == (10, "union-top-k", "edit-distance")
         assert (cfg.channel_objective, cfg.channel_kind) == ("transport", "edit")
         await set_field(pilot, "#field-top_k", "0")

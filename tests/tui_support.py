@@ -37,7 +37,7 @@ def _diagonal(n_known: int, n_lost: int) -> list[list[float]]:
 
 def fixed_result(corpus: Corpus) -> DecipherResult:
     """Proposals pairing lost i with known (i + shift) so some are right and some wrong, fixed scores."""
-    cfg = DecipherConfig(corpus="fixed", rounds=2, epochs=3, embed_dim=16, hidden_dim=16)
+    cfg = DecipherConfig(corpus="fixed", method="neural", rounds=2, epochs=3, embed_dim=16, hidden_dim=16)
     n = len(corpus.lost_words)
     proposals = []
     for i in range(n):

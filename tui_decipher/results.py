@@ -61,6 +61,7 @@ def summary_dict(
         "overrides": sources.overrides,
         "seed": result.config.seed,
         "config": result.config.to_dict(),
+        "decisions": result.decisions,
         "status": result.status,
         "device": result.device,
         "n_cognates": result.n_cognates,

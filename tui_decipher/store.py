@@ -133,6 +133,10 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (run_id, lost_symbol, rank)
     );
     """,
+    # 2: what a method that decides its own settings (auto) chose, and why.
+    """
+    ALTER TABLE runs ADD COLUMN decisions_json TEXT NOT NULL DEFAULT '{}';
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -167,6 +171,7 @@ class RunRow:
     host: str | None
     n_cognates: int | None
     device: str | None
+    decisions: dict[str, Any] = field(default_factory=dict)  # what auto chose, with its `line`; {} otherwise
 
 
 @dataclass
@@ -378,12 +383,13 @@ class Store:
             conn.executemany("INSERT INTO char_map VALUES (?, ?, ?, ?, ?)", char_rows)
             conn.execute(
                 """UPDATE runs SET status = ?, finished_at = ?, accuracy = ?, accuracy_model = ?,
-                       n_evaluated = ?, seconds = ?, phase_json = ?, objective = ?, device = ?, n_cognates = ?
+                       n_evaluated = ?, seconds = ?, phase_json = ?, objective = ?, device = ?, n_cognates = ?,
+                       decisions_json = ?
                    WHERE id = ?""",
                 (
                     result.status, time.time(), result.accuracy, result.accuracy_model,
                     result.n_evaluated, result.seconds, json.dumps(result.phase_seconds), result.objective,
-                    result.device, result.n_cognates, run_id,
+                    result.device, result.n_cognates, json.dumps(result.decisions, ensure_ascii=False), run_id,
                 ),
             )  # fmt: skip
 
@@ -428,6 +434,7 @@ class Store:
             seconds=r["seconds"], rounds_planned=r["rounds_planned"], corpus_path=r["corpus_path"],
             config=json.loads(r["config_json"]), stats=json.loads(r["stats_json"]), run_dir=r["run_dir"],
             error=r["error"], pid=r["pid"], host=r["host"], n_cognates=r["n_cognates"], device=r["device"],
+            decisions=json.loads(r["decisions_json"]),
         )  # fmt: skip
 
     def rounds(self, run_id: int) -> list[RoundRow]:

@@ -54,6 +54,8 @@ def schedule(cfg: DecipherConfig, quick: bool) -> DecipherConfig:
     changes = {**QUICK_CHANGES, "rounds": min(cfg.rounds, QUICK_CHANGES["rounds"])}
     if cfg.init_flow == "channel" or cfg.method == "channel":
         changes["channel_steps"] = min(cfg.channel_steps, QUICK_CHANNEL_STEPS)
+    if cfg.method == "auto":
+        changes["auto_steps"] = QUICK_CHANNEL_STEPS
     return cfg.replace(**changes)
 
 
@@ -147,9 +149,8 @@ def train_and_transfer(cfg: DecipherConfig, eval_name: str, reporter: JobReporte
 # --- the kinds of experiment ------------------------------------------------------------------
 
 
-def one_corpus(preset_name: str, **changes: Any) -> Experiment:
-    """Train and evaluate on one corpus, the preset's (with `changes`); its row is keyed by the
-    preset's name."""
+def one_corpus(key: str, preset_name: str, **changes: Any) -> Experiment:
+    """Train and evaluate on one corpus, the preset's (with `changes`); its row is keyed by `key`."""
 
     def configs(seed: int, quick: bool) -> list[DecipherConfig]:
         return [_config(preset_name, seed, quick, **changes)]
@@ -158,20 +159,20 @@ def one_corpus(preset_name: str, **changes: Any) -> Experiment:
         (cfg,) = configs(seed, quick)
         corpus = _load(cfg)
         reporter.stage(f"training on {corpus.name}")
-        return [row_from_run(preset_name, run_decipherment(corpus, cfg, reporter))]
+        return [row_from_run(key, run_decipherment(corpus, cfg, reporter))]
 
     def baseline(reporter: JobReporter) -> list[RowResult]:
-        return [baseline_row(preset_name, _load(preset(preset_name)))]
+        return [baseline_row(key, _load(preset(preset_name)))]
 
     return Experiment(configs, run, baseline)
 
 
 def ugaritic_transfer(**changes: Any) -> Experiment:
-    """Train on ugaritic-small with the preset (and `changes`), test there ("small") and on the
+    """Train on ugaritic-small with the paper's preset (and `changes`), test there ("small") and on the
     full list ("full")."""
 
     def configs(seed: int, quick: bool) -> list[DecipherConfig]:
-        return [_config("ugaritic", seed, quick, **changes)]
+        return [_config("paper-ugaritic", seed, quick, **changes)]
 
     def run(seed: int, quick: bool, reporter: JobReporter) -> list[RowResult]:
         return train_and_transfer(configs(seed, quick)[0], "ugaritic-full", reporter)
@@ -183,7 +184,7 @@ def _ugaritic_baseline(reporter: JobReporter) -> list[RowResult]:
     rows = []
     for key, name in (("small", "ugaritic-small"), ("full", "ugaritic-full")):
         reporter.stage(f"baseline on {name}")
-        rows.append(baseline_row(key, _load(preset("ugaritic").replace(corpus=name))))
+        rows.append(baseline_row(key, _load(preset("paper-ugaritic").replace(corpus=name))))
     return rows
 
 
@@ -219,11 +220,12 @@ def average_row(rows: list[RowResult]) -> RowResult:
 
 
 def romance_pairs(**changes: Any) -> Experiment:
-    """The six Romance pairs, each with the romance preset (and `changes`); a job trains one pair
+    """The six Romance pairs, each with the paper's romance preset (and `changes`); a job trains one pair
     (its part, e.g. "es-it"), and the average row needs all six of a seed."""
 
     def configs(seed: int, quick: bool) -> list[DecipherConfig]:
-        return [_config("romance", seed, quick, lost=lost, known=known, **changes) for lost, known in ROMANCE_PAIRS]
+        pairs = ROMANCE_PAIRS
+        return [_config("paper-romance", seed, quick, lost=lost, known=known, **changes) for lost, known in pairs]
 
     def run(seed: int, quick: bool, reporter: JobReporter, part: str) -> list[RowResult]:
         (cfg,) = (c for c in configs(seed, quick) if pair_key(c.lost, c.known) == part)
@@ -241,7 +243,7 @@ def _romance_average(rows: list[RowResult]) -> list[RowResult]:
 def _romance_baseline(reporter: JobReporter) -> list[RowResult]:
     rows = []
     for lost, known in ROMANCE_PAIRS:
-        rows.append(baseline_row(pair_key(lost, known), _load(preset("romance").replace(lost=lost, known=known))))
+        rows.append(baseline_row(pair_key(lost, known), _load(preset("paper-romance").replace(lost=lost, known=known))))
     return [*rows, average_row(rows)]
 
 
@@ -254,7 +256,7 @@ def reviewer_refine() -> Experiment:
     the run is refined for one round. Figures are on the words the reviewer never judged."""
 
     def configs(seed: int, quick: bool) -> list[DecipherConfig]:
-        return [_config("ugaritic", seed, quick)]
+        return [_config("paper-ugaritic", seed, quick)]
 
     def run(seed: int, quick: bool, reporter: JobReporter) -> list[RowResult]:
         from ..reviewer_simulation import run_refine_benchmark

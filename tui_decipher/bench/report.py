@@ -252,6 +252,7 @@ GROUP_TITLES = {
     "main": "Accuracy (%)",
     "ablation": "Ablations: a preset with one part of its setting switched off, accuracy (%)",
     "beyond": "Beyond the paper: a preset with one config change each, accuracy (%)",
+    "auto": "auto: one configuration for every dataset, decided from the word lists, accuracy (%)",
     "refine": "Reviewer-guided refinement on ugaritic (simulated reviewer), accuracy (%) on unjudged words",
 }
 

@@ -42,10 +42,10 @@ PLUGINS_ENV = "DECIPHER_BENCH_PLUGINS"
 
 # How each of the paper's settings runs; its variants run the same with their changes.
 EXPERIMENTS: dict[str, Callable[..., Experiment]] = {
-    "ugaritic-noiseless": partial(one_corpus, "ugaritic-noiseless"),
+    "ugaritic-noiseless": partial(one_corpus, "ugaritic-noiseless", "paper-ugaritic-noiseless"),
     "ugaritic": ugaritic_transfer,
-    "linear-b": partial(one_corpus, "linear-b"),
-    "linear-b-names": partial(one_corpus, "linear-b-names"),
+    "linear-b": partial(one_corpus, "linear-b", "paper-linear-b"),
+    "linear-b-names": partial(one_corpus, "linear-b-names", "paper-linear-b-names"),
     "romance": romance_pairs,
 }
 
@@ -227,6 +227,15 @@ VARIANTS: tuple[Variant, ...] = (
             {"method": "channel", "channel_kind": "edit", "channel_objective": "transport"},
             "romance deciphered by the edit channel alone (each letter written as one symbol or dropped,"
             " symbols inserted, a copy prior for shared letters), trained on a transport plan; 300 steps"),
+    # `method = "auto"` (the default of `decipher run`): one configuration for every dataset. It
+    # keeps only the preset's corpus and seed (engine/methods/auto.py: own_settings) and decides
+    # the channel, D and C from the word lists.
+    *(Variant(f"{of}-auto", of, {"method": "auto"},
+              f"{of} deciphered by auto: the channel, D and C decided from the word lists, no setting"
+              " of the preset", "auto", rows=rows)
+      for of, rows in (("ugaritic", (RowSpec("small", UGARITIC_ROWS[0].label),
+                                     RowSpec("full", UGARITIC_ROWS[1].label, 65.9))),
+                       ("ugaritic-noiseless", None), ("linear-b", None), ("linear-b-names", None), ("romance", None))),
     # A preset with a part of its setting switched back (shown with the ablations).
     Variant("romance-own-top-5", "romance", {"sparsify": "top-k"},
             "romance with the paper's text's flow graph: each lost word's own top 5, not the published"

@@ -22,7 +22,7 @@ corpus_app = typer.Typer(help="List, inspect and generate corpora.", no_args_is_
 def corpus_list() -> None:
     """The registry of known corpora and whether each is available here."""
     table = Table(title="Corpora (use the name with --corpus)", title_justify="left")
-    for col in ("name", "languages", "preset", "here"):
+    for col in ("name", "languages", "paper's preset", "here"):
         table.add_column(col, no_wrap=col != "languages")
     for entry in load_registry().values():
         path = entry_path(entry)

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..engine.config import PRESET_DEFINITIONS, PRESETS, ConfigError, preset, to_toml
+from ..engine.presets import canonical as canonical_preset
 from .app import fail
 
 
@@ -18,7 +19,8 @@ def presets(
     """List the presets, or show every config field of one as sectioned TOML you can edit and pass to --config."""
     console = Console(highlight=False)
     if name is None:
-        table = Table(title="Presets (fields that differ from the defaults)", title_justify="left")
+        title = "Presets (fields that differ from the defaults; none needed: the default method, auto, decides)"
+        table = Table(title=title, title_justify="left")
         table.add_column("preset", style="bold")
         table.add_column("why")
         table.add_column("settings")
@@ -30,4 +32,4 @@ def presets(
         cfg = preset(name)
     except ConfigError as exc:
         raise fail(str(exc)) from None
-    typer.echo(to_toml(cfg, name), nl=False)  # plain: a wrapped line would break the TOML
+    typer.echo(to_toml(cfg, canonical_preset(name)), nl=False)  # plain: a wrapped line would break the TOML

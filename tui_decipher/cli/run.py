@@ -21,13 +21,13 @@ from ..engine.corpus import word_text
 from ..engine.events import (
     KEPT_PREVIOUS_NOTE,
     ChannelStep,
+    Decided,
     EpochEnd,
     RestartEnd,
     RoundEnd,
     RunStarted,
 )
 from ..engine.methods import DecipherResult, describe_run
-from ..engine.registry import load_registry
 from ..engine.review import REFINE_ROUNDS
 from ..results import data_dir
 from ..session import RunSession
@@ -114,6 +114,8 @@ class _RichReporter:
                 f"{event.seconds:.1f}s" + (f"  ({KEPT_PREVIOUS_NOTE})" if event.kept_previous else ""),
                 highlight=False,
             )
+        elif isinstance(event, Decided):
+            self.progress.console.print(f"{event.line} ({event.seconds:.1f}s)", highlight=False, markup=False)
         elif isinstance(event, RestartEnd):
             self.progress.console.print(
                 f"restart {event.restart + 1} done: objective {event.objective:.4f}, "
@@ -130,7 +132,7 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
     table.add_row("preset", preset or "(none)")
     table.add_row("status", result.status)
     table.add_row("seed / device", f"{result.config.seed} / {result.device}")
-    table.add_row("method", describe_run(result.config.to_dict()))
+    table.add_row("method", describe_run(result.config.to_dict(), result.decisions))
     if result.rounds:
         table.add_row("rounds completed", str(len(result.rounds)))
     if result.accuracy is not None:
@@ -260,16 +262,11 @@ def _new_session(
     db_path: Path, root: Path, preset: str | None, config: Path | None, sets: list[str], flags: dict[str, Any],
     out: Path | None,
 ) -> RunSession:
-    """The session of a new run: preset (the registry's for a registry corpus, else demo), then
-    the TOML file, then --set and the flags."""
+    """The session of a new run: the preset if one is named (none: `method = "auto"` decides from
+    the word lists), then the TOML file, then --set and the flags. A registry corpus gives its files
+    and language codes only, never settings."""
     overrides = parse_sets(sets)
     overrides.update({k: v for k, v in flags.items() if v is not None})
-    if preset is None and config is None:
-        registry = load_registry()
-        name = flags["corpus"] or "demo"
-        preset = registry[name].preset if name in registry else None
-        if preset is None and not (flags["lost_words"] or flags["known_words"]) and flags["corpus"] is None:
-            preset = "demo"
     cfg, sources = build_config(preset, config, overrides)
     return RunSession.new(db_path, root, cfg, sources, out)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_type_hints
 
 from .presets import DEFINITIONS as PRESET_DEFINITIONS
+from .presets import canonical as canonical_preset
 from .presets import resolve as resolve_preset
 
 Regularizer = Literal["alphabetic", "syllabic", "none"]
@@ -21,7 +22,7 @@ CostKind = Literal["nll", "eed"]
 Sparsify = Literal["top-k", "union-top-k"]
 SampleWeights = Literal["sharpened", "model"]
 InitFlow = Literal["uniform", "edit-distance", "channel"]
-Method = Literal["neural", "channel"]
+Method = Literal["auto", "neural", "channel"]
 ChannelObjective = Literal["lexicon", "transport"]
 ChannelKind = Literal["pieces", "edit"]
 DEVICES = ("auto", "cpu", "cuda")  # or "cuda:N"
@@ -47,9 +48,13 @@ class DecipherConfig:
     lost_words: str = ""  # a plain word list (one word per line) for the lost language, no gold
     known_words: str = ""  # with lost_words: the known language's word list
     # --- [method] -----------------------------------------------------------------------------
-    # "neural": the paper's EM with the neural model ([neural]). "channel" (beyond the paper): a
-    # character channel alone ([channel]), no neural model and no EM rounds.
-    method: Method = "neural"
+    # "auto" (beyond the paper): the channel, the demand D and the capacity C chosen from the word
+    # lists (engine/methods/auto.py); it sets [channel] and [flow] itself. "neural": the paper's EM
+    # with the neural model ([neural]); the paper's presets name it. "channel": a character channel
+    # alone ([channel]), no neural model and no EM rounds.
+    method: Method = "auto"
+    # auto's channel steps, its probe's and its fit's together; 0 = its own choice per channel kind.
+    auto_steps: int = 0
     # --- [neural]: the model (paper section 3.1) --------------------------------------------------
     n_universal: int = 50  # n_u: universal character inventory
     embed_dim: int = 250  # d: character embedding size
@@ -157,6 +162,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "top_k": (1, 100_000),
     "warmup_rounds": (0, 1000),
     "channel_steps": (1, 100_000),
+    "auto_steps": (0, 100_000),
     "channel_lr": (1e-6, 10.0),
     "channel_batch": (1, 1_000_000),
     "channel_restarts": (1, 100),
@@ -240,7 +246,7 @@ PRESETS: dict[str, dict[str, Any]] = {name: resolve_preset(name) for name in PRE
 # runs may use [channel] too, to seed round 1's flow).
 SECTIONS: dict[str, tuple[str, ...]] = {
     "corpus": ("corpus", "lost", "known", "lost_words", "known_words"),
-    "method": ("method",),
+    "method": ("method", "auto_steps"),
     "flow": ("capacity", "cognate_fraction", "demand_step", "flow_decay", "top_k", "sparsify"),
     "neural": (
         "n_universal", "embed_dim", "hidden_dim", "dropout", "residual", "norm_ratio", "tie_shared_symbols",
@@ -258,7 +264,8 @@ SECTION_OF: dict[str, str] = {name: section for section, names in SECTIONS.items
 
 
 def preset(name: str) -> DecipherConfig:
-    """The config of a named preset."""
+    """The config of a named preset (an old name, `presets.ALIASES`, names its new one)."""
+    name = canonical_preset(name)
     if name not in PRESETS:
         raise ConfigError(f"unknown preset {name!r} (have: {', '.join(PRESETS)})")
     cfg = DecipherConfig(**PRESETS[name])
@@ -332,6 +339,7 @@ def to_toml(cfg: DecipherConfig, preset_name: str | None = None) -> str:
     values = cfg.to_dict()
     lines = []
     if preset_name is not None:
+        preset_name = canonical_preset(preset_name)
         lines += [f"# {PRESET_DEFINITIONS[preset_name].why}", f"preset = {value(preset_name)}"]
     lines += [f"{name} = {value(values[name])}" for name in SECTIONS["method"]]
     for section, names in SECTIONS.items():
@@ -367,7 +375,7 @@ def build_config(
         toml_values.pop("preset", None)
         if preset_name is not None and not isinstance(preset_name, str):
             raise ConfigError(f"{where}preset = {preset_name!r} has the wrong type (expected str)")
-    sources.preset = preset_name
+    sources.preset = canonical_preset(preset_name) if isinstance(preset_name, str) else preset_name
     try:
         cfg = preset(preset_name) if preset_name else DecipherConfig()
     except ConfigError as exc:

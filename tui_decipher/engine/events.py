@@ -103,7 +103,16 @@ class RunFinished:
     seconds: float
 
 
-Event = RunStarted | ChannelStep | EpochEnd | RoundEnd | RestartEnd | RunFinished
+@dataclass(frozen=True)
+class Decided:
+    """A choice `method = "auto"` made from the word lists (engine/methods/auto.py), in one line."""
+
+    what: str  # "script", "demand", ...
+    line: str
+    seconds: float  # since the run started
+
+
+Event = RunStarted | ChannelStep | EpochEnd | RoundEnd | RestartEnd | RunFinished | Decided
 EventCallback = Callable[[Any], None]
 
 

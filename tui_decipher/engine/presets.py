@@ -1,8 +1,9 @@
 """Presets: each is a base plus the few settings that differ, with a one-line why.
 
 A preset names config fields (engine/config.py) only; `config.preset(name)` builds and validates
-it. The measurements behind these choices are in docs/experiments.md, with the bench commands
-that reproduce them.
+it. No preset is needed: the default `method = "auto"` decides from the word lists. The paper's
+settings are the presets named `paper-*` (the paper's neural EM, per corpus). The measurements
+behind these choices are in docs/experiments.md, with the bench commands that reproduce them.
 """
 
 from __future__ import annotations
@@ -23,45 +24,57 @@ class Preset:
 # concentrated flow; a stalled fresh M-step keeps the last round's model.
 _PAPER_EM = Preset(
     "the paper's neural EM on a 2-core schedule",
-    dict(first_epochs=250, epochs=150, lr=0.01, keep_better_model=True, warmup_rounds=1),
+    dict(method="neural", first_epochs=250, epochs=150, lr=0.01, keep_better_model=True, warmup_rounds=1),
 )
 
 DEFINITIONS: dict[str, Preset] = {
     "paper-em": _PAPER_EM,
     "demo": Preset(
         "a small model and schedule: the synthetic demo corpus is easy and finishes in a minute",
-        dict(corpus="demo", embed_dim=64, hidden_dim=64, n_universal=30, rounds=3, epochs=250, flow_decay=0.5,
-             demand_step=0, cognate_fraction=0.85, warmup_rounds=1),
+        dict(corpus="demo", method="neural", embed_dim=64, hidden_dim=64, n_universal=30, rounds=3, epochs=250,
+             flow_decay=0.5, demand_step=0, cognate_fraction=0.85, warmup_rounds=1),
     ),
-    "ugaritic": Preset(
+    "paper-ugaritic": Preset(
         "the paper's Ugaritic: trained on the 10% file, C = 3, gamma = 0.25, D grown by 75 a round",
         dict(corpus="ugaritic-small", capacity=3, flow_decay=0.25, cognate_fraction=0.3, demand_step=75, rounds=5,
              warmup_rounds=4),
         base="paper-em",
     ),
-    "ugaritic-noiseless": Preset(
+    "paper-ugaritic-noiseless": Preset(
         "Ugaritic's settings on the noiseless list, where every lost word has a cognate: D = N at once",
         dict(corpus="ugaritic-noiseless", cognate_fraction=1.0, demand_step=0, rounds=4, warmup_rounds=1),
-        base="ugaritic",
+        base="paper-ugaritic",
     ),
-    "linear-b": Preset(
+    "paper-linear-b": Preset(
         "a syllabary against an alphabet: Omega_2, n_u = 100, the paper's gamma = 0.9, D grown by 100",
         dict(corpus="linear-b", n_universal=100, regularizer="syllabic", flow_decay=0.9, cognate_fraction=1.0,
              demand_step=100, rounds=5, first_epochs=300, epochs=100),
         base="paper-em",
     ),
-    "linear-b-names": Preset(
+    "paper-linear-b-names": Preset(
         "Linear B's settings where about half the lost words have no named Greek counterpart",
         dict(corpus="linear-b-names", cognate_fraction=0.5),
-        base="linear-b",
+        base="paper-linear-b",
     ),
-    "romance": Preset(
+    "paper-romance": Preset(
         "two Latin alphabets, one-to-one (C = 1), the published code's union of everyone's top 5",
         dict(corpus="romance", lost="es", known="it", sparsify="union-top-k", flow_decay=0.9, cognate_fraction=1.0,
              demand_step=0, rounds=4),
         base="paper-em",
     ),
 }  # fmt: skip
+
+
+# The paper's presets were named after their corpora before `method = "auto"` became the default;
+# TOML files and scripts that name them so still get them.
+ALIASES: dict[str, str] = {
+    name: f"paper-{name}" for name in ("ugaritic", "ugaritic-noiseless", "linear-b", "linear-b-names", "romance")
+}
+
+
+def canonical(name: str) -> str:
+    """A preset's name, its old name (`ALIASES`) mapped to the current one."""
+    return ALIASES.get(name, name)
 
 
 def resolve(name: str) -> dict[str, Any]:

@@ -29,7 +29,7 @@ class RegistryEntry:
     languages: str
     sha256: str
     source: str
-    preset: str
+    preset: str  # the paper's settings for this corpus, applied only when named with --preset
     paired_only: bool = False
 
 
@@ -82,8 +82,11 @@ def check_demand(corpus: Corpus, cfg: DecipherConfig) -> str | None:
     The run seeks N = round(cognate_fraction x lost words) pairs, each known word taking at most
     `capacity` lost words, so N above capacity x known words cannot be met. More than
     DEMAND_SLACK above it raises a CorpusError naming the corpus file and the settings that fix
-    it; a smaller excess returns a warning (the run then seeks capacity x known words).
+    it; a smaller excess returns a warning (the run then seeks capacity x known words). `auto`
+    decides D and C itself (engine/methods/auto.py), so its config's are not checked.
     """
+    if cfg.method == "auto":
+        return None
     n_lost, n_known = len(corpus.lost_words), len(corpus.known_words)
     asked = round(cfg.cognate_fraction * n_lost)
     supply = cfg.capacity * n_known

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ..engine.events import (
     KEPT_PREVIOUS_NOTE,
     ChannelStep,
+    Decided,
     EpochEnd,
     RestartEnd,
     RoundEnd,
@@ -76,6 +77,8 @@ class LiveRun:
                 f"loss {event.loss:.3f} flow {event.flow} ({event.flow_cost:.1f}){acc}"
                 + (f" ({KEPT_PREVIOUS_NOTE})" if event.kept_previous else "")
             )
+        if isinstance(event, Decided):
+            return event.line
         if isinstance(event, RestartEnd):
             return f"restart {event.restart + 1} done: objective {event.objective:.4f}"
         if isinstance(event, RunFinished):

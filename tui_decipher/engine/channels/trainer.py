@@ -91,14 +91,18 @@ def fit_channel(
     capacity: int = 1,
     kind: ChannelKind = "pieces",
     copy_bias: float = DecipherConfig.channel_copy_bias,
+    start: Channel | None = None,
+    score_all: bool = True,
 ) -> ChannelFit | None:
     """Train a channel (Adam, `batch` random lost words a step against every known word) on the
     lexicon objective, or with `objective = "transport"` on the weights of a transport plan with
     D = `n_cognates` (None: every lost word) and C = `capacity`, refreshed every PLAN_EVERY steps;
-    return its costs for all pairs. `kind` and `copy_bias`: see `new_channel`. None when
-    `should_stop` said so."""
+    return its costs for all pairs. `kind` and `copy_bias`: see `new_channel`; `start`: a trained
+    channel of that kind and charsets to continue from (it is trained in place). `score_all`
+    False skips the final scoring of every pair (the fit's cost is then empty and its loss nan).
+    None when `should_stop` said so."""
     generator = torch.Generator().manual_seed(seed)
-    channel = new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias)
+    channel = start or new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias)
     lost, lost_len = encode_padded(lost_words, lost_charset, 0)
     known, known_len = encode_padded(known_words, known_charset, channel.none)
     buckets = _known_buckets(known, known_len)
@@ -124,6 +128,8 @@ def fit_channel(
         optimiser.step()
         if on_step is not None:
             on_step(step, loss.item())
+    if not score_all:
+        return ChannelFit(cost=np.empty((0, 0)), loss=math.nan, channel=channel)
     log_p = channel_log_probs(channel, lost_words, known_words, lost_charset, known_charset)  # (n_lost, n_known)
     final = float(-(torch.logsumexp(log_p, 1) - log_n_known).mean())
     return ChannelFit(cost=(-log_p).numpy().astype(np.float64), loss=final, channel=channel)

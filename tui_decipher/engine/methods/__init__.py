@@ -1,7 +1,8 @@
 """Decipherment methods: one module each, one line each in `METHODS`.
 
 - `neural_em`: the paper's neural EM (Luo, Cao and Barzilay 2019);
-- `channel`: beyond the paper, a character channel alone (engine/channels/).
+- `channel`: beyond the paper, a character channel alone (engine/channels/);
+- `auto`: chooses the channel, the demand D and the capacity C from the word lists, then deciphers.
 
 `run_decipherment` and `refine_decipherment` are the engine's entry points for every front end:
 they pick the method by the config's `method` field, so no front end names one.
@@ -18,11 +19,12 @@ from ..config import DecipherConfig
 from ..corpus import Corpus
 from ..events import EventCallback, ignore
 from ..review import ReviewConstraints
+from .auto import AutoMethod
 from .base import DecipherResult, Fitted, Method, PairScores, Proposal, RoundMetrics
 from .channel import ChannelAlone
 from .neural_em import NeuralEM
 
-METHODS: dict[str, Method] = {m.name: m for m in (NeuralEM(), ChannelAlone())}
+METHODS: dict[str, Method] = {m.name: m for m in (AutoMethod(), NeuralEM(), ChannelAlone())}
 
 __all__ = [
     "METHODS",
@@ -45,8 +47,12 @@ def method_for(name: str) -> Method:
     return METHODS[name]
 
 
-def describe_run(config: dict[str, Any]) -> str:
-    """One line on how a stored run deciphered (a run stored before `method` existed was neural)."""
+def describe_run(config: dict[str, Any], decisions: dict[str, Any] | None = None) -> str:
+    """One line on how a stored run deciphered: what it decided, for a method that decides its own
+    settings (auto) and has finished deciding, else its method's line from the config (a run
+    stored before `method` existed was neural)."""
+    if decisions and decisions.get("line"):
+        return str(decisions["line"])
     return method_for(config.get("method", "neural")).describe(config)
 
 

@@ -118,6 +118,8 @@ class DecipherResult:
     # Flow-mode prediction per lost word (known index, -1 = none), from the evaluation flow: (n_lost,)
     predictions: np.ndarray | None = None
     refined: int = 0  # how many refinements (reviewer-guided continuations) this result has had
+    # What a method that decides its own settings (auto) chose and why, with its one `line`; {} otherwise.
+    decisions: dict[str, Any] = field(default_factory=dict)
 
 
 def empty_result(problem: Problem) -> DecipherResult:

@@ -75,7 +75,7 @@ class ChannelAlone:
         cost = fit.cost  # (n_lost, n_known)
         result.objective = fit.loss
         result.restart_objectives = [fit.loss]
-        result.proposals = _proposals(problem, cost)
+        result.proposals = flow_proposals(problem, cost)
         result.fitted = ChannelFitted(fit.channel)
         result.char_map = fit.channel.character_map(corpus.known_words, problem.lost_charset, problem.known_charset)
         if corpus.has_gold:
@@ -102,7 +102,7 @@ class ChannelAlone:
         return "the character channel's P(symbol | piece)"
 
 
-def _proposals(problem: Problem, cost: np.ndarray) -> list[Proposal]:
+def flow_proposals(problem: Problem, cost: np.ndarray) -> list[Proposal]:
     """The final flow with D = N over the channel's costs (n_lost, n_known), best first, each with
     the channel's top 5 known words as alternatives."""
     corpus = problem.corpus

@@ -34,8 +34,11 @@ from ...engine.config import (
 from ...engine.registry import entry_path, load_registry
 from ..widgets.corpus_preview import CorpusPreview, CorpusSummary, summarize_corpus
 
+# The preset choice that means none: the config defaults, where `method = "auto"` decides the rest.
+NO_PRESET, NO_PRESET_LABEL = "-", "none (auto decides)"
 # (config field, label) of the hyperparameters the form shows; the rest come from the preset.
 FIELDS: tuple[tuple[str, str], ...] = (
+    ("auto_steps", "auto steps (0 = its own)"),
     ("rounds", "EM rounds T"),
     ("epochs", "steps per M-step"),
     ("first_epochs", "round-1 steps"),
@@ -112,7 +115,8 @@ class NewRunScreen(Screen):
             yield CorpusPreview("loading...", id="corpus-preview")
             with Horizontal(classes="form-row"):
                 yield Label("preset", classes="form-label")
-                yield Select([(p, p) for p in PRESETS], value="demo", id="preset", allow_blank=False)
+                options = [(NO_PRESET_LABEL, NO_PRESET)] + [(p, p) for p in PRESETS]
+                yield Select(options, value=NO_PRESET, id="preset", allow_blank=False)
             defaults = DecipherConfig()
             for name, label, choices in CHOICES:
                 with Horizontal(classes="form-row"):
@@ -139,9 +143,10 @@ class NewRunScreen(Screen):
 
     # --- values -------------------------------------------------------------------------------
 
-    def _preset_name(self) -> str:
+    def _preset_name(self) -> str | None:
+        """The chosen preset; None for none (the config defaults: `method = "auto"`)."""
         value = self.query_one("#preset", Select).value
-        return str(value) if value is not Select.NULL else "demo"
+        return None if value is Select.NULL or value == NO_PRESET else str(value)
 
     def corpus_value(self) -> str:
         path = self.query_one("#corpus-path", Input).value.strip()
@@ -150,8 +155,8 @@ class NewRunScreen(Screen):
         value = self.query_one("#corpus-select", Select).value
         return "" if value is Select.NULL else str(value)
 
-    def _fill_from_preset(self, name: str) -> None:
-        cfg = DecipherConfig(**PRESETS[name])
+    def _fill_from_preset(self, name: str | None) -> None:
+        cfg = DecipherConfig(**PRESETS[name]) if name else DecipherConfig()
         for field_name, _ in FIELDS:
             self.query_one(f"#field-{field_name}", Input).value = str(getattr(cfg, field_name))
         for name, _, _ in CHOICES:
@@ -174,16 +179,13 @@ class NewRunScreen(Screen):
     @on(Select.Changed, "#preset")
     def _preset_changed(self, event: Select.Changed) -> None:
         if event.value is not Select.NULL:
-            self._fill_from_preset(str(event.value))
+            self._fill_from_preset(self._preset_name())
 
     @on(Select.Changed, "#corpus-select")
     def _corpus_changed(self, event: Select.Changed) -> None:
-        if event.value is Select.NULL:
-            return
-        entry = load_registry().get(str(event.value))
-        if entry is not None and entry.preset in PRESETS:
-            self.query_one("#preset", Select).value = entry.preset
-        self._preview()
+        # A registry corpus gives its files and language codes, never settings: the preset stays the user's.
+        if event.value is not Select.NULL:
+            self._preview()
 
     @on(Input.Changed, "#corpus-path, #lost, #known")
     def _corpus_text_changed(self) -> None:

@@ -111,7 +111,7 @@ class RunsScreen(Screen):
             return
         cfg = run.config
         s = run.stats
-        schedule = describe_run(cfg)
+        schedule = describe_run(cfg, run.decisions)
         lines = [
             f"[b]#{run.id} {run.corpus}[/] ({run.lost_code} -> {run.known_code}), preset {run.preset or '-'}, "
             f"{run.status}" + (f": {run.error}" if run.error else ""),

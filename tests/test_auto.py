@@ -1,0 +1,144 @@
+"""`method = "auto"`: its decisions from the word lists (script, demand D, capacity C), the decoy
+lexicon behind the D estimate, and whole runs on small generated corpora of each kind."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from tui_decipher.cli import app
+from tui_decipher.engine.config import DecipherConfig
+from tui_decipher.engine.corpus import graphemes, read_cog
+from tui_decipher.engine.demand import MIN_SHARE, decoy_lexicon, estimate_demand
+from tui_decipher.engine.generators import GeneratorSpec, write_generated
+from tui_decipher.engine.methods import run_decipherment
+from tui_decipher.engine.methods.auto import choose_capacity, choose_channel, probe_split
+from tui_decipher.engine.scripts import ScriptProfile
+
+# --- the script --------------------------------------------------------------------------------
+
+
+def _words(*texts: str):
+    return [graphemes(t) for t in texts]
+
+
+def test_lists_in_one_alphabet_get_the_edit_channel() -> None:
+    profile = ScriptProfile.of(_words("mlk", "bt", "ab"), _words("melek", "bayit", "ab", "zz"))
+    assert profile.shared_share == 1.0 and profile.one_alphabet
+    assert choose_channel(profile)[0] == "edit"
+
+
+def test_different_scripts_get_the_pieces_channel() -> None:
+    profile = ScriptProfile.of(_words("𐀀𐀁", "𐀂𐀃𐀀"), _words("αβ", "γδα"))
+    assert profile.shared_symbols == 0 and not profile.one_alphabet
+    kind, why = choose_channel(profile)
+    assert kind == "pieces" and "two scripts" in why
+    assert profile.lost_length == 2.5 and profile.known_length == 2.5
+
+
+def test_a_few_shared_symbols_do_not_make_one_alphabet() -> None:
+    # Digits or a shared word divider are not a shared script: the share is of symbol tokens.
+    profile = ScriptProfile.of(_words("𐀀𐀁1", "𐀂𐀃𐀀𐀄"), _words("ab1", "cd"))
+    assert profile.shared_symbols == 1 and profile.shared_share == pytest.approx(1 / 7)
+    assert choose_channel(profile)[0] == "pieces"
+
+
+# --- capacity and the probe's split --------------------------------------------------------------
+
+
+def test_capacity_is_one_unless_the_demand_exceeds_the_known_list() -> None:
+    assert choose_capacity(80, 100)[0] == 1
+    assert choose_capacity(100, 100)[0] == 1
+    capacity, why = choose_capacity(250, 100)
+    assert capacity == 3 and "250" in why
+
+
+def test_probe_split_is_seeded_disjoint_and_bounded() -> None:
+    train, held = probe_split(11, seed=3)
+    assert len(train) == 5 and len(held) == 6 and not set(train) & set(held)
+    again = probe_split(11, seed=3)
+    assert (again[0] == train).all() and (again[1] == held).all()
+    assert not (probe_split(11, seed=4)[0] == train).all()
+    _, held = probe_split(5000, seed=1)
+    assert len(held) == 1000
+
+
+# --- the decoy lexicon and the D estimate ----------------------------------------------------------
+
+
+def test_decoys_match_the_known_lengths_and_are_not_known_words(tmp_path) -> None:
+    known = list(read_cog(_generated(tmp_path, "shared-alphabet", seed=2, lost_words=150)).known_words)
+    decoys = decoy_lexicon(known, seed=1)
+    assert [len(d) for d in decoys] == [len(k) for k in known]
+    assert sum(d in set(known) for d in decoys) <= len(known) // 20  # redraws avoid real words
+    # A lexicon too small to have other words of its lengths still gets one decoy per word.
+    tiny = _words("pater", "mater", "soror")
+    assert [len(d) for d in decoy_lexicon(tiny, seed=1)] == [5, 5, 5]
+    assert decoy_lexicon(known, seed=1) == decoys and decoy_lexicon(known, seed=2) != decoys
+    # Every trigram of a decoy occurs in the known words (the model only walks seen contexts).
+    padded = {("\x02", "\x02", *k, "\x03") for k in known}
+    seen = {t[i : i + 3] for t in padded for i in range(len(t) - 2)}
+    assert all(t[i : i + 3] in seen for d in decoys for t in [("\x02", "\x02", *d, "\x03")] for i in range(len(t) - 2))
+
+
+def test_demand_is_twice_the_win_share_minus_one() -> None:
+    g = torch.Generator().manual_seed(0)
+    n, share = 2000, 0.3
+    decoy = torch.randn(n, 50, generator=g)
+    real = torch.randn(n, 50, generator=g)  # chance matches: a coin flip against the decoys
+    real[: int(share * n), 0] += 10.0  # words with a cognate: one known word far above the rest
+    est = estimate_demand(real, decoy)
+    assert est.share == pytest.approx(share, abs=0.05)
+    assert est.demand == round(est.share * n)
+    # No word beats the decoys more than chance: the floor, never zero.
+    none = estimate_demand(decoy - 1.0, decoy)
+    assert none.share == MIN_SHARE and none.demand >= 1
+
+
+# --- whole runs on generated corpora -------------------------------------------------------------
+
+
+def _generated(tmp_path, kind: str, seed: int, lost_words: int, **spec):
+    path = write_generated(tmp_path / f"{kind}.cog", GeneratorSpec(kind=kind, seed=seed, lost_words=lost_words, **spec))
+    return str(path.path)
+
+
+def _run(path: str):
+    cfg = DecipherConfig(corpus=path, device="cpu", seed=1)
+    return run_decipherment(read_cog(path), cfg)
+
+
+def test_auto_reads_a_shared_alphabet_with_the_edit_channel(tmp_path, single_thread) -> None:
+    result = _run(_generated(tmp_path, "shared-alphabet", seed=5, lost_words=100, cognate_share=0.6))
+    d = result.decisions
+    assert d["channel_kind"] == "edit" and d["script"]["one_alphabet"]
+    assert abs(d["demand"]["demand"] - 60) <= 20  # 60 of the 100 lost words have a cognate
+    assert result.accuracy >= 0.85
+    assert result.config.method == "auto" and "auto: edit channel" in d["line"]
+
+
+def test_auto_reads_a_cipher_with_the_pieces_channel(tmp_path, single_thread) -> None:
+    result = _run(_generated(tmp_path, "substitution", seed=5, lost_words=100))
+    d = result.decisions
+    assert d["channel_kind"] == "pieces" and not d["script"]["one_alphabet"]
+    assert d["demand"]["demand"] >= 70  # every lost word has a cognate in this kind
+    assert result.accuracy >= 0.9
+
+
+def test_a_plain_word_list_run_reports_its_decisions(tmp_path) -> None:
+    table = read_cog(_generated(tmp_path, "shared-alphabet", seed=6, lost_words=60))
+    lost, known = tmp_path / "lost.txt", tmp_path / "known.txt"
+    lost.write_text("\n".join("".join(w) for w in table.lost_words) + "\n", encoding="utf-8")
+    known.write_text("\n".join("".join(w) for w in table.known_words) + "\n", encoding="utf-8")
+    out = tmp_path / "run"
+    args = ["run", "--lost-words", str(lost), "--known-words", str(known), "--out", str(out), "--seed", "2"]
+    result = CliRunner().invoke(app, [*args, "--data-dir", str(tmp_path / "data"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "auto: edit channel" in result.output  # the summary's method line is the decisions'
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["accuracy"] is None and summary["config"]["method"] == "auto"
+    assert summary["decisions"]["channel_kind"] == "edit"
+    assert summary["decisions"]["demand"]["demand"] == summary["n_cognates"] == summary["n_proposals"]

@@ -1,0 +1,259 @@
+"""`method = "auto"`: choose the method and its settings from the two word lists alone, then decipher.
+
+A user with a new pair of word lists knows neither which channel reads their scripts nor how
+many lost words have a cognate. This method decides both, and says why, from the words alone
+(never from gold):
+
+1. **Script** (engine/scripts.py): lists that share most symbols are written in one alphabet and
+   get the edit channel with its copy prior; different scripts get the pieces channel.
+2. **Demand D** (engine/demand.py): a probe channel is trained on half the lost words (transport
+   objective, D guessed at half); on the other half, held out, each lost word's best known word
+   is compared with its best decoy (known-language-like words of the same lengths). Held-out
+   words with a cognate beat the decoys, words without one win half the time: D / N = 2p - 1.
+   The held-out half matters: a channel trained on a lost word fits it to *some* known word, so
+   a trained-on word without a cognate beats the decoys far more often than half.
+3. **Capacity C**: the smallest that lets D lost words reach the known list (1 unless D exceeds
+   the known words).
+4. **Fit**: the probe channel goes on training on every lost word with the transport objective
+   and the estimated D and C; its costs give the proposals (a flow with D) and the evaluation.
+
+Every decision and its evidence is in the result's `decisions` (summary.json), and in one line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from ..channels.trainer import channel_log_probs, fit_channel
+from ..checkpoint import Checkpoint, CheckpointError
+from ..config import SECTIONS, ChannelKind, DecipherConfig
+from ..corpus import Corpus
+from ..demand import DemandEstimate, decoy_lexicon, estimate_demand
+from ..events import ChannelStep, Decided, EventCallback, RestartEnd, RunStarted
+from ..problem import Problem, RunCancelled
+from ..review import ReviewConstraints
+from ..scripts import ScriptProfile
+from .base import DecipherResult, empty_result
+from .channel import ChannelFitted, flow_proposals
+
+# Channel steps (probe + fit) per kind: the pieces channel learns a syllabary's map slower.
+STEPS: dict[str, tuple[int, int]] = {"edit": (150, 150), "pieces": (300, 300)}
+MAX_HELD_OUT = 1000  # held-out lost words the demand is estimated on (bounds its scoring time)
+
+
+@dataclass
+class AutoDecisions:
+    """What `auto` chose and why; summary.json's `decisions`."""
+
+    script: dict[str, Any]
+    channel_kind: str
+    channel_why: str
+    demand: dict[str, Any]
+    capacity: int
+    capacity_why: str
+    steps: int
+
+    def line(self) -> str:
+        """The decisions in one line, for the CLI summary and the TUI's run detail."""
+        d = self.demand
+        return (
+            f"auto: {self.channel_kind} channel ({self.channel_why}); D = {d['demand']} of {d['n_lost_all']} "
+            f"(held-out words beat decoys {100 * d['wins'] / max(1, d['n_lost']):.0f}%); C = {self.capacity}"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "line": self.line()}
+
+
+def choose_channel(profile: ScriptProfile) -> tuple[ChannelKind, str]:
+    """The channel for two scripts, with why."""
+    share = f"{100 * profile.shared_share:.0f}% of lost symbols are known symbols"
+    if profile.one_alphabet:
+        return "edit", f"one alphabet: {share}"
+    return "pieces", f"two scripts: {share}"
+
+
+def choose_capacity(demand: int, n_known: int) -> tuple[int, str]:
+    """C: the smallest capacity that lets D lost words reach the known list."""
+    capacity = max(1, math.ceil(demand / max(1, n_known)))
+    if capacity == 1:
+        return 1, "one-to-one: D fits the known list"
+    return capacity, f"D = {demand} lost words onto {n_known} known words"
+
+
+def own_settings(cfg: DecipherConfig) -> DecipherConfig:
+    """The settings auto starts from: the user's corpus, method and run sections (which corpus,
+    auto's step budget, seed, device), every other field at its default, so that no preset, registry entry or stray flag
+    tunes auto per corpus; auto then sets the channel and flow fields it decides."""
+    kept = {name: getattr(cfg, name) for section in ("corpus", "method", "run") for name in SECTIONS[section]}
+    return DecipherConfig(**kept)
+
+
+def probe_split(n_lost: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(probe's training words, held-out words): a seeded half each; at most MAX_HELD_OUT held out."""
+    order = np.random.default_rng(seed).permutation(n_lost)
+    half = n_lost // 2
+    return np.sort(order[:half]), np.sort(order[half:][:MAX_HELD_OUT])
+
+
+class AutoMethod:
+    """Decide the channel, D and C from the word lists, then decipher (engine/methods/base.py's Method)."""
+
+    name = "auto"
+
+    def fit(
+        self,
+        corpus: Corpus,
+        cfg: DecipherConfig,
+        on_event: EventCallback,
+        cancel: threading.Event,
+        checkpoint_path: Path | None = None,
+        start: Checkpoint | None = None,
+    ) -> DecipherResult:
+        if start is not None:
+            raise CheckpointError("an auto run keeps no checkpoint to resume from; start it again")
+        profile = ScriptProfile.of(corpus.lost_words, corpus.known_words)
+        kind, kind_why = choose_channel(profile)
+        probe_steps, fit_steps = STEPS[kind]
+        if cfg.auto_steps:  # the user's budget, split as auto's own
+            probe_steps = max(1, cfg.auto_steps * probe_steps // (probe_steps + fit_steps))
+            fit_steps = max(1, cfg.auto_steps - probe_steps)
+        chosen = own_settings(cfg).replace(
+            channel_kind=kind, channel_objective="transport", channel_steps=probe_steps + fit_steps
+        )
+        problem = Problem.prepare(corpus, chosen, on_event, cancel)
+        on_event(
+            RunStarted(
+                corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
+                0, chosen.epochs, 1, problem.n_cognates, 0, self.name,
+            )
+        )  # fmt: skip
+        on_event(Decided("script", f"{kind} channel: {kind_why}", problem.elapsed()))
+        result = empty_result(problem)
+        try:
+            estimate, channel = self._probe(problem, probe_steps)
+            capacity, capacity_why = choose_capacity(estimate.demand_all, problem.n_known)
+            fitted = dataclasses.replace(
+                problem,
+                cfg=chosen.replace(capacity=capacity, cognate_fraction=max(0.001, estimate.share)),
+                n_cognates=estimate.demand_all,
+            )
+            decisions = AutoDecisions(
+                profile.as_dict(), kind, kind_why, estimate.as_dict(), capacity, capacity_why,
+                probe_steps + fit_steps,
+            )  # fmt: skip
+            result.decisions = decisions.as_dict()
+            on_event(Decided("demand", decisions.line(), problem.elapsed()))
+            fit = self._fit(fitted, channel, probe_steps, fit_steps)
+        except RunCancelled:
+            result.status = "cancelled"
+            return problem.finish(result)
+        result.decisions = decisions.as_dict()
+        result.config = fitted.cfg  # what ran: the decided channel, D (as its share) and C
+        result.n_cognates = fitted.n_cognates
+        cost = fit.cost  # (n_lost, n_known)
+        result.objective = fit.loss
+        result.restart_objectives = [fit.loss]
+        result.proposals = flow_proposals(fitted, cost)
+        result.fitted = ChannelFitted(fit.channel)
+        result.char_map = fit.channel.character_map(corpus.known_words, problem.lost_charset, problem.known_charset)
+        if corpus.has_gold:
+            result.accuracy, result.accuracy_model, result.predictions = fitted.evaluate(torch.from_numpy(-cost), cost)
+            result.n_evaluated = corpus.n_gold_lost
+        on_event(RestartEnd(0, fit.loss, result.accuracy))
+        return problem.finish(result)
+
+    def _probe(self, problem: Problem, steps: int) -> tuple[_Estimate, Any]:
+        """Train the probe channel on half the lost words and estimate D on the other half."""
+        cfg, corpus = problem.cfg, problem.corpus
+        train, held = probe_split(problem.n_lost, cfg.seed)
+        lost = corpus.lost_words
+        total = cfg.channel_steps
+
+        def on_step(step: int, loss: float) -> None:
+            problem.on_event(ChannelStep(0, step, total, loss, problem.elapsed(), "transport"))
+
+        with problem.timer("train"):
+            fit = fit_channel(
+                [lost[i] for i in train], corpus.known_words, problem.lost_charset, problem.known_charset,
+                steps, cfg.channel_lr, cfg.channel_batch, cfg.seed + 11, cfg.channel_init_scale,
+                on_step=on_step, should_stop=problem.cancel.is_set, objective="transport",
+                n_cognates=max(1, len(train) // 2), capacity=1, kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias,
+                score_all=False,
+            )  # fmt: skip
+        if fit is None:
+            raise RunCancelled()
+        with problem.timer("score"):
+            held_words = [lost[i] for i in held]
+            decoys = decoy_lexicon(corpus.known_words, cfg.seed + 17)
+            real = channel_log_probs(
+                fit.channel, held_words, corpus.known_words, problem.lost_charset, problem.known_charset
+            )
+            fake = channel_log_probs(fit.channel, held_words, decoys, problem.lost_charset, problem.known_charset)
+        return _Estimate(estimate_demand(real, fake), problem.n_lost), fit.channel
+
+    def _fit(self, problem: Problem, channel: Any, done: int, steps: int):
+        """Go on training the probe's channel on every lost word with the estimated D and C."""
+        cfg, corpus = problem.cfg, problem.corpus
+        total = cfg.channel_steps
+
+        def on_step(step: int, loss: float) -> None:
+            problem.on_event(ChannelStep(0, done + step, total, loss, problem.elapsed(), "transport"))
+
+        with problem.timer("train"):
+            fit = fit_channel(
+                corpus.lost_words, corpus.known_words, problem.lost_charset, problem.known_charset,
+                steps, cfg.channel_lr, cfg.channel_batch, cfg.seed + 13, cfg.channel_init_scale,
+                on_step=on_step, should_stop=problem.cancel.is_set, objective="transport",
+                n_cognates=problem.n_cognates, capacity=cfg.capacity, kind=cfg.channel_kind,
+                copy_bias=cfg.channel_copy_bias, start=channel,
+            )  # fmt: skip
+        if fit is None:
+            raise RunCancelled()
+        return fit
+
+    def refine(
+        self,
+        corpus: Corpus,
+        start: Checkpoint,
+        constraints: ReviewConstraints,
+        rounds: int,
+        on_event: EventCallback,
+        cancel: threading.Event,
+        checkpoint_path: Path | None = None,
+    ) -> DecipherResult:
+        raise CheckpointError("an auto run cannot be refined yet: it keeps no checkpoint")
+
+    def describe(self, config: dict[str, Any]) -> str:
+        # A finished run's own line is its decisions' (describe_run); this is the line before them.
+        return "auto: the channel, D and C chosen from the word lists"
+
+    def char_map_source(self, config: dict[str, Any]) -> str:
+        return "the channel auto chose (its decisions say which): P(written symbol | known letters)"
+
+
+@dataclass(frozen=True)
+class _Estimate:
+    """The held-out estimate scaled to every lost word."""
+
+    held: DemandEstimate
+    n_lost_all: int
+
+    @property
+    def share(self) -> float:
+        return self.held.share
+
+    @property
+    def demand_all(self) -> int:
+        return max(1, round(self.held.share * self.n_lost_all))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.held.as_dict(), "n_lost_all": self.n_lost_all, "demand": self.demand_all}

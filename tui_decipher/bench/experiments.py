@@ -85,6 +85,7 @@ def row_from_run(key: str, result: DecipherResult) -> RowResult:
             "objective": result.objective,
             "per_round": [_round_record(m) for m in result.rounds],
             "config": cfg.to_dict(),
+            "decisions": result.decisions,  # what auto decided ({} for the other methods)
         },
     )
 

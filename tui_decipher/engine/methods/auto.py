@@ -30,19 +30,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from ..channels.trainer import channel_log_probs, fit_channel
 from ..checkpoint import Checkpoint, CheckpointError
 from ..config import SECTIONS, ChannelKind, DecipherConfig
 from ..corpus import Corpus
 from ..demand import DemandEstimate, decoy_lexicon, estimate_demand
-from ..events import ChannelStep, Decided, EventCallback, RestartEnd, RunStarted
+from ..events import ChannelStep, Decided, EventCallback, RunStarted
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
 from ..scripts import ScriptProfile
 from .base import DecipherResult, empty_result
-from .channel import ChannelFitted, flow_proposals
+from .channel import finish_channel_result
 
 # Channel steps (probe + fit) per kind: the pieces channel learns a syllabary's map slower.
 STEPS: dict[str, tuple[int, int]] = {"edit": (150, 150), "pieces": (300, 300)}
@@ -159,17 +158,7 @@ class AutoMethod:
         result.decisions = decisions.as_dict()
         result.config = fitted.cfg  # what ran: the decided channel, D (as its share) and C
         result.n_cognates = fitted.n_cognates
-        cost = fit.cost  # (n_lost, n_known)
-        result.objective = fit.loss
-        result.restart_objectives = [fit.loss]
-        result.proposals = flow_proposals(fitted, cost)
-        result.fitted = ChannelFitted(fit.channel)
-        result.char_map = fit.channel.character_map(corpus.known_words, problem.lost_charset, problem.known_charset)
-        if corpus.has_gold:
-            result.accuracy, result.accuracy_model, result.predictions = fitted.evaluate(torch.from_numpy(-cost), cost)
-            result.n_evaluated = corpus.n_gold_lost
-        on_event(RestartEnd(0, fit.loss, result.accuracy))
-        return problem.finish(result)
+        return finish_channel_result(fitted, result, fit)
 
     def _probe(self, problem: Problem, steps: int) -> tuple[_Estimate, Any]:
         """Train the probe channel on half the lost words and estimate D on the other half."""

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from ..channels.protocol import Channel
-from ..channels.trainer import channel_log_probs, fit_best_channel
+from ..channels.trainer import ChannelFit, channel_log_probs, fit_best_channel
 from ..charset import Charset
 from ..checkpoint import Checkpoint, CheckpointError
 from ..config import DecipherConfig
@@ -72,17 +72,7 @@ class ChannelAlone:
         except RunCancelled:
             result.status = "cancelled"
             return problem.finish(result)
-        cost = fit.cost  # (n_lost, n_known)
-        result.objective = fit.loss
-        result.restart_objectives = [fit.loss]
-        result.proposals = flow_proposals(problem, cost)
-        result.fitted = ChannelFitted(fit.channel)
-        result.char_map = fit.channel.character_map(corpus.known_words, problem.lost_charset, problem.known_charset)
-        if corpus.has_gold:
-            result.accuracy, result.accuracy_model, result.predictions = problem.evaluate(torch.from_numpy(-cost), cost)
-            result.n_evaluated = corpus.n_gold_lost
-        on_event(RestartEnd(0, fit.loss, result.accuracy))
-        return problem.finish(result)
+        return finish_channel_result(problem, result, fit)
 
     def refine(
         self, corpus: Corpus, start: Checkpoint, constraints: ReviewConstraints, rounds: int,
@@ -100,6 +90,23 @@ class ChannelAlone:
         if config.get("channel_kind") == "edit":
             return "the edit channel's P(letter | symbol); ∅ = inserted, written from no letter"
         return "the character channel's P(symbol | piece)"
+
+
+def finish_channel_result(problem: Problem, result: DecipherResult, fit: ChannelFit) -> DecipherResult:
+    """Fill a result from a trained channel on `problem` (whose D and C its flows use): the
+    proposals, the fitted channel, its character map, the evaluation; report RestartEnd, finish."""
+    corpus = problem.corpus
+    cost = fit.cost  # (n_lost, n_known)
+    result.objective = fit.loss
+    result.restart_objectives = [fit.loss]
+    result.proposals = flow_proposals(problem, cost)
+    result.fitted = ChannelFitted(fit.channel)
+    result.char_map = fit.channel.character_map(corpus.known_words, problem.lost_charset, problem.known_charset)
+    if corpus.has_gold:
+        result.accuracy, result.accuracy_model, result.predictions = problem.evaluate(torch.from_numpy(-cost), cost)
+        result.n_evaluated = corpus.n_gold_lost
+    problem.on_event(RestartEnd(0, fit.loss, result.accuracy))
+    return problem.finish(result)
 
 
 def flow_proposals(problem: Problem, cost: np.ndarray) -> list[Proposal]:

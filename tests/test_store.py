@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -811,3 +812,18 @@ def test_export_cog_joins_known_words_and_reads_back(store: Store, corpus: Corpu
     }
     accepted = {(r.lost, r.known) for r in rows if r.status == ACCEPTED}
     assert read_pairs == accepted == {("abc", "abd"), ("abc", "abe"), ("dé", "de")}
+
+
+def test_a_version_1_database_written_by_the_old_code_gains_decisions(tmp_path: Path) -> None:
+    """tests/data/v1_store.sqlite3 was written by the code before schema 2 (025a784): the fixed run
+    of tests/tui_support.py, and one accepted pair added by hand. Opening it migrates it and keeps everything."""
+    old = tmp_path / "decipher.sqlite3"
+    shutil.copyfile(Path(__file__).parent / "data" / "v1_store.sqlite3", old)
+    assert sqlite3.connect(old).execute("PRAGMA user_version").fetchone()[0] == 1
+    with Store(old) as s:
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        (run,) = s.runs()
+        assert run.decisions == {} and run.accuracy == 0.75 and run.status == "finished"
+        assert len(s.proposals(run.id)) == 8 and len(s.rounds(run.id)) == 2
+        judged = s.conn.execute("SELECT run_id, lost_index, known_index, status FROM decisions").fetchall()
+        assert [tuple(r) for r in judged] == [(run.id, 0, 0, "accepted")]

@@ -31,10 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from ..channels.trainer import channel_log_probs, fit_channel
+from ..channels.protocol import Channel
+from ..channels.trainer import ChannelFit, channel_log_probs, fit_channel
 from ..checkpoint import Checkpoint, CheckpointError
 from ..config import SECTIONS, ChannelKind, DecipherConfig
-from ..corpus import Corpus
+from ..corpus import Corpus, Word
 from ..demand import DemandEstimate, decoy_lexicon, estimate_demand
 from ..events import ChannelStep, Decided, EventCallback, RunStarted
 from ..problem import Problem, RunCancelled
@@ -90,8 +91,8 @@ def choose_capacity(demand: int, n_known: int) -> tuple[int, str]:
 
 def own_settings(cfg: DecipherConfig) -> DecipherConfig:
     """The settings auto starts from: the user's corpus, method and run sections (which corpus,
-    auto's step budget, seed, device), every other field at its default, so that no preset, registry entry or stray flag
-    tunes auto per corpus; auto then sets the channel and flow fields it decides."""
+    auto's step budget, seed, device), every other field at its default, so that no preset,
+    registry entry or stray flag tunes auto per corpus; auto then sets the fields it decides."""
     kept = {name: getattr(cfg, name) for section in ("corpus", "method", "run") for name in SECTIONS[section]}
     return DecipherConfig(**kept)
 
@@ -151,35 +152,22 @@ class AutoMethod:
             )  # fmt: skip
             result.decisions = decisions.as_dict()
             on_event(Decided("demand", decisions.line(), problem.elapsed()))
-            fit = self._fit(fitted, channel, probe_steps, fit_steps)
+            # The probe's channel goes on training on every lost word with the decided D and C.
+            fit = _train(fitted, corpus.lost_words, fit_steps, probe_steps, chosen.seed + 13, fitted.n_cognates,
+                         capacity, start=channel)  # fmt: skip
         except RunCancelled:
             result.status = "cancelled"
             return problem.finish(result)
-        result.decisions = decisions.as_dict()
         result.config = fitted.cfg  # what ran: the decided channel, D (as its share) and C
         result.n_cognates = fitted.n_cognates
         return finish_channel_result(fitted, result, fit)
 
-    def _probe(self, problem: Problem, steps: int) -> tuple[_Estimate, Any]:
+    def _probe(self, problem: Problem, steps: int) -> tuple[_Estimate, Channel]:
         """Train the probe channel on half the lost words and estimate D on the other half."""
         cfg, corpus = problem.cfg, problem.corpus
         train, held = probe_split(problem.n_lost, cfg.seed)
         lost = corpus.lost_words
-        total = cfg.channel_steps
-
-        def on_step(step: int, loss: float) -> None:
-            problem.on_event(ChannelStep(0, step, total, loss, problem.elapsed(), "transport"))
-
-        with problem.timer("train"):
-            fit = fit_channel(
-                [lost[i] for i in train], corpus.known_words, problem.lost_charset, problem.known_charset,
-                steps, cfg.channel_lr, cfg.channel_batch, cfg.seed + 11, cfg.channel_init_scale,
-                on_step=on_step, should_stop=problem.cancel.is_set, objective="transport",
-                n_cognates=max(1, len(train) // 2), capacity=1, kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias,
-                score_all=False,
-            )  # fmt: skip
-        if fit is None:
-            raise RunCancelled()
+        fit = _train(problem, [lost[i] for i in train], steps, 0, cfg.seed + 11, max(1, len(train) // 2), 1)
         with problem.timer("score"):
             held_words = [lost[i] for i in held]
             decoys = decoy_lexicon(corpus.known_words, cfg.seed + 17)
@@ -188,26 +176,6 @@ class AutoMethod:
             )
             fake = channel_log_probs(fit.channel, held_words, decoys, problem.lost_charset, problem.known_charset)
         return _Estimate(estimate_demand(real, fake), problem.n_lost), fit.channel
-
-    def _fit(self, problem: Problem, channel: Any, done: int, steps: int):
-        """Go on training the probe's channel on every lost word with the estimated D and C."""
-        cfg, corpus = problem.cfg, problem.corpus
-        total = cfg.channel_steps
-
-        def on_step(step: int, loss: float) -> None:
-            problem.on_event(ChannelStep(0, done + step, total, loss, problem.elapsed(), "transport"))
-
-        with problem.timer("train"):
-            fit = fit_channel(
-                corpus.lost_words, corpus.known_words, problem.lost_charset, problem.known_charset,
-                steps, cfg.channel_lr, cfg.channel_batch, cfg.seed + 13, cfg.channel_init_scale,
-                on_step=on_step, should_stop=problem.cancel.is_set, objective="transport",
-                n_cognates=problem.n_cognates, capacity=cfg.capacity, kind=cfg.channel_kind,
-                copy_bias=cfg.channel_copy_bias, start=channel,
-            )  # fmt: skip
-        if fit is None:
-            raise RunCancelled()
-        return fit
 
     def refine(
         self,
@@ -227,6 +195,30 @@ class AutoMethod:
 
     def char_map_source(self, config: dict[str, Any]) -> str:
         return "the channel auto chose (its decisions say which): P(written symbol | known letters)"
+
+
+def _train(
+    problem: Problem, lost_words: list[Word], steps: int, done: int, seed: int, demand: int, capacity: int,
+    start: Channel | None = None,
+) -> ChannelFit:
+    """Train the problem's channel kind on `lost_words` against every known word with the transport
+    objective (D = `demand`, C = `capacity`), reporting steps after the `done` ones; only the final
+    fit (with `start`) scores every pair. Raises RunCancelled when the cancel flag is set."""
+    cfg = problem.cfg
+
+    def on_step(step: int, loss: float) -> None:
+        problem.on_event(ChannelStep(0, done + step, cfg.channel_steps, loss, problem.elapsed(), "transport"))
+
+    with problem.timer("train"):
+        fit = fit_channel(
+            lost_words, problem.corpus.known_words, problem.lost_charset, problem.known_charset, steps,
+            cfg.channel_lr, cfg.channel_batch, seed, cfg.channel_init_scale, on_step=on_step,
+            should_stop=problem.cancel.is_set, objective="transport", n_cognates=demand, capacity=capacity,
+            kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=start, score_all=start is not None,
+        )  # fmt: skip
+    if fit is None:
+        raise RunCancelled()
+    return fit
 
 
 @dataclass(frozen=True)

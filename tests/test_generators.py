@@ -160,6 +160,7 @@ def test_sizes_can_be_overridden() -> None:
         (GeneratorSpec(lost_words=0), "at least 1"),
         (GeneratorSpec(cognate_share=1.5), "0..1"),
         (GeneratorSpec(kind="syllabary", known_ratio=0.3), "known ratio"),
+        (GeneratorSpec(variants=-0.1), "variants must be in 0..1"),
     ],
 )
 def test_bad_specs_are_refused(spec: GeneratorSpec, message: str) -> None:
@@ -188,3 +189,22 @@ def test_cli_bad_kind_is_a_one_line_error(tmp_path: Path) -> None:
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "hieroglyphs" in lines[0] and "syllabary" in lines[0]
     assert "Traceback" not in result.output and not out.exists()
+
+
+def test_variants_give_known_words_two_lost_cognates(tmp_path: Path) -> None:
+    plain = generate(GeneratorSpec("shared-alphabet", seed=3, lost_words=N))
+    varied = write_generated(tmp_path / "v.cog", GeneratorSpec("shared-alphabet", seed=3, lost_words=N, variants=0.5))
+    # The rows are those of the plain corpus; some cognate cells gain a second lost form, the
+    # first form plus one ending, so one known word has two lost cognates.
+    doubled = [(a, b) for a, b in varied.rows if "|" in a]
+    assert len(plain.rows) == len(varied.rows) and 0.3 * N * 0.9 < len(doubled) < 0.7 * N * 0.9
+    for cell, known in doubled:
+        first, second = cell.split("|")
+        assert known != "_" and second[:-1] == first and len(second) == len(first) + 1
+    assert varied.n_lost == N + len(doubled) and varied.n_cognates == plain.n_cognates + len(doubled)
+    corpus = read_cog(tmp_path / "v.cog", "lost", "known")
+    assert len(corpus.lost_words) == varied.n_lost
+    claims = [sum(1 for g in corpus.gold.values() if j in g) for j in range(len(corpus.known_words))]
+    assert claims.count(2) == len(doubled)
+    # Without variants the bytes are those of a spec that never heard of them.
+    assert generate(GeneratorSpec("shared-alphabet", seed=3, lost_words=N, variants=0.0)).rows == plain.rows

@@ -91,10 +91,14 @@ def corpus_generate(
     base: Annotated[str, typer.Option(help=f"large-known only: the kind it enlarges ({', '.join(BASE_KINDS)}).")] = (
         "substitution"
     ),
+    variants: Annotated[
+        float, typer.Option(help="Share of cognates that also get a second lost form (an ending added): C > 1 data.")
+    ] = 0.0,
 ) -> None:
     """Write a synthetic corpus of one kind (see `decipher corpus generate --help`)."""
     spec = GeneratorSpec(
-        kind=kind, seed=seed, lost_words=lost_words, cognate_share=cognate_share, known_ratio=known_ratio, base=base
+        kind=kind, seed=seed, lost_words=lost_words, cognate_share=cognate_share, known_ratio=known_ratio, base=base,
+        variants=variants,
     )
     path = out if out is not None else Path(f"{kind}-seed{seed}.cog")
     try:

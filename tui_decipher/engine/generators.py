@@ -329,6 +329,9 @@ class GeneratorSpec:
     known_ratio: float | None = None  # known words / lost words
     noise: float = 0.05  # probability that a cognate gets one irregular substitution
     base: str = "substitution"  # the derivation of large-known
+    # Share of cognates that also appear as a second lost form (the reflex plus an ending), so that
+    # one known word has two lost cognates, as Ugaritic's inflected forms share a Hebrew word.
+    variants: float = 0.0
 
     def resolved(self) -> GeneratorSpec:
         """The spec with defaults filled in and checked; raises ValueError naming the problem."""
@@ -348,6 +351,8 @@ class GeneratorSpec:
             raise ValueError(f"cognate share must be in 0..1, got {spec.cognate_share:g}")
         if not 0.0 <= spec.noise <= 1.0:
             raise ValueError(f"noise must be in 0..1, got {spec.noise:g}")
+        if not 0.0 <= spec.variants <= 1.0:
+            raise ValueError(f"variants must be in 0..1, got {spec.variants:g}")
         n_cognates, _, n_known_only = spec.sizes()
         if n_cognates + n_known_only < 1 or n_known_only < 0:
             raise ValueError(
@@ -375,11 +380,12 @@ class GeneratedCorpus:
 
     @property
     def n_cognates(self) -> int:
-        return sum(1 for lost, known in self.rows if lost != MISSING and known != MISSING)
+        """Lost words with a cognate (a row's variants included)."""
+        return sum(len(lost.split("|")) for lost, known in self.rows if lost != MISSING and known != MISSING)
 
     @property
     def n_lost(self) -> int:
-        return sum(1 for lost, _ in self.rows if lost != MISSING)
+        return sum(len(lost.split("|")) for lost, _ in self.rows if lost != MISSING)
 
     @property
     def n_known(self) -> int:
@@ -434,6 +440,9 @@ def generate(spec: GeneratorSpec) -> GeneratedCorpus:
 
     rows: list[tuple[str, str]] = []
     used: set[Segments] = set()
+    # Variants draw from their own generator, so a spec without them gives the same bytes as before.
+    variant_rng = random.Random(f"variants-{spec.kind}-{spec.seed}")
+    endings = variant_rng.sample(derivation.symbols, 2)
     for word, reflex in zip(known[:n_cognates], reflexes[:n_cognates], strict=True):
         lost = reflex
         if rng.random() < spec.noise:
@@ -441,7 +450,13 @@ def generate(spec: GeneratorSpec) -> GeneratedCorpus:
             if noisy not in seen_reflex and noisy not in used:  # a noisy form must not collide
                 lost = noisy
         used.add(lost)
-        rows.append(("".join(lost), word))
+        cell = "".join(lost)
+        if spec.variants and variant_rng.random() < spec.variants:
+            variant = (*lost, variant_rng.choice(endings))
+            if variant not in seen_reflex and variant not in used:
+                used.add(variant)
+                cell += "|" + "".join(variant)
+        rows.append((cell, word))
     rows += [("".join(r), MISSING) for r in reflexes[n_cognates + n_known_only :]]
     rows += [(MISSING, w) for w in known[n_cognates : n_cognates + n_known_only]]
     random.Random(f"shuffle-{spec.kind}-{spec.seed}").shuffle(rows)

@@ -148,13 +148,21 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
 def run(
     corpus: Annotated[
         str | None,
-        typer.Option("--corpus", "-c", help="Registry name (see `decipher corpus list`) or path to a .cog file."),
+        typer.Option(
+            "--corpus", "-c",
+            help="Registry name (see `decipher corpus list`), or the path of a .cog file, a CLDF Wordlist "
+            "(its metadata JSON or dataset folder) or an EDICTOR/LingPy wordlist TSV.",
+        ),
     ] = None,
     preset: Annotated[
         str | None, typer.Option("--preset", "-p", help=f"Settings preset: {', '.join(PRESETS)}.")
     ] = None,
-    lost: Annotated[str | None, typer.Option(help="Lost language: column code or 0-based index.")] = None,
-    known: Annotated[str | None, typer.Option(help="Known language: column code or 0-based index.")] = None,
+    lost: Annotated[
+        str | None,
+        typer.Option(help="Lost language: a .cog column code, CLDF Language ID or Glottocode, EDICTOR DOCULECT, "
+                     "or 0-based index."),
+    ] = None,
+    known: Annotated[str | None, typer.Option(help="Known language, named as --lost is.")] = None,
     lost_words: Annotated[
         Path | None, typer.Option(help="Plain word list (one per line) of the lost language; no gold.")
     ] = None,

@@ -821,9 +821,27 @@ def test_a_version_1_database_written_by_the_old_code_gains_decisions(tmp_path: 
     shutil.copyfile(Path(__file__).parent / "data" / "v1_store.sqlite3", old)
     assert sqlite3.connect(old).execute("PRAGMA user_version").fetchone()[0] == 1
     with Store(old) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         (run,) = s.runs()
         assert run.decisions == {} and run.accuracy == 0.75 and run.status == "finished"
         assert len(s.proposals(run.id)) == 8 and len(s.rounds(run.id)) == 2
         judged = s.conn.execute("SELECT run_id, lost_index, known_index, status FROM decisions").fetchall()
         assert [tuple(r) for r in judged] == [(run.id, 0, 0, "accepted")]
+
+
+def test_a_version_2_database_written_by_the_old_code_gains_tokens_and_languages(tmp_path: Path) -> None:
+    """tests/data/v2_store.sqlite3 was written by the code before schema 3 (c74bc91): the fixed run of
+    tests/tui_support.py and one accepted pair. Opening it migrates it; its words read as their
+    grapheme clusters (what its .cog reader made of them), with no concepts and no language records."""
+    old = tmp_path / "decipher.sqlite3"
+    shutil.copyfile(Path(__file__).parent / "data" / "v2_store.sqlite3", old)
+    assert sqlite3.connect(old).execute("PRAGMA user_version").fetchone()[0] == 2
+    with Store(old) as s:
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        (run,) = s.runs()
+        assert run.languages == {} and run.accuracy == 0.75 and run.status == "finished"
+        rows = s.proposals(run.id)
+        assert len(rows) == 8 and s.decisions(run.id) == {(0, 0): ACCEPTED}
+        assert rows[0].lost == "λιγβυ" and rows[0].lost_tokens == ["λ", "ι", "γ", "β", "υ"]
+        assert rows[0].known_tokens == list(rows[0].known) and rows[0].lost_gloss == rows[0].known_gloss == ""
+        assert s.find_run(str(run.id)).id == run.id

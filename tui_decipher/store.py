@@ -643,23 +643,5 @@ class RunRecorder:
             self._store = None
 
 
-def export_tsv(rows: list[ProposalRow], include_all: bool = False) -> str:
-    """Accepted pairs (or every decided pair, with its status) as TSV."""
-    chosen = [r for r in rows if r.status == ACCEPTED or (include_all and r.status != OPEN)]
-    header = ["lost", "known", "score", "status"]
-    lines = ["\t".join(header)] + [f"{r.lost}\t{r.known}\t{r.score:.6f}\t{r.status}" for r in chosen]
-    return "\n".join(lines) + "\n"
-
-
-def export_cog(rows: list[ProposalRow], lost_code: str, known_code: str) -> str:
-    """Accepted pairs as a two-column .cog file (several known words for one lost word joined by |)."""
-    by_lost: dict[str, list[str]] = {}
-    for r in rows:
-        if r.status == ACCEPTED:
-            by_lost.setdefault(r.lost, []).append(r.known)
-    lines = [f"{lost_code}\t{known_code}"] + [f"{lost}\t{'|'.join(known)}" for lost, known in by_lost.items()]
-    return "\n".join(lines) + "\n"
-
-
 def round_dicts(rows: list[RoundRow]) -> list[dict[str, Any]]:
     return [asdict(r) for r in rows]

@@ -16,8 +16,6 @@ row is checked here first (with the file's own line numbers), then lingpy reads 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import unicodedata
 from pathlib import Path
 
@@ -33,7 +31,7 @@ from ..corpus import (
     read_lines,
 )
 from .base import CorpusFormat, gold_from_sets, segments, word_index
-from .lingpy_import import lingpy
+from .lingpy_import import quiet_lingpy
 
 NAME = "EDICTOR wordlist"
 # Header names lingpy reads as its doculect and concept columns (lingpy/data/conf/wordlist.rc).
@@ -150,8 +148,8 @@ def read_edictor(
         raise CorpusError(path, None, f"lost and known are the same DOCULECT ({doculects[li]!r})")
     lost_code, known_code = doculects[li], doculects[ki]
     try:
-        with contextlib.redirect_stdout(io.StringIO()):  # lingpy prints its complaints
-            wordlist = lingpy().Wordlist(str(path))
+        with quiet_lingpy() as lp:  # its complaints are printed; the rows were checked above
+            wordlist = lp.Wordlist(str(path))
     except Exception as exc:  # lingpy raises bare Exceptions; the rows were checked above
         raise CorpusError(path, None, f"lingpy cannot read it ({str(exc).strip().splitlines()[0]})") from None
     columns = wordlist.columns

@@ -9,14 +9,32 @@ functions that use it, so `decipher --help` never pays its import (about a secon
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import logging.config
 import sys
+from collections.abc import Iterator
 from types import ModuleType
 
 
 def _no_file_config(*args: object, **kwargs: object) -> None:
     """Stands in for `logging.config.fileConfig` inside lingpy: the program's logging stays its own."""
+
+
+@contextlib.contextmanager
+def quiet_lingpy(level: int = logging.ERROR) -> Iterator[ModuleType]:
+    """lingpy, with its logger held at `level` meanwhile (its multiple alignment warns of every
+    gap-only column) and its prints to stdout dropped."""
+    module = lingpy()
+    logger = logging.getLogger("lingpy")
+    before = logger.level
+    logger.setLevel(level)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            yield module
+    finally:
+        logger.setLevel(before)
 
 
 def lingpy() -> ModuleType:

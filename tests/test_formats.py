@@ -263,3 +263,15 @@ def test_lingpy_is_imported_without_touching_the_root_logger() -> None:
 def test_registry_corpora_still_read_as_cog(tmp_path: Path) -> None:
     result = runner.invoke(app, ["corpus", "show", "demo"])
     assert result.exit_code == 0 and "columns: ves, kal" in result.output
+
+
+def test_decipher_run_on_a_bad_file_of_each_format_is_one_line_and_exit_2(cldf: Path, tmp_path: Path, data_dir) -> None:
+    bad_tsv = tmp_path / "bad.tsv"
+    bad_tsv.write_text(EDICTOR_HEADER + "1\tves\tc\tab\ta b\t1\n1\tkal\tc\tcd\tc d\t1\n", encoding="utf-8")
+    _rewrite(cldf.parent / "forms.csv", "kal-4,kal,", "kal-4,xyz,")
+    for path, where in ((bad_tsv, f"{bad_tsv}:3: ID 1 repeats"), (cldf, "forms.csv:5: language 'xyz'")):
+        result = runner.invoke(app, ["run", "--corpus", str(path), "--quiet", "--out", str(tmp_path / "out")])
+        assert result.exit_code == 2, result.output
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert len(lines) == 1 and where in lines[0] and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists() and not (data_dir / "decipher.sqlite3").exists()

@@ -193,7 +193,7 @@ async def test_export_dialog_writes_each_format(data_dir, tmp_path):
         assert default == str(data_dir / "exports" / f"run-{run_id}-fixed-accepted.tsv")
         pilot.app.screen.query_one("#export-format", Select).value = "cldf"
         await pilot.pause()
-        assert pilot.app.screen.query_one("#export-path", Input).value.endswith(f"run-{run_id}-fixed-cldf")
+        assert pilot.app.screen.query_one("#export-path", Input).value.endswith(f"run-{run_id}-fixed-accepted-cldf")
         await pilot.press("escape")
         await export(pilot, "tsv", tmp_path / "out" / "mine.tsv")
         await export(pilot, "cog", tmp_path / "out" / "mine.cog")

@@ -6,6 +6,7 @@ line in `EXPORTS`. Shared by `decipher export` and the TUI's export dialog; no U
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..store import RunRow, Store
@@ -22,13 +23,15 @@ __all__ = ["EXPORTS", "ExportError", "ExportFormat", "ReviewedRun", "Written", "
 
 
 def default_export_path(run: RunRow, fmt: ExportFormat, include_all: bool, folder: Path = Path(".")) -> Path:
-    """run-ID-CORPUS-accepted.tsv (-all with every proposal, -key for the key, -cldf a folder)."""
-    what = {"key": "key", "cldf": "cldf"}.get(fmt.name, "all" if include_all and fmt.takes_all else "accepted")
-    if fmt.name == "edictor":
-        what += "-edictor"
-    elif fmt.name == "cldf" and include_all:
-        what = "all-cldf"
-    return folder / f"run-{run.id}-{run.corpus}-{what}{fmt.suffix}"
+    """run-ID-CORPUS-accepted.tsv, -all.tsv (every proposal), -accepted-edictor.tsv, -accepted-cldf (a
+    folder), -key.tsv and so on, in `folder`."""
+    if fmt.name == "key":
+        what = "key"
+    else:
+        what = "all" if include_all and fmt.takes_all else "accepted"
+        what += f"-{fmt.name}" if fmt.name in ("edictor", "cldf") else ""
+    corpus = re.sub(r"[^\w.-]+", "-", run.corpus).strip("-")  # a file name, whatever the corpus is called
+    return folder / f"run-{run.id}-{corpus}-{what}{fmt.suffix}"
 
 
 def _format(fmt: str, include_all: bool) -> ExportFormat:

@@ -45,11 +45,11 @@ class CognateSet:
         return max(p.score for p in self.pairs if getattr(p, index) == member.index)
 
     def concept(self, member: Member) -> str:
-        """The word's concept in the source; else its known cognates'; else the first known word itself."""
-        if member.gloss:
-            return member.gloss
+        """The word's concept in the source; else its known cognates'; else the first known word itself.
+        On one line: a tab or a newline in a source's concept would break a TSV row."""
         known = [m for m in self.members if not m.lost]
-        return next((m.gloss for m in known if m.gloss), known[0].text if known else member.text)
+        text = member.gloss or next((m.gloss for m in known if m.gloss), known[0].text if known else member.text)
+        return " ".join(text.split())
 
 
 def _accepted_components(rows: list[ProposalRow]) -> list[list[ProposalRow]]:

@@ -19,6 +19,8 @@ from tui_decipher.engine.config import DecipherConfig
 from tui_decipher.engine.corpus import Corpus, read_cog, read_word_lists
 from tui_decipher.engine.events import EpochEnd, RoundEnd, RunFinished, RunStarted
 from tui_decipher.engine.methods import DecipherResult, Proposal
+from tui_decipher.exports.cog import export_cog
+from tui_decipher.exports.tsv import export_tsv
 from tui_decipher.store import (
     ACCEPTED,
     CANCELLED,
@@ -35,8 +37,6 @@ from tui_decipher.store import (
     Store,
     StoreError,
     default_path,
-    export_cog,
-    export_tsv,
     round_dicts,
 )
 
@@ -788,14 +788,14 @@ def test_export_tsv_accepted_only_and_include_all(store: Store, corpus: Corpus) 
         "dé\tde\t0.600000\taccepted\n"
         "abc\tabe\t0.550000\taccepted\n"
     )
-    assert export_tsv(rows, include_all=True) == (
+    assert export_tsv(rows, include_all=True) == (  # every proposal, with its decision
         "lost\tknown\tscore\tstatus\n"
         "abc\tabd\t0.900000\taccepted\n"
         "bcd\tzzz\t0.700000\trejected\n"
         "dé\tde\t0.600000\taccepted\n"
         "abc\tabe\t0.550000\taccepted\n"
+        "cde\tbce\t0.400000\topen\n"
     )
-    assert "cde" not in export_tsv(rows, include_all=True)  # open pairs never exported
     assert export_tsv([]) == "lost\tknown\tscore\tstatus\n"
 
 
@@ -821,9 +821,27 @@ def test_a_version_1_database_written_by_the_old_code_gains_decisions(tmp_path: 
     shutil.copyfile(Path(__file__).parent / "data" / "v1_store.sqlite3", old)
     assert sqlite3.connect(old).execute("PRAGMA user_version").fetchone()[0] == 1
     with Store(old) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         (run,) = s.runs()
         assert run.decisions == {} and run.accuracy == 0.75 and run.status == "finished"
         assert len(s.proposals(run.id)) == 8 and len(s.rounds(run.id)) == 2
         judged = s.conn.execute("SELECT run_id, lost_index, known_index, status FROM decisions").fetchall()
         assert [tuple(r) for r in judged] == [(run.id, 0, 0, "accepted")]
+
+
+def test_a_version_2_database_written_by_the_old_code_gains_tokens_and_languages(tmp_path: Path) -> None:
+    """tests/data/v2_store.sqlite3 was written by the code before schema 3 (c74bc91): the fixed run of
+    tests/tui_support.py and one accepted pair. Opening it migrates it; its words read as their
+    grapheme clusters (what its .cog reader made of them), with no concepts and no language records."""
+    old = tmp_path / "decipher.sqlite3"
+    shutil.copyfile(Path(__file__).parent / "data" / "v2_store.sqlite3", old)
+    assert sqlite3.connect(old).execute("PRAGMA user_version").fetchone()[0] == 2
+    with Store(old) as s:
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        (run,) = s.runs()
+        assert run.languages == {} and run.accuracy == 0.75 and run.status == "finished"
+        rows = s.proposals(run.id)
+        assert len(rows) == 8 and s.decisions(run.id) == {(0, 0): ACCEPTED}
+        assert rows[0].lost == "λιγβυ" and rows[0].lost_tokens == ["λ", "ι", "γ", "β", "υ"]
+        assert rows[0].known_tokens == list(rows[0].known) and rows[0].lost_gloss == rows[0].known_gloss == ""
+        assert s.find_run(str(run.id)).id == run.id

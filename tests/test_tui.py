@@ -165,15 +165,40 @@ async def test_review_keys_write_decisions_to_the_store(data_dir, tmp_path):
         assert statuses[1] == ACCEPTED and statuses[3] == REJECTED and statuses[2] == "open"
 
 
-async def test_export_writes_accepted_pairs_as_tsv_and_cog(data_dir, tmp_path):
+async def test_export_dialog_writes_each_format(data_dir, tmp_path):
+    """e on Review opens the export dialog: tsv by default, then the .cog, EDICTOR and CLDF formats."""
+    from textual.widgets import Checkbox
+
     run_id = seed_store(data_dir, tmp_path)
     app = DecipherApp(data_dir)
-    target = tmp_path / "out" / "mine"
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("3", "a", "a", "r", "e")
+
+    async def export(pilot, fmt: str, target, every: bool = False) -> None:
+        await pilot.press("e")
+        await wait_until(pilot, lambda: pilot.app.screen.query("#export-path"))
+        if fmt != "tsv":
+            pilot.app.screen.query_one("#export-format", Select).value = fmt
+            await pilot.pause()
+        if every:
+            pilot.app.screen.query_one("#export-all", Checkbox).value = True
+            await pilot.pause()
         await set_field(pilot, "#export-path", str(target))
         await pilot.press("enter")
         await pilot.pause()
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "a", "a", "r")
+        await pilot.press("e")
+        await pilot.pause()
+        default = pilot.app.screen.query_one("#export-path", Input).value
+        assert default == str(data_dir / "exports" / f"run-{run_id}-fixed-accepted.tsv")
+        pilot.app.screen.query_one("#export-format", Select).value = "cldf"
+        await pilot.pause()
+        assert pilot.app.screen.query_one("#export-path", Input).value.endswith(f"run-{run_id}-fixed-accepted-cldf")
+        await pilot.press("escape")
+        await export(pilot, "tsv", tmp_path / "out" / "mine.tsv")
+        await export(pilot, "cog", tmp_path / "out" / "mine.cog")
+        await export(pilot, "edictor", tmp_path / "out" / "mine-edictor.tsv", every=True)
+        await export(pilot, "cldf", tmp_path / "out" / "cldf")
     rows = Store(default_path(data_dir)).proposals(run_id)
     accepted = [r for r in rows if r.status == ACCEPTED]
     assert len(accepted) == 2
@@ -183,6 +208,11 @@ async def test_export_writes_accepted_pairs_as_tsv_and_cog(data_dir, tmp_path):
     cog = (tmp_path / "out" / "mine.cog").read_text(encoding="utf-8").splitlines()
     assert cog[0] == "ves\tkal"
     assert cog[1:] == [f"{r.lost}\t{r.known}" for r in accepted]
+    edictor = (tmp_path / "out" / "mine-edictor.tsv").read_text(encoding="utf-8").splitlines()
+    # Every pair; the two accepted ones share their known word, so they are one set of three words.
+    assert accepted[0].known == accepted[1].known and len(edictor) == 1 + 3 + 2 * (len(rows) - 2)
+    assert sum(line.endswith("\tattention") for line in edictor) == 2 * (len(rows) - 2)  # the pairs: their attention
+    assert (tmp_path / "out" / "cldf" / "Wordlist-metadata.json").is_file()
 
 
 async def test_invalid_form_values_are_marked_and_refused(data_dir):
@@ -405,3 +435,26 @@ async def test_form_choices_follow_the_preset_and_reach_the_config(data_dir):
         assert (cfg.channel_objective, cfg.channel_kind) == ("transport", "edit")
         await set_field(pilot, "#field-top_k", "0")
         assert screen.query_one("#field-top_k", Input).has_class("-invalid")
+
+
+async def test_key_screen_sorts_by_confidence(data_dir, tmp_path):
+    """s on the Key screen orders the lost symbols by their best reading's probability, and back."""
+    seed_store(data_dir, tmp_path)  # its key: γ 0.9, λ 0.8, σ 0.7 (alphabetical: γ, λ, σ too)
+    with Store(default_path(data_dir)) as store:
+        store.conn.execute("UPDATE char_map SET prob = 0.95 WHERE lost_symbol = 'σ' AND rank = 1")
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")
+        await pilot.pause()
+        table = app.screen.query_one("#key-table", DataTable)
+
+        def order() -> list[str]:
+            return [str(table.get_row_at(n)[0]).strip() for n in range(table.row_count)]
+
+        assert order() == ["γ", "λ", "σ"] and "by symbol" in str(app.screen.query_one("#key-head").render())
+        await pilot.press("s")
+        await pilot.pause()
+        assert order() == ["σ", "γ", "λ"] and "most sure first" in str(app.screen.query_one("#key-head").render())
+        await pilot.press("s")
+        await pilot.pause()
+        assert order() == ["γ", "λ", "σ"]

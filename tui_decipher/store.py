@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .engine.corpus import Corpus, word_text
+from .engine.corpus import Corpus, graphemes, word_text, word_tokens
 from .engine.events import EpochEnd, RoundEnd, RunStarted
 from .engine.methods import DecipherResult
 from .engine.review import ACCEPTED, REJECTED
@@ -137,6 +137,15 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE runs ADD COLUMN decisions_json TEXT NOT NULL DEFAULT '{}';
     """,
+    # 3: what the field's formats carry beside the words, for exports to them: each word's symbols
+    # (a segment may be several characters) and concept, and the two languages' names and Glottocodes.
+    """
+    ALTER TABLE proposals ADD COLUMN lost_tokens TEXT NOT NULL DEFAULT '';
+    ALTER TABLE proposals ADD COLUMN known_tokens TEXT NOT NULL DEFAULT '';
+    ALTER TABLE proposals ADD COLUMN lost_gloss TEXT NOT NULL DEFAULT '';
+    ALTER TABLE proposals ADD COLUMN known_gloss TEXT NOT NULL DEFAULT '';
+    ALTER TABLE runs ADD COLUMN languages_json TEXT NOT NULL DEFAULT '{}';
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -172,6 +181,9 @@ class RunRow:
     n_cognates: int | None
     device: str | None
     decisions: dict[str, Any] = field(default_factory=dict)  # what auto chose, with its `line`; {} otherwise
+    # The source's name and Glottocode of the lost and known languages, when it gives them:
+    # {code: {"name": ..., "glottocode": ...}}; {} for a `.cog` corpus and for runs before schema 3.
+    languages: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -190,6 +202,12 @@ class ProposalRow:
     gold_known: list[str] = field(default_factory=list)
     alternatives: list[tuple[str, float]] = field(default_factory=list)
     attention: list[list[float]] = field(default_factory=list)
+    # Each word's symbols (one per segment of a CLDF / EDICTOR source; a run recorded before schema 3
+    # reads its grapheme clusters) and its concept in the source ("" when it has none).
+    lost_tokens: list[str] = field(default_factory=list)
+    known_tokens: list[str] = field(default_factory=list)
+    lost_gloss: str = ""
+    known_gloss: str = ""
 
 
 @dataclass
@@ -325,14 +343,19 @@ class Store:
         run_dir: str | None = None,
     ) -> int:
         """Record a new run as running; returns its id."""
+        languages = {
+            lang.id: {"name": lang.name, "glottocode": lang.glottocode}
+            for lang in (corpus.language(corpus.lost_code), corpus.language(corpus.known_code))
+            if lang.name or lang.glottocode
+        }
         cur = self._write(
             """INSERT INTO runs (created_at, status, corpus, corpus_path, preset, lost_code, known_code,
-                   config_json, stats_json, has_gold, pid, host, rounds_planned, run_dir)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   config_json, stats_json, has_gold, pid, host, rounds_planned, run_dir, languages_json)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             (
                 time.time(), RUNNING, corpus.name, corpus_path, preset, corpus.lost_code, corpus.known_code,
                 json.dumps(config), json.dumps(corpus.stats()), int(corpus.has_gold), os.getpid(),
-                socket.gethostname(), rounds_planned, run_dir,
+                socket.gethostname(), rounds_planned, run_dir, json.dumps(languages, ensure_ascii=False),
             ),
         )  # fmt: skip
         return int(cur.lastrowid)
@@ -362,12 +385,13 @@ class Store:
         for rank, p in enumerate(result.proposals, start=1):
             gold_known = [word_text(corpus.known_words[j]) for j in sorted(corpus.gold.get(p.lost, ()))]
             alternatives = [(word_text(corpus.known_words[j]), round(s, 6)) for j, s in p.alternatives]
+            lost, known = corpus.lost_words[p.lost], corpus.known_words[p.known]
             rows.append(
                 (
-                    run_id, rank, p.lost, p.known, word_text(corpus.lost_words[p.lost]),
-                    word_text(corpus.known_words[p.known]), p.score, p.cost,
+                    run_id, rank, p.lost, p.known, word_text(lost), word_text(known), p.score, p.cost,
                     None if p.gold is None else int(p.gold), json.dumps(gold_known, ensure_ascii=False),
                     json.dumps(alternatives, ensure_ascii=False), json.dumps(p.attention),
+                    word_tokens(lost), word_tokens(known), corpus.lost_gloss(p.lost), corpus.known_gloss(p.known),
                 )
             )  # fmt: skip
         char_rows = [
@@ -378,7 +402,13 @@ class Store:
         self.conn.execute("BEGIN IMMEDIATE")
         with self.transaction() as conn:
             conn.execute("DELETE FROM proposals WHERE run_id = ?", (run_id,))
-            conn.executemany("INSERT INTO proposals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            conn.executemany(
+                """INSERT INTO proposals (run_id, rank, lost_index, known_index, lost, known, score, cost, gold,
+                       gold_known_json, alternatives_json, attention_json, lost_tokens, known_tokens, lost_gloss,
+                       known_gloss)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                rows,
+            )
             conn.execute("DELETE FROM char_map WHERE run_id = ?", (run_id,))
             conn.executemany("INSERT INTO char_map VALUES (?, ?, ?, ?, ?)", char_rows)
             conn.execute(
@@ -422,6 +452,21 @@ class Store:
         rows = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchall()
         return self._run_row(rows[0]) if rows else None
 
+    def find_run(self, ref: str | int) -> RunRow:
+        """The run a command names: its id in this store, or its run folder. StoreError if none."""
+        text = str(ref).strip()
+        if text.isdigit():
+            row = self.run(int(text))
+            if row is None:
+                raise StoreError(f"{self.path}: no run #{text} (`decipher runs list` shows the runs)")
+            return row
+        folder = Path(text).expanduser().resolve()
+        for row in self.runs():
+            if row.run_dir and Path(row.run_dir).resolve() == folder:
+                return row
+        what = "a folder" if folder.is_dir() else "no such folder"
+        raise StoreError(f"{text}: {what}, not a run in {self.path} (give a run id or a run folder)")
+
     @staticmethod
     def _run_row(r: sqlite3.Row) -> RunRow:
         status = r["status"]
@@ -434,7 +479,7 @@ class Store:
             seconds=r["seconds"], rounds_planned=r["rounds_planned"], corpus_path=r["corpus_path"],
             config=json.loads(r["config_json"]), stats=json.loads(r["stats_json"]), run_dir=r["run_dir"],
             error=r["error"], pid=r["pid"], host=r["host"], n_cognates=r["n_cognates"], device=r["device"],
-            decisions=json.loads(r["decisions_json"]),
+            decisions=json.loads(r["decisions_json"]), languages=json.loads(r["languages_json"]),
         )  # fmt: skip
 
     def rounds(self, run_id: int) -> list[RoundRow]:
@@ -468,6 +513,8 @@ class Store:
                 gold_known=json.loads(r["gold_known_json"]),
                 alternatives=[tuple(a) for a in json.loads(r["alternatives_json"])],
                 attention=json.loads(r["attention_json"]),
+                lost_tokens=_tokens(r["lost_tokens"], r["lost"]), known_tokens=_tokens(r["known_tokens"], r["known"]),
+                lost_gloss=r["lost_gloss"], known_gloss=r["known_gloss"],
             )
             for r in rows
         ]
@@ -516,6 +563,12 @@ class Store:
         for lost, known, prob in rows:
             out.setdefault(lost, []).append((known, prob))
         return out
+
+
+def _tokens(stored: str, text: str) -> list[str]:
+    """A word's symbols as stored (space-separated), or, for a run recorded before schema 3, the
+    grapheme clusters of its text (what its `.cog` reader made of it)."""
+    return stored.split(" ") if stored else list(graphemes(text))
 
 
 def _pid_alive(pid: int | None) -> bool:
@@ -588,24 +641,6 @@ class RunRecorder:
         if self._store is not None:
             self._store.close()
             self._store = None
-
-
-def export_tsv(rows: list[ProposalRow], include_all: bool = False) -> str:
-    """Accepted pairs (or every decided pair, with its status) as TSV."""
-    chosen = [r for r in rows if r.status == ACCEPTED or (include_all and r.status != OPEN)]
-    header = ["lost", "known", "score", "status"]
-    lines = ["\t".join(header)] + [f"{r.lost}\t{r.known}\t{r.score:.6f}\t{r.status}" for r in chosen]
-    return "\n".join(lines) + "\n"
-
-
-def export_cog(rows: list[ProposalRow], lost_code: str, known_code: str) -> str:
-    """Accepted pairs as a two-column .cog file (several known words for one lost word joined by |)."""
-    by_lost: dict[str, list[str]] = {}
-    for r in rows:
-        if r.status == ACCEPTED:
-            by_lost.setdefault(r.lost, []).append(r.known)
-    lines = [f"{lost_code}\t{known_code}"] + [f"{lost}\t{'|'.join(known)}" for lost, known in by_lost.items()]
-    return "\n".join(lines) + "\n"
 
 
 def round_dicts(rows: list[RoundRow]) -> list[dict[str, Any]]:

@@ -7,10 +7,11 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..engine.config import ConfigError, DecipherConfig
-from ..engine.corpus import CorpusError, read_cog_table, word_text
+from ..engine.corpus import CorpusError, preview_lines, read_cog_table, word_text
 from ..engine.generators import BASE_KINDS, KIND_HELP, KINDS, GeneratorSpec, write_generated
 from ..engine.registry import entry_path, load_corpus, load_registry
 from .app import fail
@@ -32,29 +33,40 @@ def corpus_list() -> None:
 
 @corpus_app.command("show")
 def corpus_show(
-    corpus: Annotated[str, typer.Argument(help="Registry name or path to a .cog file.")],
-    lost: Annotated[str | None, typer.Option(help="Lost language code or index.")] = None,
-    known: Annotated[str | None, typer.Option(help="Known language code or index.")] = None,
+    corpus: Annotated[
+        str,
+        typer.Argument(help="Registry name, or a .cog file, CLDF Wordlist (metadata JSON or folder) or EDICTOR TSV."),
+    ],
+    lost: Annotated[str | None, typer.Option(help="Lost language: code, ID, Glottocode (CLDF) or index.")] = None,
+    known: Annotated[str | None, typer.Option(help="Known language: code, ID, Glottocode (CLDF) or index.")] = None,
     lines: Annotated[int, typer.Option(help="How many lines to preview.")] = 5,
 ) -> None:
     """Vocabulary sizes, symbol inventories and a few lines of a corpus."""
     try:
         cfg = DecipherConfig(corpus=corpus, lost=lost or "", known=known or "")
         loaded = load_corpus(cfg)
-        table_file = read_cog_table(loaded.path) if loaded.path.endswith(".cog") else None
+        table_file = read_cog_table(loaded.path) if loaded.corpus.format == "cog" else None
     except (ConfigError, CorpusError) as exc:
         raise fail(str(exc)) from None
     c = loaded.corpus
     console = Console(highlight=False)
-    console.print(f"[bold]{c.name}[/]  {loaded.path}")
+    console.print(f"[bold]{escape(c.name)}[/]  {escape(loaded.path)}  ({c.format})", soft_wrap=True)
     for key, value in c.stats().items():
         console.print(f"  {key.replace('_', ' ')}: {value}")
-    console.print(f"  lost symbols ({c.lost_code}): {' '.join(sorted(c.lost_symbols()))}")
-    console.print(f"  known symbols ({c.known_code}): {' '.join(sorted(c.known_symbols()))}")
+    for role, code, symbols in (("lost", c.lost_code, c.lost_symbols()), ("known", c.known_code, c.known_symbols())):
+        console.print(f"  {role} symbols ({escape(code)}): {escape(' '.join(sorted(symbols)))}", soft_wrap=True)
     if table_file is not None:
         console.print(f"  columns: {', '.join(table_file.codes)}")
         for row in table_file.rows[:lines]:
             console.print("    " + "\t".join("|".join(word_text(w) for w in cell) or "_" for cell in row))
+        return
+    shown = ", ".join(lang.label() for lang in c.languages[:20])
+    more = f", ... ({len(c.languages)} in all)" if len(c.languages) > 20 else ""
+    console.print(f"  languages: {escape(shown + more)}", soft_wrap=True)
+    if c.segmented:
+        console.print("  words: their segments, one symbol each (shown space-separated)")
+    for line in preview_lines(c, lines):
+        console.print(f"    {escape(line)}", soft_wrap=True)
 
 
 @corpus_app.command("make-demo")

@@ -17,7 +17,6 @@ from rich.table import Table
 
 from ..engine.checkpoint import CheckpointError
 from ..engine.config import PRESETS, ConfigError, build_config
-from ..engine.corpus import word_text
 from ..engine.events import (
     KEPT_PREVIOUS_NOTE,
     ChannelStep,
@@ -148,13 +147,21 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
 def run(
     corpus: Annotated[
         str | None,
-        typer.Option("--corpus", "-c", help="Registry name (see `decipher corpus list`) or path to a .cog file."),
+        typer.Option(
+            "--corpus", "-c",
+            help="Registry name (see `decipher corpus list`), or the path of a .cog file, a CLDF Wordlist "
+            "(its metadata JSON or dataset folder) or an EDICTOR/LingPy wordlist TSV.",
+        ),
     ] = None,
     preset: Annotated[
         str | None, typer.Option("--preset", "-p", help=f"Settings preset: {', '.join(PRESETS)}.")
     ] = None,
-    lost: Annotated[str | None, typer.Option(help="Lost language: column code or 0-based index.")] = None,
-    known: Annotated[str | None, typer.Option(help="Known language: column code or 0-based index.")] = None,
+    lost: Annotated[
+        str | None,
+        typer.Option(help="Lost language: a .cog column code, CLDF Language ID or Glottocode, EDICTOR DOCULECT, "
+                     "or 0-based index."),
+    ] = None,
+    known: Annotated[str | None, typer.Option(help="Known language, named as --lost is.")] = None,
     lost_words: Annotated[
         Path | None, typer.Option(help="Plain word list (one per line) of the lost language; no gold.")
     ] = None,
@@ -194,7 +201,7 @@ def run(
         str | None,
         typer.Option(
             "--refine",
-            help="Continue a stored run (its id) under its review decisions: accepted pairs are fixed in "
+            help="Continue a stored run (its id or run folder) under its review decisions: accepted pairs are fixed in "
             "every flow, rejected ones removed; the new proposals replace the run's, decisions are kept.",
         ),
     ] = None,
@@ -318,7 +325,7 @@ def _print_result(result: DecipherResult, session: RunSession, run_id: int) -> N
     for col in ("lost", "known", "score") + (("gold",) if corpus.has_gold else ()):
         top.add_column(col)
     for p in result.proposals[:10]:
-        row = [word_text(corpus.lost_words[p.lost]), word_text(corpus.known_words[p.known]), f"{p.score:.3f}"]
+        row = [corpus.spell(corpus.lost_words[p.lost]), corpus.spell(corpus.known_words[p.known]), f"{p.score:.3f}"]
         if corpus.has_gold:
             row.append("yes" if p.gold else "no")
         top.add_row(*row)

@@ -25,7 +25,7 @@ def _open_tui(data: Path | None, corpus: str | None) -> None:
 def tui(
     data: Annotated[Path | None, typer.Option("--data-dir", help=DATA_DIR_HELP, show_default=False)] = None,
     corpus: Annotated[
-        str | None, typer.Option("--corpus", "-c", help="Open the new-run form on this corpus (name or .cog path).")
+        str | None, typer.Option("--corpus", "-c", help="Open the new-run form on this corpus (name or path).")
     ] = None,
 ) -> None:
     """Open the interactive app (same as `decipher-tui`): start runs, watch them, review cognates."""

@@ -1,4 +1,7 @@
-"""Corpus parsing: `.cog` cognate tables and plain word lists.
+"""Corpus parsing: `.cog` cognate tables and plain word lists, and what every corpus reader shares.
+
+The field's formats (CLDF Wordlists, EDICTOR/LingPy wordlists) have their own readers in
+`engine/formats/`, which build the same `Corpus`.
 
 A `.cog` file is UTF-8, tab-separated; its first line names one language per column; each further
 line is one cognate set whose cells hold words separated by `|`, with `_` for "no word". A
@@ -10,6 +13,7 @@ Gold pairs (words on the same line) are kept in `Corpus.gold` for evaluation onl
 
 from __future__ import annotations
 
+import dataclasses
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +53,26 @@ def word_text(word: Word) -> str:
     return "".join(word)
 
 
+def word_tokens(word: Word) -> str:
+    """A word as LingPy's TOKENS and CLDF's Segments write it: its symbols separated by spaces."""
+    return " ".join(word)
+
+
+@dataclass(frozen=True)
+class Language:
+    """A language of a corpus: its code (a `.cog` column, a CLDF Language ID, a DOCULECT) and,
+    when the source names them, its name and Glottocode."""
+
+    id: str
+    name: str = ""
+    glottocode: str = ""
+
+    def label(self) -> str:
+        """`id (name, glottocode)`, leaving out what the source did not give."""
+        extra = ", ".join(x for x in (self.name if self.name != self.id else "", self.glottocode) if x)
+        return f"{self.id} ({extra})" if extra else self.id
+
+
 @dataclass(frozen=True)
 class Corpus:
     """Two vocabularies (lost and known) and, when the source has one, the gold cognate pairing.
@@ -64,6 +88,12 @@ class Corpus:
     known_words: tuple[Word, ...]
     gold: Mapping[int, frozenset[int]] = field(default_factory=dict)
     source: str = ""
+    # What the source says beside the words (none of it reaches a method):
+    format: str = "cog"  # the reader that read it: "cog", "word lists", "CLDF Wordlist", "EDICTOR wordlist"
+    languages: tuple[Language, ...] = ()  # every language of the source, in its order
+    segmented: bool = False  # the symbols came from Segments / TOKENS (a symbol may be several characters)
+    lost_glosses: tuple[str, ...] = ()  # per lost word: its concept(s) in the source ("" or () when none)
+    known_glosses: tuple[str, ...] = ()
 
     @property
     def has_gold(self) -> bool:
@@ -73,6 +103,21 @@ class Corpus:
     def n_gold_lost(self) -> int:
         """Number of lost words that have at least one gold cognate (the evaluated words)."""
         return sum(1 for v in self.gold.values() if v)
+
+    def spell(self, word: Word) -> str:
+        """A word for display: its symbols run together, or space-separated when the source
+        segmented them (so the multi-character segment "kʷ" is seen as one symbol)."""
+        return word_tokens(word) if self.segmented else word_text(word)
+
+    def language(self, code: str) -> Language:
+        """The source's record of a language code (a bare `Language(code)` when it has none)."""
+        return next((lang for lang in self.languages if lang.id == code), Language(code))
+
+    def lost_gloss(self, i: int) -> str:
+        return self.lost_glosses[i] if i < len(self.lost_glosses) else ""
+
+    def known_gloss(self, j: int) -> str:
+        return self.known_glosses[j] if j < len(self.known_glosses) else ""
 
     def lost_symbols(self) -> set[str]:
         return {s for w in self.lost_words for s in w}
@@ -91,7 +136,20 @@ class Corpus:
         }
 
 
-def _read_lines(path: Path) -> list[str]:
+def preview_lines(corpus: Corpus, lines: int = 4) -> list[str]:
+    """A few lines of a corpus for a preview: gold pairs (`lost ~ known | known`, with the concept
+    when the source has one), or the first lost words when it has no gold."""
+    if not corpus.has_gold:
+        return ["  ".join(corpus.spell(w) for w in corpus.lost_words[:lines])]
+    out = []
+    for i, known in [(i, js) for i, js in sorted(corpus.gold.items()) if js][:lines]:
+        knowns = " | ".join(corpus.spell(corpus.known_words[j]) for j in sorted(known))
+        gloss = corpus.lost_gloss(i)
+        out.append(f"{corpus.spell(corpus.lost_words[i])}  ~  {knowns}" + (f"   '{gloss}'" if gloss else ""))
+    return out
+
+
+def read_lines(path: Path) -> list[str]:
     """Read a UTF-8 text file as lines, turning every I/O or encoding problem into a CorpusError."""
     try:
         data = path.read_bytes()
@@ -127,7 +185,24 @@ def _read_lines(path: Path) -> list[str]:
     return lines
 
 
-def _parse_word(path: Path, line: int, token: str) -> Word:
+def check_symbols(path: str | Path, line: int | None, symbols: Sequence[str], shown: str) -> Word:
+    """A word given as its symbols (Segments, TOKENS), checked as `.cog` words are: no empty or
+    control-character symbol, at most MAX_WORD_SYMBOLS. `shown` is the word as the file has it."""
+    if not symbols:
+        raise CorpusError(path, line, f"word {shown!r} has no symbols")
+    for symbol in symbols:
+        if not symbol or any(ch.isspace() for ch in symbol):
+            raise CorpusError(path, line, f"word {shown!r} has an empty or blank symbol")
+        bad = [ch for ch in symbol if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn")]
+        if bad:
+            raise CorpusError(path, line, f"word {shown!r} contains control character U+{ord(bad[0]):04X}")
+    if len(symbols) > MAX_WORD_SYMBOLS:
+        raise CorpusError(path, line, f"word of {len(symbols)} symbols is too long (at most {MAX_WORD_SYMBOLS})")
+    return tuple(unicodedata.normalize("NFC", s) for s in symbols)
+
+
+def parse_word(path: str | Path, line: int | None, token: str) -> Word:
+    """A word written as text (a `.cog` cell, a CLDF Form, an IPA cell) as grapheme clusters, checked."""
     if token != token.strip() or any(ch.isspace() for ch in token):
         raise CorpusError(path, line, f"word {token!r} contains whitespace")
     if not token:
@@ -146,7 +221,7 @@ def _parse_cell(path: Path, line: int, cell: str) -> list[Word]:
         return []
     if cell == "":
         raise CorpusError(path, line, "empty cell (use '_' for a missing word)")
-    return [_parse_word(path, line, tok) for tok in cell.split("|")]
+    return [parse_word(path, line, tok) for tok in cell.split("|")]
 
 
 @dataclass(frozen=True)
@@ -160,22 +235,38 @@ class CogTable:
 
     def column(self, selector: str | int | None, default: int, role: str) -> int:
         """Resolve a column chosen by language code or 0-based index."""
-        if selector is None or selector == "":
-            if default >= len(self.codes):
-                raise CorpusError(self.path, 1, f"has {len(self.codes)} column(s); need at least 2")
-            return default
-        if isinstance(selector, int) or (isinstance(selector, str) and selector.isascii() and selector.isdigit()):
-            idx = int(selector)
-            if not 0 <= idx < len(self.codes):
-                raise CorpusError(
-                    self.path, 1, f"{role} column {idx} does not exist (columns 0-{len(self.codes) - 1})"
-                )
-            return idx
-        if selector not in self.codes:
-            raise CorpusError(
-                self.path, 1, f"{role} language {selector!r} not in header (have: {', '.join(self.codes)})"
-            )
-        return self.codes.index(selector)
+        return choose_language(self.path, self.codes, selector, default, role, line=1, where="header")
+
+
+def choose_language(
+    path: str | Path,
+    codes: Sequence[str],
+    selector: str | int | None,
+    default: int,
+    role: str,
+    line: int | None = None,
+    where: str = "the file",
+    aliases: Mapping[str, str] | None = None,
+) -> int:
+    """The index in `codes` of the language `selector` names: a code, a 0-based index, or one of
+    `aliases` (another name for a code, e.g. a Glottocode); `default` when none is given. Every
+    reader picks `--lost` / `--known` through here, so they mean the same for every format."""
+    what = "column" if where == "header" else "language"
+    if selector is None or selector == "":
+        if default >= len(codes):
+            raise CorpusError(path, line, f"has {len(codes)} {what}(s); need at least 2")
+        return default
+    if isinstance(selector, int) or (isinstance(selector, str) and selector.isascii() and selector.isdigit()):
+        idx = int(selector)
+        if not 0 <= idx < len(codes):
+            raise CorpusError(path, line, f"{role} {what} {idx} does not exist ({what}s 0-{len(codes) - 1})")
+        return idx
+    if selector in codes:
+        return list(codes).index(selector)
+    if aliases and selector in aliases and aliases[selector] in codes:
+        return list(codes).index(aliases[selector])
+    shown = ", ".join(codes[:20]) + (f", ... ({len(codes)} in all)" if len(codes) > 20 else "")
+    raise CorpusError(path, line, f"{role} language {selector!r} not in {where} (have: {shown})")
 
 
 def _word_like_code(code: str) -> str:
@@ -196,7 +287,7 @@ def _word_like_code(code: str) -> str:
 def read_cog_table(path: str | Path) -> CogTable:
     """Parse a `.cog` file, checking its header and every row; errors name the file and line."""
     path = Path(path)
-    lines = _read_lines(path)
+    lines = read_lines(path)
     if not lines or not lines[0].strip():
         raise CorpusError(path, 1, "empty file: expected a header of language codes")
     codes = tuple(c.strip() for c in lines[0].split("\t"))
@@ -227,15 +318,17 @@ def read_cog_table(path: str | Path) -> CogTable:
     return CogTable(path=path, codes=codes, rows=tuple(rows), line_numbers=tuple(numbers))
 
 
-def _vocabulary(words: Sequence[Word]) -> tuple[tuple[Word, ...], dict[Word, int]]:
+def vocabulary(words: Sequence[Word]) -> tuple[tuple[Word, ...], dict[Word, int]]:
+    """The distinct words in first-seen order, and each word's index."""
     index: dict[Word, int] = {}
     for w in words:
         index.setdefault(w, len(index))
     return tuple(index), index
 
 
-def _check_usable(path: Path, code: str, vocab: tuple[Word, ...], line: int | None = None) -> None:
-    """Refuse an unusable vocabulary; `line` is where the language is named (a `.cog` header)."""
+def check_usable(path: str | Path, code: str, vocab: tuple[Word, ...], line: int | None = None) -> None:
+    """Refuse a vocabulary no run can use (no words, fewer than 2 symbols); `line` is where the
+    language is named (a `.cog` header)."""
     if not vocab:
         raise CorpusError(path, line, f"language {code!r} has no words")
     symbols = {s for w in vocab for s in w}
@@ -257,10 +350,10 @@ def read_cog(
     ki = table.column(known, 1 if li != 1 else 0, "known")
     if li == ki:
         raise CorpusError(table.path, 1, f"lost and known are the same column ({table.codes[li]!r})")
-    lost_vocab, lost_index = _vocabulary([w for row in table.rows for w in row[li]])
-    known_vocab, known_index = _vocabulary([w for row in table.rows for w in row[ki]])
-    _check_usable(table.path, table.codes[li], lost_vocab, line=1)
-    _check_usable(table.path, table.codes[ki], known_vocab, line=1)
+    lost_vocab, lost_index = vocabulary([w for row in table.rows for w in row[li]])
+    known_vocab, known_index = vocabulary([w for row in table.rows for w in row[ki]])
+    check_usable(table.path, table.codes[li], lost_vocab, line=1)
+    check_usable(table.path, table.codes[ki], known_vocab, line=1)
     gold: dict[int, set[int]] = {i: set() for i in range(len(lost_vocab))}
     for row in table.rows:
         for lw in row[li]:
@@ -274,6 +367,7 @@ def read_cog(
         known_words=known_vocab,
         gold={i: frozenset(v) for i, v in gold.items()},
         source=str(table.path),
+        languages=tuple(Language(code) for code in table.codes),
     )
 
 
@@ -281,11 +375,11 @@ def read_word_list(path: str | Path) -> tuple[Word, ...]:
     """One word per line (blank lines skipped); duplicates are kept once."""
     path = Path(path)
     words = []
-    for n, line in enumerate(_read_lines(path), start=1):
+    for n, line in enumerate(read_lines(path), start=1):
         token = line.strip()
         if token:
-            words.append(_parse_word(path, n, token))
-    vocab, _ = _vocabulary(words)
+            words.append(parse_word(path, n, token))
+    vocab, _ = vocabulary(words)
     if not vocab:
         raise CorpusError(path, None, "empty word list")
     return vocab
@@ -302,8 +396,8 @@ def read_word_lists(
     lost_path, known_path = Path(lost_path), Path(known_path)
     lost_vocab = read_word_list(lost_path)
     known_vocab = read_word_list(known_path)
-    _check_usable(lost_path, lost_code, lost_vocab)
-    _check_usable(known_path, known_code, known_vocab)
+    check_usable(lost_path, lost_code, lost_vocab)
+    check_usable(known_path, known_code, known_vocab)
     return Corpus(
         name=name or f"{lost_path.stem}-{known_path.stem}",
         lost_code=lost_code,
@@ -312,6 +406,8 @@ def read_word_lists(
         known_words=known_vocab,
         gold={},
         source=f"{lost_path} + {known_path}",
+        format="word lists",
+        languages=(Language(lost_code), Language(known_code)),
     )
 
 
@@ -324,12 +420,11 @@ def restrict_to_paired(corpus: Corpus) -> Corpus:
     keep_lost = [i for i in range(len(corpus.lost_words)) if corpus.gold.get(i)]
     keep_known = sorted({j for i in keep_lost for j in corpus.gold[i]})
     known_map = {j: n for n, j in enumerate(keep_known)}
-    return Corpus(
-        name=corpus.name,
-        lost_code=corpus.lost_code,
-        known_code=corpus.known_code,
+    return dataclasses.replace(
+        corpus,
         lost_words=tuple(corpus.lost_words[i] for i in keep_lost),
         known_words=tuple(corpus.known_words[j] for j in keep_known),
         gold={n: frozenset(known_map[j] for j in corpus.gold[i]) for n, i in enumerate(keep_lost)},
-        source=corpus.source,
+        lost_glosses=tuple(corpus.lost_gloss(i) for i in keep_lost) if corpus.lost_glosses else (),
+        known_glosses=tuple(corpus.known_gloss(j) for j in keep_known) if corpus.known_glosses else (),
     )

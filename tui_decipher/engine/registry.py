@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import DecipherConfig
-from .corpus import Corpus, CorpusError, read_cog, read_word_lists, restrict_to_paired
+from .corpus import Corpus, CorpusError, read_word_lists, restrict_to_paired
 from .demo_corpus import demo_cog_text
+from .formats import read_corpus_file
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REPO_CORPORA = REPO_ROOT / "corpora"
@@ -103,12 +104,12 @@ def check_demand(corpus: Corpus, cfg: DecipherConfig) -> str | None:
     max_fraction = math.floor(1000 * supply / n_lost) / 1000
     fix = f"set cognate_fraction to at most {max_fraction:g}" if max_fraction >= 0.001 else "lower cognate_fraction"
     fix += f" or capacity to at least {math.ceil(asked / n_known)}"
-    is_cog = bool(corpus.source) and " + " not in corpus.source
-    raise CorpusError(corpus.source or corpus.name, 1 if is_cog else None, f"{what}; {fix}")
+    raise CorpusError(corpus.source or corpus.name, 1 if corpus.format == "cog" else None, f"{what}; {fix}")
 
 
 def load_corpus(cfg: DecipherConfig, for_run: bool = False) -> LoadedCorpus:
-    """The corpus a config names: word lists, a registry name, or a `.cog` path.
+    """The corpus a config names: word lists, a registry name, or a corpus file or folder of any
+    format (`.cog`, a CLDF Wordlist, an EDICTOR wordlist; engine/formats/).
 
     `for_run`: the config is about to start a run, so its demand is checked too (`check_demand`);
     a corpus preview leaves it False, as its config only names the corpus.
@@ -134,7 +135,7 @@ def _load_corpus(cfg: DecipherConfig) -> LoadedCorpus:
         path = Path(cfg.corpus).expanduser()
         if not path.exists() and not any(sep in cfg.corpus for sep in ("/", "\\", ".")):
             raise CorpusError(cfg.corpus, None, f"no such corpus name or file (known names: {', '.join(registry)})")
-        corpus = read_cog(path, cfg.lost or None, cfg.known or None)
+        corpus = read_corpus_file(path, cfg.lost or None, cfg.known or None)
         return LoadedCorpus(corpus, None, str(path))
     path = entry_path(entry)
     warnings: list[str] = []
@@ -148,7 +149,7 @@ def _load_corpus(cfg: DecipherConfig) -> LoadedCorpus:
         raise CorpusError(entry.file, None, f"corpus {entry.name!r} not found (looked in {where})")
     if sha256_of(path) != entry.sha256:
         warnings.append(f"{path}: sha256 differs from the registry's; the file has changed")
-    corpus = read_cog(path, cfg.lost or entry.lost, cfg.known or entry.known, name=entry.name)
+    corpus = read_corpus_file(path, cfg.lost or entry.lost, cfg.known or entry.known, name=entry.name)
     if entry.paired_only:
         corpus = restrict_to_paired(corpus)
     return LoadedCorpus(corpus, entry, str(path), tuple(warnings))

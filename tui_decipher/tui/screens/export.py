@@ -1,4 +1,4 @@
-"""Export the review: accepted pairs (optionally every decision) as TSV and as .cog."""
+"""Export the review in one of the export formats (tui_decipher/exports/): the formats of `decipher export`."""
 
 from __future__ import annotations
 
@@ -9,43 +9,51 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Static
+from textual.widgets import Button, Checkbox, Input, Select, Static
 
-from ...results import write_atomic
-from ...store import ACCEPTED, ProposalRow, RunRow, export_cog, export_tsv
-
-
-def write_export(base: Path, run: RunRow, rows: list[ProposalRow], include_all: bool) -> list[Path]:
-    """Write base.tsv and base.cog (atomically); returns the paths written."""
-    base.parent.mkdir(parents=True, exist_ok=True)
-    outputs = {
-        base.with_suffix(".tsv"): export_tsv(rows, include_all),
-        base.with_suffix(".cog"): export_cog(rows, run.lost_code, run.known_code),
-    }
-    for path, text in outputs.items():
-        write_atomic(path, text)
-    return list(outputs)
+from ...exports import EXPORTS, ExportError, ReviewedRun, default_export_path, write_export
+from ...store import ACCEPTED, ProposalRow, RunRow
 
 
 class ExportScreen(ModalScreen[list[Path] | None]):
-    """Ask where to export; enter or the button writes, escape cancels."""
+    """Pick a format and where to write; enter or the button writes, escape cancels."""
 
     BINDINGS = [Binding("escape", "dismiss_none", "Cancel", id="export.cancel")]
 
     def __init__(self, run: RunRow, rows: list[ProposalRow]) -> None:
         super().__init__()
         self.run, self.rows = run, rows
+        self._default = ""  # the path last filled in for the format; a path the user typed is kept
 
     def compose(self) -> ComposeResult:
-        default = self.app.data_dir / "exports" / f"run-{self.run.id}-{self.run.corpus}-accepted"
         accepted = sum(r.status == ACCEPTED for r in self.rows)
         with Vertical(id="export-body"):
-            yield Static(f"[b]Export run #{self.run.id}[/]: {accepted} accepted pair(s) -> .tsv and .cog")
-            yield Input(str(default), id="export-path")
-            yield Checkbox("also rejected decisions (in the .tsv)", id="export-all")
+            yield Static(f"[b]Export run #{self.run.id}[/]: {accepted} accepted of {len(self.rows)} pair(s)")
+            yield Select([(f"{f.name}: {f.help}", f.name) for f in EXPORTS.values()], value="tsv",
+                         allow_blank=False, id="export-format")  # fmt: skip
+            yield Input(id="export-path")
+            yield Checkbox("every proposal, with its decision (tsv, edictor, cldf)", id="export-all")
             with Horizontal(id="export-buttons"):
                 yield Button("Export", variant="primary", id="export-go")
                 yield Button("Cancel", id="export-cancel")
+
+    def on_mount(self) -> None:
+        self._fill_path()
+
+    def _choice(self) -> tuple[str, bool]:
+        fmt = str(self.query_one("#export-format", Select).value)
+        return fmt, self.query_one("#export-all", Checkbox).value and EXPORTS[fmt].takes_all
+
+    @on(Select.Changed, "#export-format")
+    @on(Checkbox.Changed, "#export-all")
+    def _fill_path(self) -> None:
+        """The format's default path under the data folder's exports/, unless the user typed another."""
+        path = self.query_one("#export-path", Input)
+        if path.value and path.value != self._default:
+            return
+        fmt, include_all = self._choice()
+        self._default = str(default_export_path(self.run, EXPORTS[fmt], include_all, self.app.data_dir / "exports"))
+        path.value = self._default
 
     @on(Button.Pressed, "#export-go")
     @on(Input.Submitted, "#export-path")
@@ -54,16 +62,19 @@ class ExportScreen(ModalScreen[list[Path] | None]):
         if not text:
             self.notify("Give a file name.", severity="error")
             return
-        base = Path(text).expanduser()
-        if base.suffix in (".tsv", ".cog"):
-            base = base.with_suffix("")
+        fmt, include_all = self._choice()
+        reviewed = ReviewedRun(self.run, self.rows, self.app.store.char_map(self.run.id))
         try:
-            paths = write_export(base, self.run, self.rows, self.query_one("#export-all", Checkbox).value)
-        except OSError as exc:
-            self.notify(f"{base}: {exc.strerror or exc}", title="export failed", severity="error")
+            written = write_export(reviewed, fmt, include_all, Path(text).expanduser())
+        except ExportError as exc:
+            self.notify(str(exc), title="export failed", severity="error")
             return
-        self.app.notify("Exported " + " and ".join(str(p) for p in paths))
-        self.dismiss(paths)
+        except OSError as exc:
+            self.notify(f"{exc.filename or text}: {exc.strerror or exc}", title="export failed", severity="error")
+            return
+        where = text if EXPORTS[fmt].suffix == "" else str(written.paths[0])
+        self.app.notify(f"Exported {where}: {written.summary}")
+        self.dismiss(written.paths)
 
     @on(Button.Pressed, "#export-cancel")
     def action_dismiss_none(self) -> None:

@@ -1,4 +1,5 @@
-"""The new-run form: corpus (registry name or path) with a preview, preset, main hyperparameters.
+"""The new-run form: corpus (registry name, or a path of any corpus format) with a preview, preset,
+main hyperparameters.
 
 Every field maps to one config field and is checked by the config's own rules as you type:
 an invalid value is marked on the field with the allowed range, and Start refuses to go.
@@ -106,8 +107,8 @@ class NewRunScreen(Screen):
                 yield Select(corpus_options, value="demo" if "demo" in self.available else Select.NULL,
                              id="corpus-select", allow_blank=True, prompt="(registry)")  # fmt: skip
             with Horizontal(classes="form-row"):
-                yield Label("or .cog path", classes="form-label")
-                yield Input(placeholder="path/to/file.cog", id="corpus-path")
+                yield Label("or a path", classes="form-label")
+                yield Input(placeholder="a .cog, CLDF metadata/folder or EDICTOR .tsv", id="corpus-path")
             with Horizontal(classes="form-row"):
                 yield Label("lost / known", classes="form-label")
                 yield Input(placeholder="lost code", id="lost")

@@ -48,7 +48,8 @@ class ReviewScreen(Screen):
         Binding("slash", "filter", "Find", tooltip="Filter by text in the lost or known word", id="review.filter"),
         Binding("f", "status_filter", "Status", tooltip="Show all / open / accepted / rejected",
                 id="review.status"),
-        Binding("e", "export", "Export", tooltip="Export accepted pairs as .tsv and .cog", id="review.export"),
+        Binding("e", "export", "Export", tooltip="Export the review: tsv, cog, EDICTOR, CLDF or the key",
+                id="review.export"),
         Binding("R", "refine", "Refine", tooltip="Continue EM with accepted pairs fixed and rejected ones removed",
                 id="review.refine"),
     ]  # fmt: skip
@@ -198,7 +199,7 @@ class ReviewScreen(Screen):
             f"[b]{escape(row.lost)}[/] -> [b]{escape(row.known)}[/]  #{row.rank}\n"
             f"score {row.score:.3f}  cost {row.cost:.2f}  {status}"
         )
-        grid.show(row.lost, row.known, row.attention)
+        grid.show(row.lost_tokens, row.known_tokens, row.attention)
         lines = ["[b]model's candidates[/]"]
         for known, score in row.alternatives:
             mark = " <" if known == row.known else ""

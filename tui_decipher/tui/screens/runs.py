@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from textual.app import ComposeResult
@@ -13,14 +12,11 @@ from textual.widgets import DataTable, Footer, Static
 
 from ...engine.checkpoint import CHECKPOINT_NAME
 from ...engine.methods import describe_run
+from ...run_views import RUN_COLUMNS, percent, run_cells
 from ...store import RUNNING, RunRow
 from ..widgets.mode_bar import ModeBar
 from .confirm import ConfirmScreen
 from .new_run import NewRunScreen
-
-
-def percent(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
 
 
 class RunsScreen(Screen):
@@ -47,10 +43,7 @@ class RunsScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one("#runs-table", DataTable)
-        for label, key in (
-            ("#", "id"), ("started", "date"), ("corpus", "corpus"), ("preset", "preset"),
-            ("status", "status"), ("accuracy", "accuracy"), ("time", "seconds"),
-        ):  # fmt: skip
+        for label, key in RUN_COLUMNS:
             table.add_column(label, key=key)
         self._shown: list[tuple] = []
         self.reload()
@@ -68,7 +61,7 @@ class RunsScreen(Screen):
 
     def reload(self) -> None:
         runs = self.app.store.runs()
-        rows = [self._cells(r) for r in runs]
+        rows = [run_cells(r) for r in runs]
         table = self.query_one("#runs-table", DataTable)
         if rows != self._shown:
             selected = self.app.selected_run
@@ -80,13 +73,6 @@ class RunsScreen(Screen):
                 table.move_cursor(row=table.get_row_index(str(selected)))
         self._runs = {r.id: r for r in runs}
         self._show_detail()
-
-    @staticmethod
-    def _cells(run: RunRow) -> tuple:
-        seconds = "-" if run.seconds is None else f"{run.seconds:.0f}s"
-        accuracy = percent(run.accuracy) if run.has_gold else "no gold"
-        date = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created_at))
-        return (str(run.id), date, run.corpus, run.preset or "-", run.status, accuracy, seconds)
 
     def _current(self) -> RunRow | None:
         table = self.query_one("#runs-table", DataTable)

@@ -6,7 +6,6 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from ...engine.corpus import graphemes
 from .shade import shade_style
 
 END = "#"  # the end-of-word position, shown as '#'
@@ -19,12 +18,13 @@ class AlignmentGrid(Static):
     what the regularizer asks for.
     """
 
-    def show(self, lost: str, known: str, attention: list[list[float]]) -> None:
+    def show(self, lost: list[str], known: list[str], attention: list[list[float]]) -> None:
+        """Show a pair's grid; `lost` and `known` are the words' symbols (a segment may be several characters)."""
         if not attention:
             self.update(Text("no alignment stored", style="dim"))
             return
-        lost_symbols = [*graphemes(lost), END]
-        known_symbols = [*graphemes(known), END]
+        lost_symbols = [*lost, END]
+        known_symbols = [*known, END]
         table = Table(box=None, padding=(0, 0), show_edge=False, pad_edge=False)
         table.add_column("", justify="right", style="bold")
         for symbol in lost_symbols[: len(attention[0])]:

@@ -8,7 +8,7 @@ from rich.markup import escape
 from textual.widgets import Static
 
 from ...engine.config import DecipherConfig
-from ...engine.corpus import CorpusError, word_text
+from ...engine.corpus import CorpusError, preview_lines
 from ...engine.registry import load_corpus
 
 
@@ -26,17 +26,14 @@ def summarize_corpus(corpus: str, lost: str = "", known: str = "", lines: int = 
         return CorpusSummary(f"[red]{escape(str(exc))}[/]", False)
     c = loaded.corpus
     s = c.stats()
+    fmt = "" if c.format == "cog" else f" ({c.format}{', segmented' if c.segmented else ''})"
     out = [
-        f"[b]{escape(c.name)}[/]: {c.lost_code} -> {c.known_code}   {escape(loaded.path)}",
+        f"[b]{escape(c.name)}[/]: {escape(c.lost_code)} -> {escape(c.known_code)}   {escape(loaded.path)}{fmt}",
         f"{s['lost_words']} lost words ({s['lost_symbols']} symbols), "
         f"{s['known_words']} known words ({s['known_symbols']} symbols), "
         + (f"{s['gold_lost_words']} with gold cognates" if c.has_gold else "no gold"),
     ]
-    for i, known_set in sorted(c.gold.items())[:lines]:
-        knowns = " | ".join(word_text(c.known_words[j]) for j in sorted(known_set))
-        out.append(f"  {escape(word_text(c.lost_words[i]))}  ~  {escape(knowns)}")
-    if not c.has_gold:
-        out.append("  " + "  ".join(escape(word_text(w)) for w in c.lost_words[:lines]))
+    out.extend(f"  {escape(line)}" for line in preview_lines(c, lines))
     out.extend(f"[yellow]{escape(w)}[/]" for w in loaded.warnings)
     return CorpusSummary("\n".join(out), True)
 

@@ -1,0 +1,65 @@
+"""`decipher export RUN`: a run's review in one of the export formats (tui_decipher/exports/)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from ..exports import EXPORTS, ExportError, default_export_path, export_run, render_run
+from ..results import data_dir
+from ..store import Store, StoreError, default_path
+from .app import DATA_DIR_HELP, fail
+
+RUN_HELP = "A run: its id in the run store (`decipher runs list`) or its run folder."
+_FORMATS_HELP = "; ".join(f"[bold]{f.name}[/]: {f.help}" for f in EXPORTS.values())
+
+
+def export(
+    run: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP, show_default=False)],
+    format_: Annotated[
+        str, typer.Option("--format", "-f", help=f"One of: {', '.join(EXPORTS)}. {_FORMATS_HELP}.")
+    ] = "tsv",
+    all_: Annotated[
+        bool,
+        typer.Option("--all", help="Every proposal with its decision (accepted, rejected, open), not only the "
+                     "accepted pairs (tsv, edictor, cldf)."),
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="File to write (a folder for cldf); `-` writes a text format to stdout. "
+                     "Default: ./run-ID-CORPUS-accepted.tsv and the like."),
+    ] = None,
+    data: Annotated[Path | None, typer.Option("--data-dir", help=DATA_DIR_HELP, show_default=False)] = None,
+) -> None:
+    """Export a run's reviewed cognates (accepted pairs, or every proposal with --all), or its character key.
+
+    [bold]edictor[/] opens in EDICTOR, its ALIGNMENTs made from the run's own attention or key.
+
+    [bold]cldf[/] is a CLDF Wordlist, validated by pycldf as it is written.
+    """
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    if format_ not in EXPORTS:
+        raise fail(f"--format {format_!r}: expected one of {', '.join(EXPORTS)}")
+    fmt = EXPORTS[format_]
+    try:
+        with Store(default_path(data_dir(data))) as store:
+            row = store.find_run(run)
+            if str(out) == "-":
+                text, summary = render_run(store, row, format_, all_)
+                sys.stdout.write(text)
+                console.print(f"run #{row.id}: {escape(summary)}")
+                return
+            path = out if out is not None else default_export_path(row, fmt, all_)
+            written = export_run(store, row, format_, all_, path)
+    except (StoreError, ExportError) as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"{exc.filename or out}: cannot write ({exc.strerror or exc})") from None
+    target = path if fmt.suffix == "" else written.paths[0]
+    stdout = Console(highlight=False, soft_wrap=True)
+    stdout.print(f"wrote {escape(str(target))}: run #{row.id}, {escape(written.summary)}")

@@ -1,0 +1,62 @@
+"""Exports of a reviewed run, one module per format: the project's own `tsv` and `cog`, the
+field's `edictor` (a LingPy wordlist, written by lingpy) and `cldf` (a CLDF Wordlist, written and
+validated by pycldf), and the character `key`. A new format is one module with a `FORMAT` and one
+line in `EXPORTS`. Shared by `decipher export` and the TUI's export dialog; no UI library here.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..store import RunRow, Store
+from . import cldf, cog, edictor, key, tsv
+from .base import ExportError, ExportFormat, ReviewedRun, Written
+
+# In the order the CLI's help and the TUI's dialog list them.
+EXPORTS: dict[str, ExportFormat] = {
+    f.name: f for f in (tsv.FORMAT, cog.FORMAT, edictor.FORMAT, cldf.FORMAT, key.FORMAT)
+}
+
+__all__ = ["EXPORTS", "ExportError", "ExportFormat", "ReviewedRun", "Written", "default_export_path", "export_run",
+           "render_run", "write_export"]  # fmt: skip
+
+
+def default_export_path(run: RunRow, fmt: ExportFormat, include_all: bool, folder: Path = Path(".")) -> Path:
+    """run-ID-CORPUS-accepted.tsv, -all.tsv (every proposal), -accepted-edictor.tsv, -accepted-cldf (a
+    folder), -key.tsv and so on, in `folder`."""
+    if fmt.name == "key":
+        what = "key"
+    else:
+        what = "all" if include_all and fmt.takes_all else "accepted"
+        what += f"-{fmt.name}" if fmt.name in ("edictor", "cldf") else ""
+    corpus = re.sub(r"[^\w.-]+", "-", run.corpus).strip("-")  # a file name, whatever the corpus is called
+    return folder / f"run-{run.id}-{corpus}-{what}{fmt.suffix}"
+
+
+def _format(fmt: str, include_all: bool) -> ExportFormat:
+    """The format named `fmt`, refused (ExportError) when unknown or when it cannot hold include_all."""
+    if fmt not in EXPORTS:
+        raise ExportError(f"unknown export format {fmt!r} (have: {', '.join(EXPORTS)})")
+    if include_all and not EXPORTS[fmt].takes_all:
+        raise ExportError(f"--all: the {fmt} format has no place for a decision; use tsv, edictor or cldf")
+    return EXPORTS[fmt]
+
+
+def write_export(reviewed: ReviewedRun, fmt: str, include_all: bool, path: Path) -> Written:
+    """Write a reviewed run in format `fmt` to `path`. ExportError (a ValueError) on a bad request,
+    OSError when the path cannot be written."""
+    return _format(fmt, include_all).write(reviewed, include_all, path)
+
+
+def export_run(store: Store, run: RunRow, fmt: str, include_all: bool, path: Path) -> Written:
+    """Write a stored run's review in format `fmt` to `path` (see `write_export`)."""
+    return write_export(ReviewedRun.load(store, run), fmt, include_all, path)
+
+
+def render_run(store: Store, run: RunRow, fmt: str, include_all: bool) -> tuple[str, str]:
+    """The run's review in a text format `fmt`, as (text, summary), to print rather than write."""
+    chosen = _format(fmt, include_all)
+    if chosen.render is None:
+        raise ExportError(f"the {fmt} export is a folder: give its path")
+    return chosen.render(ReviewedRun.load(store, run), include_all)

@@ -1,0 +1,78 @@
+"""What an export format is, and the reviewed run every format reads."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..engine.corpus import Language
+from ..engine.review import ACCEPTED
+from ..results import write_atomic
+from ..store import ProposalRow, RunRow, Store
+
+
+class ExportError(ValueError):
+    """An export that cannot be written as asked (the message is one line)."""
+
+
+@dataclass
+class ReviewedRun:
+    """A stored run as its exports see it: the run, its proposals with their review decisions, its key."""
+
+    run: RunRow
+    rows: list[ProposalRow]
+    char_map: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, store: Store, run: RunRow) -> ReviewedRun:
+        return cls(run, store.proposals(run.id), store.char_map(run.id))
+
+    def chosen(self, include_all: bool) -> list[ProposalRow]:
+        """The accepted pairs, or (include_all) every proposal, by rank."""
+        return [r for r in self.rows if include_all or r.status == ACCEPTED]
+
+    def language(self, code: str) -> Language:
+        """The run's record of a language code (its name and Glottocode when the source gave them)."""
+        info = self.run.languages.get(code, {})
+        return Language(code, info.get("name", ""), info.get("glottocode", ""))
+
+
+@dataclass(frozen=True)
+class Written:
+    """What an export wrote: its paths and a one-line account (pairs, cognate sets, alignments)."""
+
+    paths: list[Path]
+    summary: str
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """An export format. A text format has `render` (so it can go to stdout); a folder format
+    (CLDF) has `write` alone. `takes_all`: whether it can hold every proposal with its decision."""
+
+    name: str
+    suffix: str  # of the file written; "" for a folder
+    help: str
+    write: Callable[[ReviewedRun, bool, Path], Written]
+    render: Callable[[ReviewedRun, bool], tuple[str, str]] | None = None  # (text, summary)
+    takes_all: bool = True
+
+
+def text_format(
+    name: str, suffix: str, help: str, render: Callable[[ReviewedRun, bool], tuple[str, str]], takes_all: bool = True
+) -> ExportFormat:
+    """A format whose export is one text file, written atomically."""
+
+    def write(reviewed: ReviewedRun, include_all: bool, path: Path) -> Written:
+        text, summary = render(reviewed, include_all)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text)
+        return Written([path], summary)
+
+    return ExportFormat(name, suffix, help, write, render, takes_all)
+
+
+def pairs_summary(rows: list[ProposalRow], include_all: bool) -> str:
+    what = "proposal(s), each with its decision" if include_all else "accepted pair(s)"
+    return f"{len(rows)} {what}"

@@ -1,0 +1,58 @@
+"""A stored run as the front ends list and describe it: the Runs screen's table row and a run's
+detail, shared by the TUI's Runs screen and `decipher runs list|show`. Plain text; no UI library."""
+
+from __future__ import annotations
+
+import time
+
+from .engine.methods import describe_run
+from .store import RUNNING, RunRow
+
+# The Runs table's columns: (label, key).
+RUN_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("#", "id"), ("started", "date"), ("corpus", "corpus"), ("preset", "preset"),
+    ("status", "status"), ("accuracy", "accuracy"), ("time", "seconds"),
+)  # fmt: skip
+
+
+def percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def run_cells(run: RunRow) -> tuple[str, ...]:
+    """The run's row of the Runs table, one cell per RUN_COLUMNS entry."""
+    seconds = "-" if run.seconds is None else f"{run.seconds:.0f}s"
+    accuracy = percent(run.accuracy) if run.has_gold else "no gold"
+    date = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created_at))
+    return (str(run.id), date, run.corpus, run.preset or "-", run.status, accuracy, seconds)
+
+
+def run_fields(run: RunRow, counts: dict[str, int] | None) -> list[tuple[str, str]]:
+    """The run's detail as (field, value) rows: what the Runs screen shows under its table, and more."""
+    s, cfg = run.stats, run.config
+    languages = []
+    for code in (run.lost_code, run.known_code):
+        info = run.languages.get(code, {})
+        extra = ", ".join(x for x in (info.get("name", ""), info.get("glottocode", "")) if x)
+        languages.append(f"{code} ({extra})" if extra else code)
+    rows = [
+        ("run", f"#{run.id}"),
+        ("corpus", f"{run.corpus} ({languages[0]} -> {languages[1]})"),
+        ("corpus path", run.corpus_path),
+        ("preset", run.preset or "-"),
+        ("status", run.status + (f": {run.error}" if run.error else "")),
+        ("words", f"{s.get('lost_words', '?')} lost x {s.get('known_words', '?')} known"),
+        ("method", describe_run(cfg, run.decisions)),
+        ("seed / device", f"{cfg.get('seed')} / {run.device or '-'}"),
+    ]
+    if run.has_gold and run.accuracy is not None:
+        rows.append(("accuracy", f"{percent(run.accuracy)} (flow), {percent(run.accuracy_model)} (model) "
+                                 f"on {run.n_evaluated} words"))  # fmt: skip
+    elif not run.has_gold:
+        rows.append(("accuracy", "no gold"))
+    if counts is not None and run.status != RUNNING:
+        rows.append(("review", f"{counts['accepted']} accepted, {counts['rejected']} rejected, {counts['open']} open"))
+    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.created_at))
+    rows.append(("started", started + ("" if run.seconds is None else f", ran {run.seconds:.0f}s")))
+    rows.append(("run folder", run.run_dir or "-"))
+    return rows

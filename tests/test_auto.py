@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from tui_decipher.cli import app
 from tui_decipher.engine.config import DecipherConfig
 from tui_decipher.engine.corpus import graphemes, read_cog
-from tui_decipher.engine.demand import MIN_SHARE, decoy_lexicon, estimate_demand
+from tui_decipher.engine.demand import MIN_SHARE, UNSEPARATED_SHARE, decoy_lexicon, estimate_demand
 from tui_decipher.engine.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.methods import run_decipherment
 from tui_decipher.engine.methods.auto import choose_capacity, choose_channel, probe_split
@@ -96,6 +96,34 @@ def test_demand_is_twice_the_win_share_minus_one() -> None:
     # No word beats the decoys more than chance: the floor, never zero.
     none = estimate_demand(decoy - 1.0, decoy)
     assert none.share == MIN_SHARE and none.demand >= 1
+
+
+def _scores(n: int, share: float, lose: float, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Real and decoy scores (n, 50): a `share` of rows have a cognate, which loses to the best
+    decoy a share `lose` of the time (lossy spelling)."""
+    decoy = torch.randn(n, 50, generator=g)
+    real = torch.randn(n, 50, generator=g)
+    cognates = int(share * n)
+    real[:cognates, 0] += 10.0
+    losers = int(lose * cognates)
+    real[:losers] = decoy[:losers].max(1, keepdim=True).values - 1.0  # these cognates lose to a decoy
+    return real, decoy
+
+
+def test_demand_corrected_by_the_rate_at_which_cognates_lose() -> None:
+    g = torch.Generator().manual_seed(1)
+    real, decoy = _scores(2000, 0.6, 0.3, g)
+    raw = estimate_demand(real, decoy)
+    assert raw.share == pytest.approx(0.6 * (1 - 2 * 0.3), abs=0.05)  # 2p - 1 falls short
+    # The channel's own cognates (every row one) lose as often: r = 0.7, so 2r - 1 = 0.4.
+    synth_real, synth_decoy = _scores(1000, 1.0, 0.3, g)
+    est = estimate_demand(real, decoy, synth_real, synth_decoy)
+    assert est.share == pytest.approx(0.6, abs=0.07) and est.separation == pytest.approx(0.4, abs=0.05)
+    assert "(2p - 1) / (2r - 1)" in est.why
+    # Own cognates no better than chance: the channel cannot tell, and D is the middle guess.
+    blind_real, blind_decoy = _scores(1000, 1.0, 0.5, g)
+    blind = estimate_demand(real, decoy, blind_real, blind_decoy)
+    assert blind.share == UNSEPARATED_SHARE and "D unknown" in blind.why
 
 
 # --- whole runs on generated corpora -------------------------------------------------------------

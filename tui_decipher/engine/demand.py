@@ -9,6 +9,14 @@ cognate matches the real lexicon only by chance, as well as it matches the decoy
 against the decoys about half of the time; a lost word with a cognate wins almost always. With a
 share p of lost words winning, D / N = 2p - 1. No gold is read: only the two word lists and a
 channel's scores.
+
+A cognate does not always win: where spelling loses information (Linear B drops codas and
+merges l and r) a decoy can explain a lost word as well as its true cognate, and 2p - 1 then
+falls short of D / N by the rate at which cognates lose. That rate is measured on cognates whose
+answer is known: lost words the channel itself writes from real known words (`synthetic_cognates`).
+If they beat the decoys a share r of the time, a real lost word with a cognate wins about as
+often, and D / N = (2p - 1) / (2r - 1). A channel whose own cognates barely beat the decoys
+(2r - 1 below MIN_SEPARATION) cannot tell cognates from chance, and the estimate says so.
 """
 
 from __future__ import annotations
@@ -20,10 +28,14 @@ from dataclasses import dataclass
 
 import torch
 
+from .channels.protocol import Channel
+from .charset import Charset
 from .corpus import Word
 
 _START, _END = "\x02", "\x03"  # context padding of the trigram model (never a real symbol)
 MIN_SHARE = 0.05  # the estimate never goes below 5% of the lost words
+MIN_SEPARATION = 0.2  # 2r - 1 below this: the channel's own cognates barely beat the decoys
+UNSEPARATED_SHARE = 0.5  # the share assumed then: the middle, as far from every answer as can be
 
 
 def decoy_lexicon(known_words: Sequence[Word], seed: int, max_tries: int = 50) -> list[Word]:
@@ -57,26 +69,80 @@ def decoy_lexicon(known_words: Sequence[Word], seed: int, max_tries: int = 50) -
     return out
 
 
+def synthetic_cognates(
+    channel: Channel, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset, n: int, seed: int
+) -> list[Word]:
+    """`n` lost words written by the channel, x ~ P(x | y), each from a known word drawn at
+    random (their answer is known: cognates by construction); empty draws are dropped."""
+    generator = torch.Generator().manual_seed(seed)
+    rng = random.Random(seed)
+    out: list[Word] = []
+    for _ in range(n):
+        known = known_words[rng.randrange(len(known_words))]
+        written = channel.sample(known_charset.encode(known), generator)
+        if written:
+            out.append(tuple(lost_charset.symbols[i] for i in written))
+    return out
+
+
+def win_count(real_log_p: torch.Tensor, decoy_log_p: torch.Tensor) -> float:
+    """How many rows' best real known word beats their best decoy: (n, n_known) and (n, n_decoys);
+    a tie (both at -inf, or an exact tie) counts as half a win, as a coin would."""
+    real_best = real_log_p.max(1).values  # (n,)
+    decoy_best = decoy_log_p.max(1).values  # (n,)
+    return float((real_best > decoy_best).sum()) + 0.5 * float((real_best == decoy_best).sum())
+
+
 @dataclass(frozen=True)
 class DemandEstimate:
     """The estimated demand and its evidence."""
 
     n_lost: int
     wins: int  # lost words whose best real known word beats their best decoy
-    share: float  # the estimated share of lost words with a cognate, 2 * wins / n_lost - 1, clipped
+    share: float  # the estimated share of lost words with a cognate, clipped to MIN_SHARE..1
     demand: int  # D = round(share * n_lost)
+    n_synthetic: int = 0  # the channel's own cognates the loss rate was measured on
+    synthetic_wins: int = 0  # of them, those whose best real known word beats their best decoy
+    why: str = ""
 
-    def as_dict(self) -> dict[str, float | int]:
-        return {"n_lost": self.n_lost, "wins": self.wins, "share": round(self.share, 4), "demand": self.demand}
+    @property
+    def separation(self) -> float | None:
+        """2r - 1: how much better than chance the channel's own cognates beat the decoys."""
+        return 2 * self.synthetic_wins / self.n_synthetic - 1 if self.n_synthetic else None
+
+    def as_dict(self) -> dict[str, float | int | str | None]:
+        sep = self.separation
+        return {
+            "n_lost": self.n_lost, "wins": self.wins, "share": round(self.share, 4), "demand": self.demand,
+            "n_synthetic": self.n_synthetic, "synthetic_wins": self.synthetic_wins,
+            "separation": None if sep is None else round(sep, 4), "why": self.why,
+        }  # fmt: skip
 
 
-def estimate_demand(real_log_p: torch.Tensor, decoy_log_p: torch.Tensor) -> DemandEstimate:
-    """D from a channel's scores of every lost word against the real known words (n_lost, n_known)
-    and against as many decoys (n_lost, n_decoys)."""
-    real_best = real_log_p.max(1).values  # (n_lost,)
-    decoy_best = decoy_log_p.max(1).values  # (n_lost,)
+def estimate_demand(
+    real_log_p: torch.Tensor, decoy_log_p: torch.Tensor,
+    synthetic_real_log_p: torch.Tensor | None = None, synthetic_decoy_log_p: torch.Tensor | None = None,
+) -> DemandEstimate:  # fmt: skip
+    """D from a channel's scores of held-out lost words against the real known words
+    (n_lost, n_known) and against as many decoys (n_lost, n_decoys); with the scores of the
+    channel's own cognates (n_synthetic, n_known) and (n_synthetic, n_decoys), corrected for the
+    rate at which cognates lose to decoys (see the module's docstring)."""
     n_lost = real_log_p.shape[0]
-    # A tie (both at -inf, or an exact tie) counts as half a win, as a coin would.
-    wins = float((real_best > decoy_best).sum()) + 0.5 * float((real_best == decoy_best).sum())
-    share = min(1.0, max(MIN_SHARE, 2.0 * wins / n_lost - 1.0))
-    return DemandEstimate(n_lost, round(wins), share, max(1, round(share * n_lost)))
+    wins = win_count(real_log_p, decoy_log_p)
+    raw = 2.0 * wins / n_lost - 1.0
+    if synthetic_real_log_p is None or synthetic_decoy_log_p is None or synthetic_real_log_p.shape[0] == 0:
+        share = min(1.0, max(MIN_SHARE, raw))
+        return DemandEstimate(n_lost, round(wins), share, max(1, round(share * n_lost)), why="2p - 1")
+    n_synth = synthetic_real_log_p.shape[0]
+    synth_wins = win_count(synthetic_real_log_p, synthetic_decoy_log_p)
+    separation = 2.0 * synth_wins / n_synth - 1.0
+    if separation < MIN_SEPARATION:
+        share = UNSEPARATED_SHARE
+        why = f"the channel's own cognates beat decoys only {100 * synth_wins / n_synth:.0f}%: D unknown, half"
+    else:
+        share = min(1.0, max(MIN_SHARE, raw / separation))
+        why = (f"held-out words beat decoys {100 * wins / n_lost:.0f}%, the channel's own cognates "
+               f"{100 * synth_wins / n_synth:.0f}%: (2p - 1) / (2r - 1)")  # fmt: skip
+    return DemandEstimate(
+        n_lost, round(wins), share, max(1, round(share * n_lost)), n_synth, round(synth_wins), why
+    )

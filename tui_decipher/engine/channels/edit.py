@@ -130,6 +130,27 @@ class EditChannel(nn.Module):
         return final_cells(alphas, lost_len, known_len) + operation[self.none, STOP]  # then stop: (n_x, n_y)
 
     @torch.no_grad()
+    def sample(self, known: list[int], generator: torch.Generator, max_symbols: int = 64) -> list[int]:
+        """A lost word written from the known word `known` (letter ids): x ~ P(x | y), as lost
+        symbol ids. Before each letter (and the end) symbols are inserted until the operation
+        drawn is another; a letter is then written or dropped; at the end the word stops.
+        `max_symbols` bounds a runaway of insertions (an untrained channel)."""
+        operation = self.log_operations().exp()  # (K+1, 3)
+        write = torch.softmax(self.write + self.special, -1)  # (K+1, S)
+        insert = torch.softmax(self.insert + self.special, -1)  # (K+1, S)
+        out: list[int] = []
+        for letter in [*known, self.none]:
+            op = WRITE
+            while len(out) < max_symbols:
+                op = int(torch.multinomial(operation[letter], 1, generator=generator))
+                if op != INSERT:
+                    break
+                out.append(int(torch.multinomial(insert[letter], 1, generator=generator)))
+            if letter != self.none and op == WRITE:
+                out.append(int(torch.multinomial(write[letter], 1, generator=generator)))
+        return out
+
+    @torch.no_grad()
     def character_map(
         self, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset, top: int = 5
     ) -> dict[str, list[tuple[str, float]]]:

@@ -98,6 +98,31 @@ class CharacterChannel(nn.Module):
         return final_cells(alphas, lost_len, known_len)
 
     @torch.no_grad()
+    def sample(self, known: list[int], generator: torch.Generator, tries: int = 100) -> list[int]:
+        """A lost word written from the known word `known` (letter ids): x ~ P(x | y), as lost
+        symbol ids (empty when every letter was dropped). The channel leaks mass (a two-letter
+        piece at the last letter, a special symbol written); a draw that takes it is drawn again,
+        so words come in proportion to P(x | y)."""
+        action = torch.softmax(self.action, -1)  # (K+1, 3)
+        for _ in range(tries):
+            out: list[int] = []
+            m = 0
+            while m < len(known):
+                act = int(torch.multinomial(action[known[m]], 1, generator=generator))
+                if act == DROP:
+                    m += 1
+                    continue
+                if act == TWO and m == len(known) - 1:
+                    break
+                second = known[m + 1] if act == TWO else self.none
+                symbols = torch.softmax(self.first[known[m]] + self.second[second], -1)
+                out.append(int(torch.multinomial(symbols, 1, generator=generator)))
+                m += 2 if act == TWO else 1
+            if m >= len(known) and all(i >= len(SPECIALS) for i in out):
+                return out
+        return []
+
+    @torch.no_grad()
     def character_map(
         self, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset,
         top: int = 5,

@@ -40,6 +40,10 @@ class Channel(Protocol):
         `none`; lengths without padding. Returns (n_x, n_y)."""
         ...
 
+    def sample(self, known: list[int], generator: torch.Generator) -> list[int]:
+        """A lost word drawn from P(x | y) for the known word `known` (letter ids), as lost symbol ids."""
+        ...
+
     def character_map(
         self, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset, top: int = 5
     ) -> dict[str, list[tuple[str, float]]]:

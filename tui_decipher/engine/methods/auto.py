@@ -9,13 +9,16 @@ many lost words have a cognate. This method decides both, and says why, from the
 2. **Demand D** (engine/demand.py): a probe channel is trained on half the lost words (transport
    objective, D guessed at half); on the other half, held out, each lost word's best known word
    is compared with its best decoy (known-language-like words of the same lengths). Held-out
-   words with a cognate beat the decoys, words without one win half the time: D / N = 2p - 1.
+   words with a cognate beat the decoys, words without one win half the time: D / N = 2p - 1,
+   divided by 2r - 1, r the rate at which the probe's own cognates (words it writes from real
+   known words) beat the decoys, since a cognate does not always win where spelling is lossy.
    The held-out half matters: a channel trained on a lost word fits it to *some* known word, so
    a trained-on word without a cognate beats the decoys far more often than half.
-3. **Capacity C**: the smallest that lets D lost words reach the known list (1 unless D exceeds
-   the known words).
-4. **Fit**: the probe channel goes on training on every lost word with the transport objective
-   and the estimated D and C; its costs give the proposals (a flow with D) and the evaluation.
+3. **Fit**: the probe channel goes on training on every lost word with the transport objective
+   and the estimated D (C: the least that lets D lost words reach the known list).
+4. **Capacity C** (engine/capacity.py): read from the fitted channel's surest readings: 1 unless
+   a fair share of them choose the same known word as another (inflected forms of one word).
+   Its costs then give the proposals (a flow with D and C) and the evaluation.
 
 Every decision and its evidence is in the result's `decisions` (summary.json), and in one line.
 """
@@ -30,13 +33,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
+from ..capacity import estimate_capacity
 from ..channels.protocol import Channel
 from ..channels.trainer import ChannelFit, channel_log_probs, fit_channel
 from ..checkpoint import Checkpoint, CheckpointError
 from ..config import SECTIONS, ChannelKind, DecipherConfig
 from ..corpus import Corpus, Word
-from ..demand import DemandEstimate, decoy_lexicon, estimate_demand
+from ..demand import DemandEstimate, decoy_lexicon, estimate_demand, synthetic_cognates
 from ..events import ChannelStep, Decided, EventCallback, RunStarted
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
@@ -60,13 +65,14 @@ class AutoDecisions:
     capacity: int
     capacity_why: str
     steps: int
+    capacity_evidence: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def line(self) -> str:
         """The decisions in one line, for the CLI summary and the TUI's run detail."""
         d = self.demand
         return (
             f"auto: {self.channel_kind} channel ({self.channel_why}); D = {d['demand']} of {d['n_lost_all']} "
-            f"(held-out words beat decoys {100 * d['wins'] / max(1, d['n_lost']):.0f}%); C = {self.capacity}"
+            f"({d['why']}); C = {self.capacity} ({self.capacity_why})"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -95,6 +101,11 @@ def own_settings(cfg: DecipherConfig) -> DecipherConfig:
     registry entry or stray flag tunes auto per corpus; auto then sets the fields it decides."""
     kept = {name: getattr(cfg, name) for section in ("corpus", "method", "run") for name in SECTIONS[section]}
     return DecipherConfig(**kept)
+
+
+def _demand_line(estimate: _Estimate) -> str:
+    d = estimate.as_dict()
+    return f"D = {d['demand']} of {d['n_lost_all']} lost words ({d['why']})"
 
 
 def probe_split(n_lost: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -140,24 +151,29 @@ class AutoMethod:
         result = empty_result(problem)
         try:
             estimate, channel = self._probe(problem, probe_steps)
-            capacity, capacity_why = choose_capacity(estimate.demand_all, problem.n_known)
-            fitted = dataclasses.replace(
-                problem,
-                cfg=chosen.replace(capacity=capacity, cognate_fraction=max(0.001, estimate.share)),
-                n_cognates=estimate.demand_all,
-            )
-            decisions = AutoDecisions(
-                profile.as_dict(), kind, kind_why, estimate.as_dict(), capacity, capacity_why,
-                probe_steps + fit_steps,
+            demand = estimate.demand_all
+            least, _ = choose_capacity(demand, problem.n_known)
+            on_event(Decided("demand", _demand_line(estimate), problem.elapsed()))
+            # The probe's channel goes on training on every lost word with the decided D (and the
+            # least C that D needs); C for the flows is then read from its confident readings.
+            training = dataclasses.replace(
+                problem, cfg=chosen.replace(capacity=least, cognate_fraction=max(0.001, estimate.share)),
+                n_cognates=demand,
             )  # fmt: skip
-            result.decisions = decisions.as_dict()
-            on_event(Decided("demand", decisions.line(), problem.elapsed()))
-            # The probe's channel goes on training on every lost word with the decided D and C.
-            fit = _train(fitted, corpus.lost_words, fit_steps, probe_steps, chosen.seed + 13, fitted.n_cognates,
-                         capacity, start=channel)  # fmt: skip
+            fit = _train(training, corpus.lost_words, fit_steps, probe_steps, chosen.seed + 13, demand, least,
+                         start=channel)  # fmt: skip
+            with problem.timer("capacity"):
+                capacity = estimate_capacity(fit.cost, demand, problem.n_known)
         except RunCancelled:
             result.status = "cancelled"
             return problem.finish(result)
+        fitted = dataclasses.replace(training, cfg=training.cfg.replace(capacity=capacity.capacity))
+        decisions = AutoDecisions(
+            profile.as_dict(), kind, kind_why, estimate.as_dict(), capacity.capacity, capacity.why,
+            probe_steps + fit_steps, capacity.as_dict(),
+        )  # fmt: skip
+        result.decisions = decisions.as_dict()
+        on_event(Decided("capacity", decisions.line(), problem.elapsed()))
         result.config = fitted.cfg  # what ran: the decided channel, D (as its share) and C
         result.n_cognates = fitted.n_cognates
         return finish_channel_result(fitted, result, fit)
@@ -171,11 +187,21 @@ class AutoMethod:
         with problem.timer("score"):
             held_words = [lost[i] for i in held]
             decoys = decoy_lexicon(corpus.known_words, cfg.seed + 17)
-            real = channel_log_probs(
-                fit.channel, held_words, corpus.known_words, problem.lost_charset, problem.known_charset
-            )
-            fake = channel_log_probs(fit.channel, held_words, decoys, problem.lost_charset, problem.known_charset)
-        return _Estimate(estimate_demand(real, fake), problem.n_lost), fit.channel
+            # The channel's own cognates (answer known) measure how often a cognate loses to decoys.
+            synthetic = synthetic_cognates(
+                fit.channel, corpus.known_words, problem.lost_charset, problem.known_charset, len(held_words),
+                cfg.seed + 19,
+            )  # fmt: skip
+
+            def score(lost: list[Word], known: list[Word]) -> torch.Tensor:
+                return channel_log_probs(fit.channel, lost, known, problem.lost_charset, problem.known_charset)
+
+            real, fake = score(held_words, corpus.known_words), score(held_words, decoys)
+            if synthetic:
+                estimate = estimate_demand(real, fake, score(synthetic, corpus.known_words), score(synthetic, decoys))
+            else:  # a channel that drops every letter writes nothing to measure on
+                estimate = estimate_demand(real, fake)
+        return _Estimate(estimate, problem.n_lost), fit.channel
 
     def refine(
         self,

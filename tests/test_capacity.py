@@ -1,0 +1,45 @@
+"""engine/capacity.py: C read from a channel's confident readings, on costs whose answer is known."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tui_decipher.engine.capacity import MAX_CAPACITY, estimate_capacity
+
+
+def _costs(n_known: int, owners: list[int], seed: int = 0, wrong: float = 0.0) -> np.ndarray:
+    """Costs (len(owners), n_known) of a channel that reads lost word i as known word owners[i]
+    with a clear margin, a share `wrong` of them as a random known word instead."""
+    rng = np.random.default_rng(seed)
+    cost = rng.uniform(10.0, 12.0, size=(len(owners), n_known))
+    for i, j in enumerate(owners):
+        if rng.random() < wrong:
+            j = int(rng.integers(n_known))
+        cost[i, j] = rng.uniform(2.0, 6.0)
+    return cost
+
+
+def test_one_to_one_readings_keep_c_one() -> None:
+    owners = list(np.random.default_rng(1).permutation(300)[:200])
+    est = estimate_capacity(_costs(300, owners, wrong=0.02), demand=200, n_known=300)
+    assert est.capacity == 1 and est.shared_share < 0.04 and est.n_confident == 100
+    assert "one-to-one" in est.why
+
+
+def test_shared_known_words_raise_c() -> None:
+    # 150 known words; 50 of them read by two lost words each (inflected forms), 100 by one.
+    owners = [*range(150), *range(50)]
+    est = estimate_capacity(_costs(150, owners), demand=200, n_known=150)
+    assert est.capacity == 2 and est.max_claims == 2 and est.shared_share > 0.2
+
+
+def test_c_is_capped_and_never_below_what_d_needs() -> None:
+    many = estimate_capacity(_costs(20, [i % 5 for i in range(100)]), demand=40, n_known=20)
+    assert many.capacity == MAX_CAPACITY and many.max_claims > MAX_CAPACITY
+    # D = 100 lost words onto 40 known words need C = 3 even when the readings are one-to-one.
+    need = estimate_capacity(_costs(40, list(range(40))), demand=100, n_known=40)
+    assert need.capacity == 3 and "need C = 3" in need.why
+
+
+def test_too_few_words() -> None:
+    assert estimate_capacity(np.zeros((1, 5)), demand=1, n_known=5).capacity == 1

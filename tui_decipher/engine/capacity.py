@@ -1,0 +1,73 @@
+"""The capacity C, read from a trained channel's costs: how many lost words one known word may take.
+
+Most language pairs are one-to-one (C = 1), and a one-to-one flow corrects a channel's near
+misses: a known word taken by its true cognate is no longer free for a wrong one. But some lost
+lists hold several forms of one word (Ugaritic's inflected forms share a Hebrew word), and there
+C = 1 forces all but one of them onto wrong words. The evidence is in the channel's own confident
+readings: among the lost words whose best known word beats their second best by the widest
+margins (those the channel is surest of, so rarely wrong), the share whose best known word is
+also another confident word's best. On one-to-one data such a collision needs a confident
+mistake and is rare; where known words have several lost cognates it is common. No gold is read.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+CONFIDENT_SHARE = 0.5  # the confident words: this share of D, by margin
+SHARED_MIN = 0.04  # a confident share sharing their best known word from which C > 1
+MAX_CAPACITY = 3  # the most C this evidence can choose
+
+
+@dataclass(frozen=True)
+class CapacityEstimate:
+    """The chosen C and its evidence."""
+
+    n_confident: int  # lost words read with the widest margins
+    shared: int  # of them, those whose best known word is also another confident word's best
+    max_claims: int  # the most confident words that chose one known word
+    capacity: int
+    why: str
+
+    @property
+    def shared_share(self) -> float:
+        return self.shared / max(1, self.n_confident)
+
+    def as_dict(self) -> dict[str, float | int | str]:
+        return {
+            "n_confident": self.n_confident, "shared": self.shared, "shared_share": round(self.shared_share, 4),
+            "max_claims": self.max_claims, "capacity": self.capacity, "why": self.why,
+        }  # fmt: skip
+
+
+def estimate_capacity(cost: np.ndarray, demand: int, n_known: int) -> CapacityEstimate:
+    """C from a channel's costs -log P(x_i | y_j) (n_lost, n_known) and the demand D: 1 unless
+    at least SHARED_MIN of the confident words share their best known word; never below what D
+    needs to reach the known list (ceil(D / n_known))."""
+    least = max(1, -(-demand // max(1, n_known)))
+    n_lost = cost.shape[0]
+    if n_known < 2 or n_lost < 2:
+        return CapacityEstimate(0, 0, 0, least, "too few words to read collisions")
+    best_two = np.argpartition(cost, 1, axis=1)[:, :2]  # (n_lost, 2), unordered
+    rows = np.arange(n_lost)
+    a, b = cost[rows, best_two[:, 0]], cost[rows, best_two[:, 1]]
+    best = np.where(a <= b, best_two[:, 0], best_two[:, 1])  # (n_lost,)
+    margin = np.abs(a - b)  # (n_lost,)
+    n_confident = max(2, min(n_lost, round(CONFIDENT_SHARE * demand)))
+    confident = np.argsort(-margin, kind="stable")[:n_confident]
+    claims = Counter(best[confident].tolist())
+    shared = sum(1 for i in confident if claims[int(best[i])] >= 2)
+    max_claims = max(claims.values())
+    share = shared / n_confident
+    if share >= SHARED_MIN:
+        capacity = max(least, min(MAX_CAPACITY, max_claims))
+        why = f"{100 * share:.0f}% of the {n_confident} surest readings share a known word (up to {max_claims})"
+    else:
+        capacity = least
+        why = f"one-to-one: {100 * share:.0f}% of the {n_confident} surest readings share a known word"
+        if least > 1:
+            why += f"; D = {demand} lost words need C = {least} on {n_known} known words"
+    return CapacityEstimate(n_confident, shared, max_claims, capacity, why)

@@ -156,6 +156,19 @@ def test_auto_reads_a_cipher_with_the_pieces_channel(tmp_path, single_thread) ->
     assert result.accuracy >= 0.9
 
 
+def test_auto_raises_c_where_known_words_have_two_lost_cognates(tmp_path, single_thread) -> None:
+    # A quarter of the cognates also appear as a second, inflected lost form: C = 1 would force
+    # one of each pair onto a wrong known word.
+    result = _run(_generated(tmp_path, "shared-alphabet", seed=7, lost_words=100, cognate_share=0.8, variants=0.3))
+    d = result.decisions
+    assert d["capacity"] == 2 and d["capacity_evidence"]["shared_share"] >= 0.04
+    assert "share a known word" in d["capacity_why"] and result.config.capacity == 2
+    assert result.accuracy >= 0.85
+    # The same words without the variants read one-to-one.
+    plain = _run(_generated(tmp_path, "shared-alphabet", seed=7, lost_words=100, cognate_share=0.8))
+    assert plain.decisions["capacity"] == 1 and "one-to-one" in plain.decisions["capacity_why"]
+
+
 def test_a_plain_word_list_run_reports_its_decisions(tmp_path) -> None:
     table = read_cog(_generated(tmp_path, "shared-alphabet", seed=6, lost_words=60))
     lost, known = tmp_path / "lost.txt", tmp_path / "known.txt"

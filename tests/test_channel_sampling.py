@@ -7,9 +7,9 @@ from collections import Counter
 import pytest
 import torch
 
+from tui_decipher.engine.channels.lattice import encode_padded
 from tui_decipher.engine.channels.trainer import new_channel
 from tui_decipher.engine.charset import Charset
-from tui_decipher.engine.channels.lattice import encode_padded
 
 
 @pytest.mark.parametrize("kind", ["pieces", "edit"])

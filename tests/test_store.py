@@ -814,13 +814,18 @@ def test_export_cog_joins_known_words_and_reads_back(store: Store, corpus: Corpu
     assert read_pairs == accepted == {("abc", "abd"), ("abc", "abe"), ("dé", "de")}
 
 
+def _old_store(tmp_path: Path, name: str, version: int) -> Path:
+    """A copy of a database under tests/data written by older code, checked to be at `version`."""
+    old = tmp_path / "decipher.sqlite3"
+    shutil.copyfile(Path(__file__).parent / "data" / name, old)
+    assert sqlite3.connect(old).execute("PRAGMA user_version").fetchone()[0] == version
+    return old
+
+
 def test_a_version_1_database_written_by_the_old_code_gains_decisions(tmp_path: Path) -> None:
     """tests/data/v1_store.sqlite3 was written by the code before schema 2 (025a784): the fixed run
     of tests/tui_support.py, and one accepted pair added by hand. Opening it migrates it and keeps everything."""
-    old = tmp_path / "decipher.sqlite3"
-    shutil.copyfile(Path(__file__).parent / "data" / "v1_store.sqlite3", old)
-    assert sqlite3.connect(old).execute("PRAGMA user_version").fetchone()[0] == 1
-    with Store(old) as s:
+    with Store(_old_store(tmp_path, "v1_store.sqlite3", 1)) as s:
         assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         (run,) = s.runs()
         assert run.decisions == {} and run.accuracy == 0.75 and run.status == "finished"
@@ -833,10 +838,7 @@ def test_a_version_2_database_written_by_the_old_code_gains_tokens_and_languages
     """tests/data/v2_store.sqlite3 was written by the code before schema 3 (c74bc91): the fixed run of
     tests/tui_support.py and one accepted pair. Opening it migrates it; its words read as their
     grapheme clusters (what its .cog reader made of them), with no concepts and no language records."""
-    old = tmp_path / "decipher.sqlite3"
-    shutil.copyfile(Path(__file__).parent / "data" / "v2_store.sqlite3", old)
-    assert sqlite3.connect(old).execute("PRAGMA user_version").fetchone()[0] == 2
-    with Store(old) as s:
+    with Store(_old_store(tmp_path, "v2_store.sqlite3", 2)) as s:
         assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         (run,) = s.runs()
         assert run.languages == {} and run.accuracy == 0.75 and run.status == "finished"

@@ -10,12 +10,13 @@ import torch
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app
+from tui_decipher.engine.capacity import least_capacity
 from tui_decipher.engine.config import DecipherConfig
 from tui_decipher.engine.corpus import graphemes, read_cog
 from tui_decipher.engine.demand import MIN_SHARE, UNSEPARATED_SHARE, decoy_lexicon, estimate_demand
 from tui_decipher.engine.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.methods import run_decipherment
-from tui_decipher.engine.methods.auto import choose_capacity, choose_channel, probe_split
+from tui_decipher.engine.methods.auto import choose_channel, probe_split
 from tui_decipher.engine.scripts import ScriptProfile
 
 # --- the script --------------------------------------------------------------------------------
@@ -50,10 +51,9 @@ def test_a_few_shared_symbols_do_not_make_one_alphabet() -> None:
 
 
 def test_capacity_is_one_unless_the_demand_exceeds_the_known_list() -> None:
-    assert choose_capacity(80, 100)[0] == 1
-    assert choose_capacity(100, 100)[0] == 1
-    capacity, why = choose_capacity(250, 100)
-    assert capacity == 3 and "250" in why
+    assert least_capacity(80, 100) == 1
+    assert least_capacity(100, 100) == 1
+    assert least_capacity(250, 100) == 3
 
 
 def test_probe_split_is_seeded_disjoint_and_bounded() -> None:

@@ -43,11 +43,16 @@ class CapacityEstimate:
         }  # fmt: skip
 
 
+def least_capacity(demand: int, n_known: int) -> int:
+    """The smallest C that lets D lost words reach the known list: ceil(D / n_known), at least 1."""
+    return max(1, -(-demand // max(1, n_known)))
+
+
 def estimate_capacity(cost: np.ndarray, demand: int, n_known: int) -> CapacityEstimate:
     """C from a channel's costs -log P(x_i | y_j) (n_lost, n_known) and the demand D: 1 unless
     at least SHARED_MIN of the confident words share their best known word; never below what D
     needs to reach the known list (ceil(D / n_known))."""
-    least = max(1, -(-demand // max(1, n_known)))
+    least = least_capacity(demand, n_known)
     n_lost = cost.shape[0]
     if n_known < 2 or n_lost < 2:
         return CapacityEstimate(0, 0, 0, least, "too few words to read collisions")

@@ -26,7 +26,6 @@ Every decision and its evidence is in the result's `decisions` (summary.json), a
 from __future__ import annotations
 
 import dataclasses
-import math
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..capacity import estimate_capacity
+from ..capacity import estimate_capacity, least_capacity
 from ..channels.protocol import Channel
 from ..channels.trainer import ChannelFit, channel_log_probs, fit_channel
 from ..checkpoint import Checkpoint, CheckpointError
@@ -85,14 +84,6 @@ def choose_channel(profile: ScriptProfile) -> tuple[ChannelKind, str]:
     if profile.one_alphabet:
         return "edit", f"one alphabet: {share}"
     return "pieces", f"two scripts: {share}"
-
-
-def choose_capacity(demand: int, n_known: int) -> tuple[int, str]:
-    """C: the smallest capacity that lets D lost words reach the known list."""
-    capacity = max(1, math.ceil(demand / max(1, n_known)))
-    if capacity == 1:
-        return 1, "one-to-one: D fits the known list"
-    return capacity, f"D = {demand} lost words onto {n_known} known words"
 
 
 def own_settings(cfg: DecipherConfig) -> DecipherConfig:
@@ -152,7 +143,7 @@ class AutoMethod:
         try:
             estimate, channel = self._probe(problem, probe_steps)
             demand = estimate.demand_all
-            least, _ = choose_capacity(demand, problem.n_known)
+            least = least_capacity(demand, problem.n_known)
             on_event(Decided("demand", _demand_line(estimate), problem.elapsed()))
             # The probe's channel goes on training on every lost word with the decided D (and the
             # least C that D needs); C for the flows is then read from its confident readings.

@@ -130,19 +130,16 @@ def estimate_demand(
     n_lost = real_log_p.shape[0]
     wins = win_count(real_log_p, decoy_log_p)
     raw = 2.0 * wins / n_lost - 1.0
-    if synthetic_real_log_p is None or synthetic_decoy_log_p is None or synthetic_real_log_p.shape[0] == 0:
-        share = min(1.0, max(MIN_SHARE, raw))
-        return DemandEstimate(n_lost, round(wins), share, max(1, round(share * n_lost)), why="2p - 1")
-    n_synth = synthetic_real_log_p.shape[0]
-    synth_wins = win_count(synthetic_real_log_p, synthetic_decoy_log_p)
-    separation = 2.0 * synth_wins / n_synth - 1.0
-    if separation < MIN_SEPARATION:
+    n_synth = 0 if synthetic_real_log_p is None or synthetic_decoy_log_p is None else synthetic_real_log_p.shape[0]
+    synth_wins = win_count(synthetic_real_log_p, synthetic_decoy_log_p) if n_synth else 0.0
+    separation = 2.0 * synth_wins / n_synth - 1.0 if n_synth else 1.0
+    if not n_synth:
+        share, why = min(1.0, max(MIN_SHARE, raw)), "2p - 1"
+    elif separation < MIN_SEPARATION:
         share = UNSEPARATED_SHARE
         why = f"the channel's own cognates beat decoys only {100 * synth_wins / n_synth:.0f}%: D unknown, half"
     else:
         share = min(1.0, max(MIN_SHARE, raw / separation))
         why = (f"held-out words beat decoys {100 * wins / n_lost:.0f}%, the channel's own cognates "
                f"{100 * synth_wins / n_synth:.0f}%: (2p - 1) / (2r - 1)")  # fmt: skip
-    return DemandEstimate(
-        n_lost, round(wins), share, max(1, round(share * n_lost)), n_synth, round(synth_wins), why
-    )
+    return DemandEstimate(n_lost, round(wins), share, max(1, round(share * n_lost)), n_synth, round(synth_wins), why)

@@ -68,10 +68,9 @@ class AutoDecisions:
 
     def line(self) -> str:
         """The decisions in one line, for the CLI summary and the TUI's run detail."""
-        d = self.demand
         return (
-            f"auto: {self.channel_kind} channel ({self.channel_why}); D = {d['demand']} of {d['n_lost_all']} "
-            f"({d['why']}); C = {self.capacity} ({self.capacity_why})"
+            f"auto: {self.channel_kind} channel ({self.channel_why}); {_demand_phrase(self.demand)}; "
+            f"C = {self.capacity} ({self.capacity_why})"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -94,9 +93,9 @@ def own_settings(cfg: DecipherConfig) -> DecipherConfig:
     return DecipherConfig(**kept)
 
 
-def _demand_line(estimate: _Estimate) -> str:
-    d = estimate.as_dict()
-    return f"D = {d['demand']} of {d['n_lost_all']} lost words ({d['why']})"
+def _demand_phrase(d: dict[str, Any]) -> str:
+    """'D = 383 of 485 (why)', from a demand estimate's dict (`_Estimate.as_dict`)."""
+    return f"D = {d['demand']} of {d['n_lost_all']} ({d['why']})"
 
 
 def probe_split(n_lost: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -144,7 +143,7 @@ class AutoMethod:
             estimate, channel = self._probe(problem, probe_steps)
             demand = estimate.demand_all
             least = least_capacity(demand, problem.n_known)
-            on_event(Decided("demand", _demand_line(estimate), problem.elapsed()))
+            on_event(Decided("demand", _demand_phrase(estimate.as_dict()), problem.elapsed()))
             # The probe's channel goes on training on every lost word with the decided D (and the
             # least C that D needs); C for the flows is then read from its confident readings.
             training = dataclasses.replace(

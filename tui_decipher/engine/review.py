@@ -12,6 +12,7 @@ Only the reviewer's decisions are read here; gold cognates never are.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -64,9 +65,12 @@ class ReviewConstraints:
         known = np.array([j for _, j in pairs], dtype=np.int64)
         if rows is None:
             return lost, known
-        position = {int(r): n for n, r in enumerate(rows)}
-        keep = np.array([int(i) in position for i in lost], dtype=bool)
-        return np.array([position[int(i)] for i in lost[keep]], dtype=np.int64), known[keep]
+        # A lost word may stand in several rows (a training batch drawn with replacement).
+        positions: dict[int, list[int]] = defaultdict(list)
+        for n, r in enumerate(rows):
+            positions[int(r)].append(n)
+        out = [(n, j) for i, j in zip(lost.tolist(), known.tolist(), strict=True) for n in positions.get(i, ())]
+        return np.array([n for n, _ in out], dtype=np.int64), np.array([j for _, j in out], dtype=np.int64)
 
     def mask_rejected(self, cost: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """A copy of `cost` (n_rows, n_known) with rejected pairs set to +inf (dropped from the graph)."""
@@ -102,6 +106,28 @@ class ReviewConstraints:
         return FlowEdges(
             np.array(keep_lost, dtype=np.int64), np.array(keep_known, dtype=np.int64), np.array(keep_cost)
         )
+
+    def mask_log_probs(self, log_p: torch.Tensor, rows: np.ndarray | None = None, floor: float = -1e4) -> torch.Tensor:
+        """`log_p` (n_rows, n_known) with the judgments imposed on a channel's training (a new tensor):
+        rejected pairs and, in an accepted lost word's row, every known word it was not accepted
+        with, set to `floor` (impossible, but finite so that gradients stay finite). `rows`: the
+        corpus lost indices of the rows when they are a subset."""
+        if not len(self):
+            return log_p
+        log_p = log_p.clone()
+        if self.rejected:
+            lost, known = self._rows(self.rejected, rows)
+            log_p[torch.from_numpy(lost), torch.from_numpy(known)] = floor
+        if self.accepted:
+            lost, known = self._rows(self.accepted, rows)
+            kept = log_p[torch.from_numpy(lost), torch.from_numpy(known)]
+            log_p[torch.from_numpy(np.unique(lost))] = floor
+            log_p[torch.from_numpy(lost), torch.from_numpy(known)] = kept
+        return log_p
+
+    def accepted_rows(self, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(row positions, known indices) of the accepted pairs, renumbered by `rows` if given."""
+        return self._rows(self.accepted, rows)
 
     def apply_to_flow(self, flow: torch.Tensor) -> torch.Tensor:
         """The M-step's flow F (n_lost, n_known) with the judgments imposed (a new tensor).

@@ -25,6 +25,7 @@ from ..config import ChannelKind, ChannelObjective, DecipherConfig
 from ..corpus import Word
 from ..events import ChannelStep
 from ..problem import Problem, RunCancelled
+from ..review import ReviewConstraints
 from .edit import EditChannel
 from .lattice import NEG, encode_padded
 from .pieces import INIT_SCALE, CharacterChannel
@@ -93,6 +94,8 @@ def fit_channel(
     copy_bias: float = DecipherConfig.channel_copy_bias,
     start: Channel | None = None,
     score_all: bool = True,
+    review: ReviewConstraints | None = None,
+    rows: np.ndarray | None = None,
 ) -> ChannelFit | None:
     """Train a channel (Adam, `batch` random lost words a step against every known word) on the
     lexicon objective, or with `objective = "transport"` on the weights of a transport plan with
@@ -100,6 +103,11 @@ def fit_channel(
     return its costs for all pairs. `kind` and `copy_bias`: see `new_channel`; `start`: a trained
     channel of that kind and charsets to continue from (it is trained in place). `score_all`
     False skips the final scoring of every pair (the fit's cost is then empty and its loss nan).
+
+    `review`: judgments that constrain the fit (semi-supervision). A rejected pair never explains
+    its lost word; an accepted lost word is explained by its accepted known words only, and every
+    accepted pair is also trained on at every step, so a handful of secure pairs pins the symbols
+    they spell. `rows`: the corpus indices of `lost_words` when they are a subset (None: all, in order).
     None when `should_stop` said so."""
     generator = torch.Generator().manual_seed(seed)
     channel = start or new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias)
@@ -111,17 +119,32 @@ def fit_channel(
     n_lost = len(lost_words)
     plan, potentials = None, None
     demand = n_cognates if n_cognates is not None else n_lost
+    corpus_rows = rows if rows is not None else np.arange(n_lost)
+    judged = review is not None and len(review) > 0
+    sure_lost, sure_known = review.accepted_rows(rows) if judged else (np.zeros(0, np.int64),) * 2
+    sure_lost_t, sure_known_t = torch.from_numpy(sure_lost), torch.from_numpy(sure_known)
     for step in range(1, steps + 1):
         if should_stop():
             return None
         if objective == "transport" and (step - 1) % PLAN_EVERY == 0:
             every = channel_log_probs(channel, lost_words, known_words, lost_charset, known_charset)
-            plan, potentials = transport_plan(every, demand, capacity, potentials=potentials)
+            if judged:
+                every = review.mask_log_probs(every, rows)
+            plan, potentials = transport_plan(every, demand, capacity, potentials=potentials, forced_rows=sure_lost_t)
         idx = torch.randint(0, n_lost, (min(batch, n_lost),), generator=generator)
         log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
         # The lexicon, log mean_j P(x_i | y_j), has the posterior over known words as its gradient's
         # weights; the transport objective puts the plan's weights there: sum_j w_ij log P(x_i | y_j).
-        log_fit = torch.logsumexp(log_p, 1) - log_n_known if plan is None else (plan[idx] * log_p).sum(1)
+        if plan is None:
+            allowed = review.mask_log_probs(log_p, corpus_rows[idx.numpy()]) if judged else log_p
+            log_fit = torch.logsumexp(allowed, 1) - log_n_known
+        else:
+            log_fit = (plan[idx] * log_p).sum(1)
+        if sure_lost.size:  # every accepted pair, at every step: (A,)
+            log_sure = channel.log_prob(
+                lost[sure_lost_t], lost_len[sure_lost_t], known[sure_known_t], known_len[sure_known_t]
+            ).diagonal()
+            log_fit = torch.cat([log_fit, log_sure])
         loss = -log_fit.mean()
         optimiser.zero_grad()
         loss.backward()
@@ -130,8 +153,16 @@ def fit_channel(
             on_step(step, loss.item())
     if not score_all:
         return ChannelFit(cost=np.empty((0, 0)), loss=math.nan, channel=channel)
+    return score_channel(channel, lost_words, known_words, lost_charset, known_charset)
+
+
+def score_channel(
+    channel: Channel, lost_words: Sequence[Word], known_words: Sequence[Word], lost_charset: Charset,
+    known_charset: Charset,
+) -> ChannelFit:
+    """A trained channel's costs of every pair and its lexicon loss over all lost words."""
     log_p = channel_log_probs(channel, lost_words, known_words, lost_charset, known_charset)  # (n_lost, n_known)
-    final = float(-(torch.logsumexp(log_p, 1) - log_n_known).mean())
+    final = float(-(torch.logsumexp(log_p, 1) - math.log(len(known_words))).mean())
     return ChannelFit(cost=(-log_p).numpy().astype(np.float64), loss=final, channel=channel)
 
 
@@ -141,7 +172,7 @@ PLAN_ITERS = 50  # Sinkhorn sweeps per plan; warm-started from the last plan's p
 
 def transport_plan(
     log_p: torch.Tensor, n_cognates: int, capacity: int, iters: int = PLAN_ITERS,
-    potentials: tuple[torch.Tensor, torch.Tensor] | None = None,
+    potentials: tuple[torch.Tensor, torch.Tensor] | None = None, forced_rows: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
     """A soft flow for the channel's objective: the entropic transport plan (Sinkhorn, in log
     space) of log_p (n_lost, n_known) in which each lost word sends one unit, each known word
@@ -150,14 +181,17 @@ def transport_plan(
     (n_known * C - D units). "No cognate" scores each word at its average known word, so it does
     not sort words by length; it takes about 1 - D/N of every word's unit, more of a word whose
     known words are taken by others. Within a word the plan is the posterior over known words,
-    reshaped so that no known word is over capacity. Returns the plan over real pairs
-    (n_lost, n_known) and the potentials, to warm-start the next plan."""
+    reshaped so that no known word is over capacity. `forced_rows`: lost words that must send
+    their unit to known words (accepted by a reviewer): their "no cognate" is closed. Returns the
+    plan over real pairs (n_lost, n_known) and the potentials, to warm-start the next plan."""
     n_lost, n_known = log_p.shape
     d = min(n_cognates, n_lost, n_known * capacity)
     scores = torch.zeros(n_lost + 1, n_known + 1)  # the slack row scores 0 everywhere...
     scores[:n_lost, :n_known] = log_p
     scores[:n_lost, n_known] = torch.logsumexp(log_p, 1) - math.log(n_known)  # "no cognate"
     scores[n_lost, n_known] = NEG  # ...but never fills "no cognate": then exactly D units are real
+    if forced_rows is not None and forced_rows.numel():
+        scores[forced_rows, n_known] = NEG
     # Marginals; a zero one would be log 0, so the dummies keep a sliver when D fills everything.
     row_mass = torch.cat([torch.zeros(n_lost), torch.tensor([math.log(max(n_known * capacity - d, 1e-6))])])
     col_mass = torch.cat([torch.full((n_known,), math.log(capacity)), torch.tensor([math.log(max(n_lost - d, 1e-6))])])
@@ -224,7 +258,7 @@ def fit_best_channel(problem: Problem, restart: int) -> ChannelFit:
                 cfg.channel_init_scale,
                 on_step=on_step, should_stop=problem.cancel.is_set,
                 objective=cfg.channel_objective, n_cognates=problem.n_cognates, capacity=cfg.capacity,
-                kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias,
+                kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, review=problem.review,
             )  # fmt: skip
         if fit is None:
             raise RunCancelled()

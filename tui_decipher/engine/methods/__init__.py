@@ -68,18 +68,22 @@ def run_decipherment(
     cancel: threading.Event | None = None,
     checkpoint: str | Path | None = None,
     resume: Checkpoint | None = None,
+    review: ReviewConstraints | None = None,
 ) -> DecipherResult:
     """Decipher `corpus` with the method `cfg.method` names; the entry point for the CLI and the TUI.
 
     It reports progress through `on_event` and stops soon after `cancel` is set, keeping what it
     completed. With `checkpoint`, progress is saved there; `resume` (a checkpoint of the same
     settings and corpus) continues from it and reaches the same result as an uninterrupted run.
+    `review`: judgments known from the start (accepted pairs fixed, rejected ones removed).
     """
     cfg.validate()
     if resume is not None:
         _check_resumable(resume, cfg, corpus)
+    if review is not None:
+        review.check(len(corpus.lost_words), len(corpus.known_words))
     path = Path(checkpoint) if checkpoint is not None else None
-    return method_for(cfg.method).fit(corpus, cfg, on_event, cancel or threading.Event(), path, resume)
+    return method_for(cfg.method).fit(corpus, cfg, on_event, cancel or threading.Event(), path, resume, review)
 
 
 def refine_decipherment(

@@ -46,7 +46,7 @@ from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
 from ..scripts import ScriptProfile
 from .base import DecipherResult, empty_result
-from .channel import finish_channel_result
+from .channel import finish_channel_result, refine_channel, save_channel
 
 # Channel steps (probe + fit) per kind: the pieces channel learns a syllabary's map slower.
 STEPS: dict[str, tuple[int, int]] = {"edit": (150, 150), "pieces": (300, 300)}
@@ -118,9 +118,10 @@ class AutoMethod:
         cancel: threading.Event,
         checkpoint_path: Path | None = None,
         start: Checkpoint | None = None,
+        review: ReviewConstraints | None = None,
     ) -> DecipherResult:
         if start is not None:
-            raise CheckpointError("an auto run keeps no checkpoint to resume from; start it again")
+            raise CheckpointError("an auto run has no rounds to resume: start it again, or refine a finished one")
         profile = ScriptProfile.of(corpus.lost_words, corpus.known_words)
         kind, kind_why = choose_channel(profile)
         probe_steps, fit_steps = STEPS[kind]
@@ -130,7 +131,7 @@ class AutoMethod:
         chosen = own_settings(cfg).replace(
             channel_kind=kind, channel_objective="transport", channel_steps=probe_steps + fit_steps
         )
-        problem = Problem.prepare(corpus, chosen, on_event, cancel)
+        problem = Problem.prepare(corpus, chosen, on_event, cancel, review=review)
         on_event(
             RunStarted(
                 corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
@@ -166,6 +167,7 @@ class AutoMethod:
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
         result.config = fitted.cfg  # what ran: the decided channel, D (as its share) and C
         result.n_cognates = fitted.n_cognates
+        save_channel(checkpoint_path, fitted, self.name, fit.channel, extra={"decisions": result.decisions})
         return finish_channel_result(fitted, result, fit)
 
     def _probe(self, problem: Problem, steps: int) -> tuple[_Estimate, Channel]:
@@ -173,7 +175,7 @@ class AutoMethod:
         cfg, corpus = problem.cfg, problem.corpus
         train, held = probe_split(problem.n_lost, cfg.seed)
         lost = corpus.lost_words
-        fit = _train(problem, [lost[i] for i in train], steps, 0, cfg.seed + 11, max(1, len(train) // 2), 1)
+        fit = _train(problem, [lost[i] for i in train], steps, 0, cfg.seed + 11, max(1, len(train) // 2), 1, rows=train)
         with problem.timer("score"):
             held_words = [lost[i] for i in held]
             decoys = decoy_lexicon(corpus.known_words, cfg.seed + 17)
@@ -203,7 +205,8 @@ class AutoMethod:
         cancel: threading.Event,
         checkpoint_path: Path | None = None,
     ) -> DecipherResult:
-        raise CheckpointError("an auto run cannot be refined yet: it keeps no checkpoint")
+        # Its decisions stand: a refinement trains the channel it chose, with its D and C.
+        return refine_channel(self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path)
 
     def describe(self, config: dict[str, Any]) -> str:
         # A finished run's own line is its decisions' (describe_run); this is the line before them.
@@ -215,11 +218,12 @@ class AutoMethod:
 
 def _train(
     problem: Problem, lost_words: list[Word], steps: int, done: int, seed: int, demand: int, capacity: int,
-    start: Channel | None = None,
+    start: Channel | None = None, rows: np.ndarray | None = None,
 ) -> ChannelFit:
-    """Train the problem's channel kind on `lost_words` against every known word with the transport
-    objective (D = `demand`, C = `capacity`), reporting steps after the `done` ones; only the final
-    fit (with `start`) scores every pair. Raises RunCancelled when the cancel flag is set."""
+    """Train the problem's channel kind on `lost_words` (the corpus's lost words `rows`, None: all)
+    against every known word with the transport objective (D = `demand`, C = `capacity`) under the
+    problem's judgments, reporting steps after the `done` ones; only the final fit (with `start`)
+    scores every pair. Raises RunCancelled when the cancel flag is set."""
     cfg = problem.cfg
 
     def on_step(step: int, loss: float) -> None:
@@ -231,6 +235,7 @@ def _train(
             cfg.channel_lr, cfg.channel_batch, seed, cfg.channel_init_scale, on_step=on_step,
             should_stop=problem.cancel.is_set, objective="transport", n_cognates=demand, capacity=capacity,
             kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=start, score_all=start is not None,
+            review=problem.review, rows=rows,
         )  # fmt: skip
     if fit is None:
         raise RunCancelled()

@@ -138,10 +138,12 @@ class Method(Protocol):
 
     def fit(
         self, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
-        checkpoint_path: Path | None = None, start: Checkpoint | None = None,
+        checkpoint_path: Path | None = None, start: Checkpoint | None = None, review: ReviewConstraints | None = None,
     ) -> DecipherResult:
         """Decipher `corpus`; with `start` (a checkpoint of this run), continue it to where an
-        uninterrupted run would end. With `checkpoint_path`, save progress there as it goes."""
+        uninterrupted run would end. With `checkpoint_path`, save progress there as it goes (a
+        finished run's checkpoint is what `refine` continues). `review`: judgments known before
+        the run (a scholar's known pairs), constraining it from its start as a refinement's do."""
         ...
 
     def refine(

@@ -2,11 +2,15 @@
 
 The channel's costs -log P(x_i | y_j) give the proposals (the final flow, D = N) and the
 evaluation flow; its argmax is the "model" accuracy; its parameters give the character map.
-It has no rounds and no checkpoint: a cancel keeps only the status.
+It has no rounds: a cancel keeps only the status. A finished run saves its trained channel
+(`checkpoint.pt`), which a refinement continues under the reviewer's judgments
+(`refine_channel`, shared with `auto`): accepted pairs train at every step and are forced into
+the flows, rejected pairs leave them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from dataclasses import dataclass
@@ -17,12 +21,19 @@ import numpy as np
 import torch
 
 from ..channels.protocol import Channel
-from ..channels.trainer import ChannelFit, channel_log_probs, fit_best_channel
+from ..channels.trainer import (
+    ChannelFit,
+    channel_log_probs,
+    fit_best_channel,
+    fit_channel,
+    new_channel,
+    score_channel,
+)
 from ..charset import Charset
-from ..checkpoint import Checkpoint, CheckpointError
+from ..checkpoint import Checkpoint, CheckpointError, save_checkpoint
 from ..config import DecipherConfig
 from ..corpus import Corpus, Word
-from ..events import EventCallback, RestartEnd, RunStarted, epochs_of_round
+from ..events import ChannelStep, EventCallback, RestartEnd, RunStarted, epochs_of_round
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
 from .base import DecipherResult, PairScores, Proposal, empty_result
@@ -55,11 +66,11 @@ class ChannelAlone:
 
     def fit(
         self, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
-        checkpoint_path: Path | None = None, start: Checkpoint | None = None,
+        checkpoint_path: Path | None = None, start: Checkpoint | None = None, review: ReviewConstraints | None = None,
     ) -> DecipherResult:
         if start is not None:
-            raise CheckpointError("a channel run keeps no checkpoint to resume from; start it again")
-        problem = Problem.prepare(corpus, cfg, on_event, cancel)
+            raise CheckpointError("a channel run has no rounds to resume: start it again, or refine a finished one")
+        problem = Problem.prepare(corpus, cfg, on_event, cancel, review=review)
         on_event(
             RunStarted(
                 corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
@@ -72,13 +83,14 @@ class ChannelAlone:
         except RunCancelled:
             result.status = "cancelled"
             return problem.finish(result)
+        save_channel(checkpoint_path, problem, self.name, fit.channel)
         return finish_channel_result(problem, result, fit)
 
     def refine(
         self, corpus: Corpus, start: Checkpoint, constraints: ReviewConstraints, rounds: int,
         on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None,
     ) -> DecipherResult:
-        raise CheckpointError("a channel run cannot be refined yet: it keeps no checkpoint")
+        return refine_channel(self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path)
 
     def describe(self, config: dict[str, Any]) -> str:
         # Runs stored before a field existed read as its default: the pieces channel, the lexicon objective.
@@ -127,3 +139,80 @@ def flow_proposals(problem: Problem, cost: np.ndarray) -> list[Proposal]:
     ]  # fmt: skip
     out.sort(key=lambda p: (-p.score, p.lost))
     return out
+
+
+REFINE_STEPS = 50  # channel steps one refinement round adds (the neural EM's round is one EM round)
+
+
+def save_channel(
+    path: Path | None, problem: Problem, method: str, channel: Channel, refined: int = 0,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    """Save a finished channel run (its trained channel, D and the method's `extra` state) so that
+    it can be refined; nothing without a path. A channel run has no rounds: round 0."""
+    if path is None:
+        return
+    state = {"channel": {k: v.detach().cpu() for k, v in channel.state_dict().items()},
+             "n_cognates": problem.n_cognates, **(extra or {})}  # fmt: skip
+    save_checkpoint(
+        path,
+        Checkpoint(
+            method=method, config=problem.cfg.to_dict(), corpus=problem.corpus.name,
+            shape=(problem.n_lost, problem.n_known), restart=0, round=0, rounds=[], seconds=problem.elapsed(),
+            phases=dict(problem.phases), refined=refined, state=state,
+        ),
+    )  # fmt: skip
+
+
+def refine_channel(
+    method: str, corpus: Corpus, start: Checkpoint, review: ReviewConstraints, rounds: int,
+    on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None,
+) -> DecipherResult:
+    """Continue a finished channel run (the channel method's or auto's) for `rounds` x REFINE_STEPS
+    more steps of its own objective under the reviewer's judgments, then its flows with them (see
+    `fit_channel`'s `review` and `Problem.solve`). With no judgments it simply trains on: the
+    control a refinement is measured against. Settings, D and C come from the checkpoint."""
+    if "channel" not in start.state:
+        raise CheckpointError("the checkpoint holds no trained channel to refine")
+    cfg = start.settings()
+    problem = Problem.prepare(
+        corpus, cfg, on_event, cancel, review=review, seconds_before=start.seconds, phases_before=start.phases
+    )
+    problem = dataclasses.replace(problem, n_cognates=int(start.state["n_cognates"]))
+    generator = torch.Generator().manual_seed(cfg.seed)
+    channel = new_channel(cfg.channel_kind, problem.lost_charset, problem.known_charset, generator,
+                          cfg.channel_init_scale, cfg.channel_copy_bias)  # fmt: skip
+    channel.load_state_dict(start.state["channel"])
+    steps, refined = rounds * REFINE_STEPS, start.refined + 1
+    on_event(
+        RunStarted(
+            corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
+            0, cfg.epochs, 1, problem.n_cognates, 0, method,
+        )
+    )  # fmt: skip
+
+    def on_step(step: int, loss: float) -> None:
+        on_event(ChannelStep(0, step, steps, loss, problem.elapsed(), cfg.channel_objective))
+
+    result = empty_result(problem)
+    result.decisions = dict(start.state.get("decisions", {}))
+    result.refined = refined
+    with problem.timer("train"):
+        # A fresh seed per refinement: each draws other batches, and a refinement repeats exactly.
+        fit = fit_channel(
+            corpus.lost_words, corpus.known_words, problem.lost_charset, problem.known_charset, steps,
+            cfg.channel_lr, cfg.channel_batch, cfg.seed + 7919 * refined, cfg.channel_init_scale, on_step=on_step,
+            should_stop=cancel.is_set, objective=cfg.channel_objective, n_cognates=problem.n_cognates,
+            capacity=cfg.capacity, kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=channel,
+            review=review,
+        )  # fmt: skip
+    if fit is None:  # cancelled: the run's proposals stay those of the channel it had, its checkpoint too
+        result.status = "cancelled"
+        channel.load_state_dict(start.state["channel"])
+        with problem.timer("score"):
+            fit = score_channel(channel, corpus.lost_words, corpus.known_words, problem.lost_charset,
+                                problem.known_charset)  # fmt: skip
+        return finish_channel_result(problem, result, fit)
+    save_channel(checkpoint_path, problem, method, fit.channel, refined,
+                 {k: v for k, v in start.state.items() if k not in ("channel", "n_cognates")})  # fmt: skip
+    return finish_channel_result(problem, result, fit)

@@ -242,6 +242,8 @@ def run_restart(ctx: EMContext, restart: int, resume: Checkpoint | None = None) 
     try:
         if resume is None:
             state.flow = initial_flow(ctx, restart)
+            if ctx.review is not None:
+                state.flow = ctx.review.apply_to_flow(state.flow)
         for round_ in range(first_round, rounds + 1):
             _run_round(ctx, state, round_, rounds, seed, state.sample_gen)
     except RunCancelled:
@@ -286,6 +288,9 @@ def write_checkpoint(ctx: EMContext, state: _RestartState, round_: int) -> None:
         "current": _snapshot(state),
         "best": None if ctx.best is None else _snapshot(ctx.best),
         "restart_objectives": list(ctx.restart_objectives),
+        # Judgments the run started from (known pairs), which a resumed run keeps; a refinement's own
+        # judgments come from the store each time, so a refined run saves none.
+        "review": None if ctx.review is None or ctx.refined else dataclasses.asdict(ctx.review),
     }
     save_checkpoint(
         ctx.checkpoint_path,
@@ -442,16 +447,20 @@ def _attention_grids(ctx: EMContext, model: DecipherModel, pairs: list[tuple[int
 
 def _fit(
     corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
-    checkpoint_path: Path | None, resume: Checkpoint | None,
+    checkpoint_path: Path | None, resume: Checkpoint | None, review: ReviewConstraints | None = None,
 ) -> DecipherResult:
     """Run EM (with restarts) on a corpus. With `checkpoint_path`, the run is saved there after
     every complete round; `resume` (a checkpoint of the same config and corpus, checked by the
-    caller) continues from its last round and reaches the same result as an uninterrupted run."""
+    caller) continues from its last round and reaches the same result as an uninterrupted run.
+    `review`: judgments known from the start, imposed on every flow from the initial one on."""
     if resume is None:
-        ctx = prepare(corpus, cfg, on_event, cancel, checkpoint_path=checkpoint_path)
+        ctx = prepare(corpus, cfg, on_event, cancel, review=review, checkpoint_path=checkpoint_path)
     else:
+        if review is None and resume.state.get("review"):
+            saved = resume.state["review"]
+            review = ReviewConstraints(*(tuple(map(tuple, saved[k])) for k in ("accepted", "rejected")))
         ctx = prepare(
-            corpus, cfg, on_event, cancel, seconds_before=resume.seconds, phases_before=resume.phases,
+            corpus, cfg, on_event, cancel, review=review, seconds_before=resume.seconds, phases_before=resume.phases,
             checkpoint_path=checkpoint_path, restart_objectives=list(resume.state["restart_objectives"]),
         )  # fmt: skip
         if resume.state["best"] is not None:
@@ -599,9 +608,9 @@ class NeuralEM:
 
     def fit(
         self, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
-        checkpoint_path: Path | None = None, start: Checkpoint | None = None,
+        checkpoint_path: Path | None = None, start: Checkpoint | None = None, review: ReviewConstraints | None = None,
     ) -> DecipherResult:
-        return _fit(corpus, cfg, on_event, cancel, checkpoint_path, start)
+        return _fit(corpus, cfg, on_event, cancel, checkpoint_path, start, review)
 
     def refine(
         self, corpus: Corpus, start: Checkpoint, constraints: ReviewConstraints, rounds: int,

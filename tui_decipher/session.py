@@ -5,7 +5,9 @@ A `RunSession` is made in three steps, so a front end can report each the way it
 1. `RunSession.new / .resume / .refine` check the input (settings, corpus, checkpoint, review
    decisions) and raise `SessionError` (or ValueError, CheckpointError, StoreError) with a
    one-line message; nothing is written yet.
-2. `open()` records the run in the store (a new row, or the stored run marked running again).
+2. `open()` records the run in the store (a new row, or the stored run marked running again; a
+   refinement with `out` is a branch: a new run in a new folder, from a copy of the checkpoint and
+   the judgments, the refined run left as it was).
 3. `execute(on_event, cancel)` runs the engine in the caller's thread, records every round as it
    ends, writes the run files, and returns the `DecipherResult`; on an error it marks the run
    failed and re-raises.
@@ -15,6 +17,8 @@ Front ends only render events and results. This module imports no UI library.
 
 from __future__ import annotations
 
+import os
+import shutil
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +51,10 @@ class RunSession:
     review: ReviewConstraints | None = None  # refine: the reviewer's judgments
     refine_rounds: int = REFINE_ROUNDS
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    branch_of: int | None = None  # refine into a new run: the run refined (left untouched)...
+    branch_source: Path | None = None  # ...and its folder, whose checkpoint the branch copies
+    # A new run: judgments known before it starts (a scholar's known pairs), kept as its decisions.
+    known_pairs: ReviewConstraints | None = None
 
     @classmethod
     def new(
@@ -65,18 +73,26 @@ class RunSession:
         return cls._continued(db_path, run_id, folder, checkpoint, sources)
 
     @classmethod
-    def refine(cls, db_path: Path, run: str, rounds: int = REFINE_ROUNDS) -> RunSession:
-        """Continue a stored run for `rounds` more rounds under its review decisions."""
+    def refine(cls, db_path: Path, run: str, rounds: int = REFINE_ROUNDS, out: Path | None = None) -> RunSession:
+        """Continue a stored run for `rounds` more rounds under its review decisions (none: it
+        simply trains on). With `out`, the refinement is a new run there (a branch), and the
+        refined run is left untouched; without, the run is refined in place."""
         run_id, folder, checkpoint = find_stored_run(run, db_path)
         if run_id is None:
             raise StoreError(f"{folder}: not a run in {db_path}; --refine needs its review decisions")
-        sources = ConfigSources(preset=None, overrides={"refine": str(folder)})
-        session = cls._continued(db_path, run_id, folder, checkpoint, sources)
+        overrides = {"refine": str(folder)} if out is None else {"refine": str(folder), "branch_of": run_id}
+        session = cls._continued(db_path, run_id, folder, checkpoint, ConfigSources(preset=None, overrides=overrides))
         with Store(db_path) as store:
             session.review = ReviewConstraints.from_decisions(store.decisions(run_id))
+            if out is not None:
+                session.sources.preset = store.run(run_id).preset
         corpus = session.loaded.corpus
         session.review.check(len(corpus.lost_words), len(corpus.known_words))
         session.refine_rounds = rounds
+        if out is not None:
+            if out.exists() and (not out.is_dir() or any(out.iterdir())):
+                raise SessionError(f"{out}: already exists and is not an empty folder; name a new one for the branch")
+            session.branch_of, session.branch_source, session.out_dir, session.run_id = run_id, folder, out, None
         return session
 
     @classmethod
@@ -94,9 +110,15 @@ class RunSession:
     def start_line(self) -> str | None:
         """What a continued run says before it starts (None for a new run)."""
         if self.review is not None:
+            what = f"run #{self.run_id}" if self.branch_of is None else f"run #{self.branch_of} into run #{self.run_id}"
             return (
-                f"refining run #{self.run_id} for {self.refine_rounds} round(s) with {len(self.review.accepted)} "
+                f"refining {what} for {self.refine_rounds} round(s) with {len(self.review.accepted)} "
                 f"accepted and {len(self.review.rejected)} rejected pair(s) ({self.checkpoint_path})"
+            )
+        if self.known_pairs is not None:
+            return (
+                f"starting from {len(self.known_pairs.accepted)} known pair(s) and "
+                f"{len(self.known_pairs.rejected)} excluded pair(s)"
             )
         if self.checkpoint is not None:
             return (
@@ -107,14 +129,27 @@ class RunSession:
 
     def open(self) -> int:
         """Record the run in the store: a new row, or the continued run marked running. Its id."""
+        if self.branch_of is not None:  # the branch's own copy of the checkpoint it continues
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            source = self.branch_source / CHECKPOINT_NAME
+            tmp = self.checkpoint_path.with_name(f".{CHECKPOINT_NAME}.tmp")
+            shutil.copyfile(source, tmp)
+            os.replace(tmp, self.checkpoint_path)
         with Store(self.db_path) as store:
             if self.run_id is None:
                 self.run_id = store.create_run(
                     self.loaded.corpus, self.loaded.path, self.sources.preset, self.cfg.to_dict(), self.cfg.rounds,
                     str(self.out_dir.resolve()),
                 )  # fmt: skip
+                if self.branch_of is not None:
+                    store.copy_decisions(self.branch_of, self.run_id)
+                if self.known_pairs is not None:
+                    store.record_judgments(self.run_id, self.known_pairs)
             else:
-                planned = self.checkpoint.round + self.refine_rounds if self.review is not None else None
+                # A channel run has no EM rounds to plan; a neural run's refinement adds rounds.
+                planned = None
+                if self.review is not None and self.checkpoint.rounds:
+                    planned = self.checkpoint.round + self.refine_rounds
                 store.mark_running(self.run_id, planned)
         return self.run_id
 
@@ -133,7 +168,8 @@ class RunSession:
                 )
             else:
                 result = run_decipherment(
-                    corpus, self.cfg, recorder, cancel, checkpoint=self.checkpoint_path, resume=self.checkpoint
+                    corpus, self.cfg, recorder, cancel, checkpoint=self.checkpoint_path, resume=self.checkpoint,
+                    review=self.known_pairs,
                 )
             recorder.finish(result, corpus)
             write_run_files(self.out_dir, result, corpus, self.sources, self.loaded.path)
@@ -162,3 +198,4 @@ def find_stored_run(run: str, db_path: Path) -> tuple[int | None, Path, Checkpoi
             matches = [r.id for r in store.runs() if r.run_dir and Path(r.run_dir) == folder.resolve()]
         run_id = matches[0] if matches else None
     return run_id, folder, load_checkpoint(folder)
+

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from .engine.corpus import Corpus, graphemes, word_text, word_tokens
 from .engine.events import EpochEnd, RoundEnd, RunStarted
 from .engine.methods import DecipherResult
-from .engine.review import ACCEPTED, REJECTED
+from .engine.review import ACCEPTED, REJECTED, ReviewConstraints
 
 if TYPE_CHECKING:  # annotations only: the store itself never loads torch's checkpoint reader
     from .engine.checkpoint import Checkpoint
@@ -553,6 +553,23 @@ class Store:
             counts[status] = n
         counts[OPEN] = total - counts[ACCEPTED] - counts[REJECTED]
         return counts
+
+    def copy_decisions(self, from_run: int, to_run: int) -> None:
+        """Give a run (a branch) another run's decisions, in one transaction."""
+        self._write(
+            "INSERT OR REPLACE INTO decisions SELECT ?, lost_index, known_index, status, decided_at"
+            " FROM decisions WHERE run_id = ?",
+            (to_run, from_run),
+        )
+
+    def record_judgments(self, run_id: int, review: ReviewConstraints) -> None:
+        """Record judgments made before a run (a scholar's known pairs) as its decisions, in one transaction."""
+        now = time.time()
+        rows = [(run_id, i, j, ACCEPTED, now) for i, j in review.accepted]
+        rows += [(run_id, i, j, REJECTED, now) for i, j in review.rejected]
+        self.conn.execute("BEGIN IMMEDIATE")
+        with self.transaction() as conn:
+            conn.executemany("INSERT OR REPLACE INTO decisions VALUES (?, ?, ?, ?, ?)", rows)
 
     def char_map(self, run_id: int) -> dict[str, list[tuple[str, float]]]:
         rows = self.conn.execute(

@@ -186,7 +186,12 @@ def run(
         typer.Option("--set", help="Any config field, as FIELD=VALUE (repeatable); see `decipher presets`."),
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Output folder (default: a new run folder in the data dir).")
+        Path | None,
+        typer.Option(
+            "--out", "-o",
+            help="Output folder (default: a new run folder in the data dir); with --refine, the folder of the new "
+            "run the refinement branches into.",
+        ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     resume: Annotated[
@@ -201,12 +206,18 @@ def run(
         str | None,
         typer.Option(
             "--refine",
-            help="Continue a stored run (its id or run folder) under its review decisions: accepted pairs are fixed in "
-            "every flow, rejected ones removed; the new proposals replace the run's, decisions are kept.",
+            help="Continue a stored run of any method (its id or run folder) under its review decisions: accepted "
+            "pairs are fixed in training and in every flow, rejected ones removed, unsure ones ignored (no decisions: "
+            "it simply trains on). The new proposals replace the run's, decisions are kept; with --out, they go to a "
+            "new run in that folder (a branch) and the run is left as it was.",
         ),
     ] = None,
     refine_rounds: Annotated[
-        int, typer.Option("--refine-rounds", min=1, max=1000, help="EM rounds a --refine adds.")
+        int,
+        typer.Option(
+            "--refine-rounds", min=1, max=1000,
+            help="What a --refine adds: EM rounds of a neural run, or rounds of 50 channel steps (channel, auto).",
+        ),
     ] = REFINE_ROUNDS,
     data: Annotated[
         Path | None,
@@ -230,7 +241,7 @@ def run(
         if resume is not None or refine is not None:
             given = {"--corpus": corpus, "--preset": preset, "--config": config, "--set": set_, "--seed": seed,
                      "--method": method, "--rounds": rounds, "--epochs": epochs}  # fmt: skip
-            session = _continued_session(db_path, resume, refine, refine_rounds, given)
+            session = _continued_session(db_path, resume, refine, refine_rounds, given, out)
         else:
             session = _new_session(db_path, root, preset, config, set_ or [], flags, out)
     except (ValueError, CheckpointError, StoreError) as exc:  # ConfigError, CorpusError: ValueErrors
@@ -251,9 +262,10 @@ def run(
 
 
 def _continued_session(
-    db_path: Path, resume: str | None, refine: str | None, refine_rounds: int, given: dict[str, Any]
+    db_path: Path, resume: str | None, refine: str | None, refine_rounds: int, given: dict[str, Any],
+    out: Path | None = None,
 ) -> RunSession:
-    """The session of `--resume RUN` or `--refine RUN`, whose settings come from the checkpoint."""
+    """The session of `--resume RUN` or `--refine RUN [--out DIR]`, whose settings come from the checkpoint."""
     if resume is not None and refine is not None:
         raise ConfigError("--resume and --refine cannot be combined: resume a stopped run first")
     flag = "--resume" if resume is not None else "--refine"
@@ -261,8 +273,10 @@ def _continued_session(
     if clashing:
         raise ConfigError(f"{flag} takes its settings from the checkpoint; drop {', '.join(clashing)}")
     if resume is not None:
+        if out is not None:
+            raise ConfigError("--resume continues a run in its own folder; drop --out")
         return RunSession.resume(db_path, resume)
-    return RunSession.refine(db_path, refine, refine_rounds)
+    return RunSession.refine(db_path, refine, refine_rounds, out)
 
 
 def _new_session(

@@ -31,6 +31,7 @@ from tui_decipher.store import (
     REJECTED,
     RUNNING,
     SCHEMA_VERSION,
+    UNSURE,
     ProposalRow,
     RoundRow,
     RunRecorder,
@@ -511,7 +512,7 @@ def test_finish_records_result_proposals_and_char_map(db: Path, corpus: Corpus) 
         cmap = s.char_map(run_id)
         assert cmap == {"a": [("a", 0.875)], "c": [("e", 0.5), ("c", 0.25)], "é": [("e", 0.625)]}
         assert list(cmap) == ["a", "c", "é"]  # sorted by lost symbol, each list best first
-        assert s.review_counts(run_id) == {ACCEPTED: 0, REJECTED: 0, OPEN: 4}
+        assert s.review_counts(run_id) == {ACCEPTED: 0, REJECTED: 0, UNSURE: 0, OPEN: 4}
 
 
 def test_recorder_fail_marks_the_run_failed(db: Path, corpus: Corpus) -> None:
@@ -546,16 +547,38 @@ def test_set_decision_decisions_and_review_counts(store: Store, corpus: Corpus) 
     store.set_decision(run_id, 1, 3, REJECTED)
     store.set_decision(run_id, 3, 4, ACCEPTED)
     assert store.decisions(run_id) == {(0, 0): ACCEPTED, (1, 3): REJECTED, (3, 4): ACCEPTED}
-    assert store.review_counts(run_id) == {ACCEPTED: 2, REJECTED: 1, OPEN: 1}
+    assert store.review_counts(run_id) == {ACCEPTED: 2, REJECTED: 1, UNSURE: 0, OPEN: 1}
     assert [p.status for p in store.proposals(run_id)] == [ACCEPTED, REJECTED, ACCEPTED, OPEN]
     # Another run is unaffected.
     assert store.decisions(other) == {}
-    assert store.review_counts(other) == {ACCEPTED: 0, REJECTED: 0, OPEN: 4}
+    assert store.review_counts(other) == {ACCEPTED: 0, REJECTED: 0, UNSURE: 0, OPEN: 4}
 
     store.set_decision(run_id, 1, 3, ACCEPTED)  # changing one's mind replaces the row
     assert store.decisions(run_id)[(1, 3)] == ACCEPTED
-    assert store.review_counts(run_id) == {ACCEPTED: 3, REJECTED: 0, OPEN: 1}
+    assert store.review_counts(run_id) == {ACCEPTED: 3, REJECTED: 0, UNSURE: 0, OPEN: 1}
     assert count(store, "decisions", run_id) == 3
+
+    store.set_decision(run_id, 2, 2, UNSURE)  # a question mark: stored and counted, not a constraint
+    assert store.decisions(run_id)[(2, 2)] == UNSURE
+    assert store.review_counts(run_id) == {ACCEPTED: 3, REJECTED: 0, UNSURE: 1, OPEN: 0}
+    assert store.proposals(run_id)[3].status == UNSURE
+
+
+def test_set_decisions_writes_many_in_one_transaction(store: Store, corpus: Corpus) -> None:
+    run_id = new_run(store, corpus)
+    store.record_result(run_id, make_result(standard_proposals()), corpus)
+    store.set_decision(run_id, 2, 2, REJECTED)
+    # Any pair of the vocabularies, proposed or not; OPEN clears; a later item for a pair wins.
+    store.set_decisions(run_id, [(0, 0, ACCEPTED), (1, 0, UNSURE), (2, 2, OPEN), (3, 4, REJECTED), (3, 4, UNSURE)])
+    assert store.decisions(run_id) == {(0, 0): ACCEPTED, (1, 0): UNSURE, (3, 4): UNSURE}
+    assert not store.conn.in_transaction
+    # One bad item and nothing is written, not even the good ones before it.
+    with pytest.raises(ValueError, match="unknown review status"):
+        store.set_decisions(run_id, [(2, 2, ACCEPTED), (1, 3, "maybe")])
+    with pytest.raises(sqlite3.IntegrityError):  # no such run: the foreign key refuses, all rolled back
+        store.set_decisions(12345, [(0, 0, ACCEPTED)])
+    assert store.decisions(run_id) == {(0, 0): ACCEPTED, (1, 0): UNSURE, (3, 4): UNSURE}
+    assert not store.conn.in_transaction
 
 
 def test_setting_open_deletes_the_decision_row(store: Store, corpus: Corpus) -> None:
@@ -568,7 +591,7 @@ def test_setting_open_deletes_the_decision_row(store: Store, corpus: Corpus) -> 
     assert count(store, "decisions", run_id) == 1
     assert store.decisions(run_id) == {(3, 4): ACCEPTED}
     assert store.proposals(run_id)[0].status == OPEN
-    assert store.review_counts(run_id) == {ACCEPTED: 1, REJECTED: 0, OPEN: 3}
+    assert store.review_counts(run_id) == {ACCEPTED: 1, REJECTED: 0, UNSURE: 0, OPEN: 3}
     store.set_decision(run_id, 2, 2, OPEN)  # clearing an undecided pair is a no-op
     assert store.decisions(run_id) == {(3, 4): ACCEPTED}
 
@@ -592,7 +615,7 @@ def test_decision_is_visible_from_a_second_connection_at_once(db: Path, corpus: 
         assert not first.conn.in_transaction  # committed before returning
         assert second.decisions(run_id) == {(1, 3): REJECTED}
         assert second.proposals(run_id)[1].status == REJECTED
-        assert second.review_counts(run_id) == {ACCEPTED: 0, REJECTED: 1, OPEN: 3}
+        assert second.review_counts(run_id) == {ACCEPTED: 0, REJECTED: 1, UNSURE: 0, OPEN: 3}
         second.set_decision(run_id, 1, 3, OPEN)
         assert first.decisions(run_id) == {}
     # And it survives the connection going away (no pending transaction lost on close).
@@ -637,12 +660,12 @@ def test_decisions_survive_rewriting_the_proposals(store: Store, corpus: Corpus)
     assert pairs(store.proposals(run_id)) == [(3, 4, ACCEPTED), (1, 2, OPEN), (0, 0, ACCEPTED), (2, 2, OPEN)]
     # The decision on the vanished pair is kept, but only proposals count.
     assert store.decisions(run_id) == {(0, 0): ACCEPTED, (1, 3): REJECTED, (3, 4): ACCEPTED}
-    assert store.review_counts(run_id) == {ACCEPTED: 2, REJECTED: 0, OPEN: 2}
+    assert store.review_counts(run_id) == {ACCEPTED: 2, REJECTED: 0, UNSURE: 0, OPEN: 2}
 
     # When the pair comes back, so does its status.
     store.record_result(run_id, make_result(p), corpus)
     assert pairs(store.proposals(run_id)) == [(0, 0, ACCEPTED), (1, 3, REJECTED), (3, 4, ACCEPTED), (2, 2, OPEN)]
-    assert store.review_counts(run_id) == {ACCEPTED: 2, REJECTED: 1, OPEN: 1}
+    assert store.review_counts(run_id) == {ACCEPTED: 2, REJECTED: 1, UNSURE: 0, OPEN: 1}
     # The character map is rewritten, not appended to.
     assert count(store, "char_map", run_id) == 4
 
@@ -826,7 +849,7 @@ def test_a_version_1_database_written_by_the_old_code_gains_decisions(tmp_path: 
     """tests/data/v1_store.sqlite3 was written by the code before schema 2 (025a784): the fixed run
     of tests/tui_support.py, and one accepted pair added by hand. Opening it migrates it and keeps everything."""
     with Store(_old_store(tmp_path, "v1_store.sqlite3", 1)) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
         (run,) = s.runs()
         assert run.decisions == {} and run.accuracy == 0.75 and run.status == "finished"
         assert len(s.proposals(run.id)) == 8 and len(s.rounds(run.id)) == 2
@@ -839,7 +862,7 @@ def test_a_version_2_database_written_by_the_old_code_gains_tokens_and_languages
     tests/tui_support.py and one accepted pair. Opening it migrates it; its words read as their
     grapheme clusters (what its .cog reader made of them), with no concepts and no language records."""
     with Store(_old_store(tmp_path, "v2_store.sqlite3", 2)) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
         (run,) = s.runs()
         assert run.languages == {} and run.accuracy == 0.75 and run.status == "finished"
         rows = s.proposals(run.id)
@@ -847,3 +870,30 @@ def test_a_version_2_database_written_by_the_old_code_gains_tokens_and_languages
         assert rows[0].lost == "λιγβυ" and rows[0].lost_tokens == ["λ", "ι", "γ", "β", "υ"]
         assert rows[0].known_tokens == list(rows[0].known) and rows[0].lost_gloss == rows[0].known_gloss == ""
         assert s.find_run(str(run.id)).id == run.id
+
+
+def test_a_version_3_database_written_by_the_old_code_takes_unsure_decisions(tmp_path: Path) -> None:
+    """tests/data/v3_store.sqlite3 was written by the code before schema 4 (c7862a8): the fixed run of
+    tests/tui_support.py with two accepted and two rejected pairs, one of them not a proposal.
+    Opening it rebuilds the decisions table to allow "unsure", every decision and its time kept."""
+    old = _old_store(tmp_path, "v3_store.sqlite3", 3)
+    raw = sqlite3.connect(old)
+    before = raw.execute("SELECT * FROM decisions ORDER BY lost_index, known_index").fetchall()
+    raw.close()
+    with Store(old) as s:
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        (run,) = s.runs()
+        assert run.accuracy == 0.75 and len(s.proposals(run.id)) == 8
+        after = s.conn.execute("SELECT * FROM decisions ORDER BY lost_index, known_index").fetchall()
+        assert [tuple(r) for r in after] == before
+        assert s.decisions(run.id) == {(0, 1): ACCEPTED, (1, 1): ACCEPTED, (2, 5): REJECTED, (3, 4): REJECTED}
+        assert s.review_counts(run.id) == {ACCEPTED: 2, REJECTED: 1, UNSURE: 0, OPEN: 5}
+        names = {r[0] for r in s.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert "decisions_new" not in names and set(TABLES) <= names
+        s.set_decision(run.id, 4, 4, UNSURE)  # the old CHECK would refuse this
+        s.set_decision(run.id, 3, 4, UNSURE)
+        assert s.review_counts(run.id) == {ACCEPTED: 2, REJECTED: 0, UNSURE: 2, OPEN: 4}
+        with pytest.raises(sqlite3.IntegrityError):  # the rebuilt table still checks its statuses
+            s.conn.execute("INSERT INTO decisions VALUES (?, 0, 0, 'maybe', 0)", (run.id,))
+        s.delete_run(run.id)  # the rebuilt table keeps its foreign key: a run's decisions go with it
+        assert s.conn.execute("SELECT COUNT(*) FROM decisions").fetchone()[0] == 0

@@ -11,8 +11,9 @@ from typer.testing import CliRunner
 
 from tui_decipher.cli import app as cli_app
 from tui_decipher.engine import config as engine_config
+from tui_decipher.engine.checkpoint import CHECKPOINT_NAME
 from tui_decipher.engine.config import build_config
-from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
+from tui_decipher.store import ACCEPTED, OPEN, REJECTED, UNSURE, Store, default_path
 from tui_decipher.tui.app import DecipherApp
 from tui_decipher.tui.screens.help import HelpScreen
 from tui_decipher.tui.screens.new_run import NO_PRESET, NewRunScreen
@@ -253,6 +254,46 @@ async def test_bad_corpus_path_is_reported_and_nothing_is_stored(data_dir, tmp_p
         assert app.store.runs() == []
 
 
+async def test_the_unsure_key_marks_a_pair_unsure_in_the_store(data_dir, tmp_path):
+    """m marks a pair unsure (kept, counted, filtered, undone like the others); space cycles through
+    it; refining is refused while only unsure pairs are judged, as they constrain nothing."""
+    run_id = seed_store(data_dir, tmp_path)
+    folder = tmp_path / "run"  # a run folder with a checkpoint, so only the decisions can refuse R
+    folder.mkdir()
+    (folder / CHECKPOINT_NAME).write_bytes(b"")
+    with Store(default_path(data_dir)) as store:
+        store.set_run_dir(run_id, str(folder))
+    app = DecipherApp(data_dir)
+    refined: list[int] = []
+    app.refine_run = lambda run, run_dir: refined.append(run) or True
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3")
+        screen = app.screen
+        rows = {r.rank: r for r in app.store.proposals(run_id)}
+        pair = {rank: (r.lost_index, r.known_index) for rank, r in rows.items()}
+        await pilot.press("m")  # rank 1 unsure, cursor moves to rank 2
+        with Store(default_path(data_dir)) as other:  # committed at the keypress
+            assert other.decisions(run_id) == {pair[1]: UNSURE}
+            assert other.review_counts(run_id)[UNSURE] == 1
+        assert screen._current_rank() == 2 and screen.by_rank[1].status == UNSURE
+        assert "1 unsure" in str(screen.query_one("#review-counts").render())
+        await pilot.press("R")  # nothing accepted or rejected: no refinement
+        assert refined == []
+        await pilot.press("u")
+        assert app.store.decisions(run_id) == {}
+        await pilot.press("space", "space", "space")  # rank 1: open -> accepted -> rejected -> unsure
+        assert app.store.decisions(run_id) == {pair[1]: UNSURE}
+        await pilot.press("down", "m")
+        await pilot.press("f", "f", "f", "f")  # all -> open -> accepted -> rejected -> unsure
+        assert screen.status_filter == UNSURE and screen.shown_ranks == [1, 2]
+        screen.query_one("#pairs", DataTable).move_cursor(row=0)
+        await pilot.press("space")  # rank 1: unsure -> open
+        assert app.store.decisions(run_id) == {pair[2]: UNSURE} and screen.by_rank[1].status == OPEN
+        await pilot.press("f", "a")  # all shown again; rank 1 accepted: now R refines
+        await pilot.press("R")
+        assert refined == [run_id]
+
+
 async def test_help_lists_the_bindings_of_the_current_screen(data_dir, tmp_path):
     seed_store(data_dir, tmp_path)
     app = DecipherApp(data_dir)
@@ -261,7 +302,8 @@ async def test_help_lists_the_bindings_of_the_current_screen(data_dir, tmp_path)
         assert isinstance(app.screen, HelpScreen)
         table = app.screen._table()
         ids = table.columns[2]._cells
-        for ident in ("review.accept", "review.reject", "review.undo", "review.next", "review.export", "app.quit"):
+        for ident in ("review.accept", "review.reject", "review.unsure", "review.undo", "review.next", "review.export",
+                      "app.quit"):
             assert ident in ids
         await pilot.press("escape")
         assert isinstance(app.screen, ReviewScreen)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from .engine.methods import describe_run
-from .store import RUNNING, RunRow
+from .store import DECIDED, OPEN, RUNNING, RunRow
 
 # The Runs table's columns: (label, key).
 RUN_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -25,6 +25,11 @@ def run_cells(run: RunRow) -> tuple[str, ...]:
     accuracy = percent(run.accuracy) if run.has_gold else "no gold"
     date = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created_at))
     return (str(run.id), date, run.corpus, run.preset or "-", run.status, accuracy, seconds)
+
+
+def review_summary(counts: dict[str, int]) -> str:
+    """A run's review counts (Store.review_counts) as one line: `2 accepted, 1 rejected, 0 unsure, 5 open`."""
+    return ", ".join(f"{counts.get(status, 0)} {status}" for status in (*DECIDED, OPEN))
 
 
 def run_fields(run: RunRow, counts: dict[str, int] | None) -> list[tuple[str, str]]:
@@ -51,7 +56,7 @@ def run_fields(run: RunRow, counts: dict[str, int] | None) -> list[tuple[str, st
     elif not run.has_gold:
         rows.append(("accuracy", "no gold"))
     if counts is not None and run.status != RUNNING:
-        rows.append(("review", f"{counts['accepted']} accepted, {counts['rejected']} rejected, {counts['open']} open"))
+        rows.append(("review", review_summary(counts)))
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.created_at))
     rows.append(("started", started + ("" if run.seconds is None else f", ran {run.seconds:.0f}s")))
     rows.append(("run folder", run.run_dir or "-"))

@@ -16,7 +16,7 @@ import os
 import socket
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from .engine.corpus import Corpus, graphemes, word_text, word_tokens
 from .engine.events import EpochEnd, RoundEnd, RunStarted
 from .engine.methods import DecipherResult
-from .engine.review import ACCEPTED, REJECTED, ReviewConstraints
+from .engine.review import ACCEPTED, REJECTED, UNSURE
 
 if TYPE_CHECKING:  # annotations only: the store itself never loads torch's checkpoint reader
     from .engine.checkpoint import Checkpoint
@@ -34,8 +34,9 @@ DB_NAME = "decipher.sqlite3"
 BUSY_TIMEOUT_MS = 10_000
 
 # Review statuses. "open" is stored as the absence of a decision row.
-OPEN = "open"  # a proposal without a decision; decisions are the engine's ACCEPTED / REJECTED
-STATUSES = (OPEN, ACCEPTED, REJECTED)
+OPEN = "open"  # a proposal without a decision; decisions are the engine's ACCEPTED / REJECTED / UNSURE
+DECIDED = (ACCEPTED, REJECTED, UNSURE)  # what a decision row may hold
+STATUSES = (OPEN, *DECIDED)
 
 # Run statuses.
 RUNNING, FINISHED, CANCELLED, FAILED, INTERRUPTED = "running", "finished", "cancelled", "failed", "interrupted"
@@ -145,6 +146,22 @@ MIGRATIONS: list[str] = [
     ALTER TABLE proposals ADD COLUMN lost_gloss TEXT NOT NULL DEFAULT '';
     ALTER TABLE proposals ADD COLUMN known_gloss TEXT NOT NULL DEFAULT '';
     ALTER TABLE runs ADD COLUMN languages_json TEXT NOT NULL DEFAULT '{}';
+    """,
+    # 4: a third decision, "unsure" (kept and exported, never a constraint). SQLite cannot alter a
+    # CHECK, so the table is rebuilt; nothing references it, so dropping the old one is safe.
+    """
+    CREATE TABLE decisions_new (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        lost_index INTEGER NOT NULL,
+        known_index INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('accepted', 'rejected', 'unsure')),
+        decided_at REAL NOT NULL,
+        PRIMARY KEY (run_id, lost_index, known_index)
+    );
+    INSERT INTO decisions_new (run_id, lost_index, known_index, status, decided_at)
+        SELECT run_id, lost_index, known_index, status, decided_at FROM decisions;
+    DROP TABLE decisions;
+    ALTER TABLE decisions_new RENAME TO decisions;
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -521,18 +538,29 @@ class Store:
 
     def set_decision(self, run_id: int, lost_index: int, known_index: int, status: str) -> None:
         """Record a review decision now (committed before returning); OPEN clears it."""
-        if status not in STATUSES:
-            raise ValueError(f"unknown review status {status!r}")
-        if status == OPEN:
-            self._write(
-                "DELETE FROM decisions WHERE run_id = ? AND lost_index = ? AND known_index = ?",
-                (run_id, lost_index, known_index),
-            )
-        else:
-            self._write(
-                "INSERT OR REPLACE INTO decisions VALUES (?, ?, ?, ?, ?)",
-                (run_id, lost_index, known_index, status, time.time()),
-            )
+        self.set_decisions(run_id, [(lost_index, known_index, status)])
+
+    def set_decisions(self, run_id: int, items: Iterable[tuple[int, int, str]]) -> None:
+        """Record many (lost index, known index, status) decisions in one transaction: all or none.
+        OPEN clears a pair's decision; a later item for the same pair wins."""
+        items = list(items)
+        for _, _, status in items:
+            if status not in STATUSES:
+                raise ValueError(f"unknown review status {status!r}")
+        now = time.time()
+        self.conn.execute("BEGIN IMMEDIATE")
+        with self.transaction() as conn:
+            for lost_index, known_index, status in items:
+                if status == OPEN:
+                    conn.execute(
+                        "DELETE FROM decisions WHERE run_id = ? AND lost_index = ? AND known_index = ?",
+                        (run_id, lost_index, known_index),
+                    )
+                else:
+                    conn.execute(
+                        "INSERT OR REPLACE INTO decisions VALUES (?, ?, ?, ?, ?)",
+                        (run_id, lost_index, known_index, status, now),
+                    )
 
     def decisions(self, run_id: int) -> dict[tuple[int, int], str]:
         rows = self.conn.execute(
@@ -541,9 +569,9 @@ class Store:
         return {(r[0], r[1]): r[2] for r in rows}
 
     def review_counts(self, run_id: int) -> dict[str, int]:
-        """How many of the run's proposals are accepted, rejected and still open."""
+        """How many of the run's proposals are accepted, rejected, unsure and still open."""
         total = self._scalar("SELECT COUNT(*) FROM proposals WHERE run_id = ?", (run_id,))
-        counts = {ACCEPTED: 0, REJECTED: 0}
+        counts = dict.fromkeys(DECIDED, 0)
         for status, n in self.conn.execute(
             """SELECT d.status, COUNT(*) FROM decisions d JOIN proposals p ON p.run_id = d.run_id
                    AND p.lost_index = d.lost_index AND p.known_index = d.known_index
@@ -551,7 +579,7 @@ class Store:
             (run_id,),
         ):
             counts[status] = n
-        counts[OPEN] = total - counts[ACCEPTED] - counts[REJECTED]
+        counts[OPEN] = total - sum(counts.values())
         return counts
 
     def copy_decisions(self, from_run: int, to_run: int) -> None:
@@ -561,15 +589,6 @@ class Store:
             " FROM decisions WHERE run_id = ?",
             (to_run, from_run),
         )
-
-    def record_judgments(self, run_id: int, review: ReviewConstraints) -> None:
-        """Record judgments made before a run (a scholar's known pairs) as its decisions, in one transaction."""
-        now = time.time()
-        rows = [(run_id, i, j, ACCEPTED, now) for i, j in review.accepted]
-        rows += [(run_id, i, j, REJECTED, now) for i, j in review.rejected]
-        self.conn.execute("BEGIN IMMEDIATE")
-        with self.transaction() as conn:
-            conn.executemany("INSERT OR REPLACE INTO decisions VALUES (?, ?, ?, ?, ?)", rows)
 
     def char_map(self, run_id: int) -> dict[str, list[tuple[str, float]]]:
         rows = self.conn.execute(

@@ -26,7 +26,7 @@ def export(
     ] = "tsv",
     all_: Annotated[
         bool,
-        typer.Option("--all", help="Every proposal with its decision (accepted, rejected, open), not only the "
+        typer.Option("--all", help="Every proposal with its decision (accepted, rejected, unsure, open), not only the "
                      "accepted pairs (tsv, edictor, cldf)."),
     ] = False,
     out: Annotated[

@@ -5,7 +5,9 @@ An expert's review of proposed cognate pairs steers the next EM rounds ("refinem
   and using up the capacities of its words, so they leave the pool for everyone else;
 - a rejected pair is never offered to the solver (its cost becomes +inf);
 - both enter the M-step the way the flow does: an accepted lost word trains on its accepted
-  known words only, and a rejected pair gets no flow.
+  known words only, and a rejected pair gets no flow;
+- an "unsure" pair (the reviewer's question mark) constrains nothing: it is kept and exported
+  so the doubt is not lost, but the model stays free to propose or drop it.
 
 Only the reviewer's decisions are read here; gold cognates never are.
 """
@@ -24,6 +26,7 @@ from .flow import FlowEdges
 REFINE_ROUNDS = 3  # EM rounds one refinement adds (the default of `decipher run --refine-rounds`)
 ACCEPTED = "accepted"
 REJECTED = "rejected"
+UNSURE = "unsure"  # recorded, never a constraint
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,9 @@ class ReviewConstraints:
 
     @classmethod
     def from_decisions(cls, decisions: Mapping[tuple[int, int], str]) -> ReviewConstraints:
-        """From the store's {(lost, known): "accepted" | "rejected"} map."""
+        """From the store's {(lost, known): "accepted" | "rejected" | "unsure"} map; unsure pairs are
+        left out on purpose: a doubt is not a judgment the flow or the M-step should obey."""
+        decisions = {pair: status for pair, status in decisions.items() if status != UNSURE}
         accepted = tuple(sorted(k for k, v in decisions.items() if v == ACCEPTED))
         rejected = tuple(sorted(k for k, v in decisions.items() if v == REJECTED))
         return cls(accepted, rejected)

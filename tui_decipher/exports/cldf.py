@@ -75,7 +75,7 @@ def _dataset(folder: Path, reviewed: ReviewedRun, include_all: bool):
         "CognateTable",
         {"name": "Alignment_Source", "dc:description": "What aligned the set: attention, key, sca, msa or none"},
         {"name": "Score", "datatype": "decimal", "dc:description": "The method's confidence in the pair (0-1)"},
-        {"name": "Review", "dc:description": "The review decision: accepted, rejected or open"},
+        {"name": "Review", "dc:description": "The review decision: accepted, rejected, unsure or open"},
     )
     what = "every proposal, with its decision" if include_all else "the accepted cognate pairs"
     ds.properties["dc:title"] = f"tui-decipher run #{run.id}: {run.corpus} ({run.lost_code} -> {run.known_code})"

@@ -7,7 +7,7 @@ from .base import ReviewedRun, pairs_summary, text_format
 
 
 def export_tsv(rows: list[ProposalRow], include_all: bool = False) -> str:
-    """Accepted pairs (or every proposal, with its status: accepted, rejected or open) as TSV."""
+    """Accepted pairs (or every proposal, with its status: accepted, rejected, unsure or open) as TSV."""
     chosen = [r for r in rows if include_all or r.status == ACCEPTED]
     header = ["lost", "known", "score", "status"]
     lines = ["\t".join(header)] + [f"{r.lost}\t{r.known}\t{r.score:.6f}\t{r.status}" for r in chosen]

@@ -20,33 +20,35 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from ...engine.checkpoint import CHECKPOINT_NAME
 from ...engine.review import REFINE_ROUNDS
-from ...store import ACCEPTED, OPEN, REJECTED, ProposalRow
+from ...store import ACCEPTED, DECIDED, OPEN, REJECTED, STATUSES, UNSURE, ProposalRow
 from ..widgets.alignment import AlignmentGrid
 from ..widgets.mode_bar import ModeBar
 from .export import ExportScreen
 
-CYCLE = {OPEN: ACCEPTED, ACCEPTED: REJECTED, REJECTED: OPEN}
-STATUS_FILTERS = ("all", OPEN, ACCEPTED, REJECTED)
-STATUS_STYLE = {OPEN: "dim", ACCEPTED: "bold green", REJECTED: "bold red"}
+CYCLE = {OPEN: ACCEPTED, ACCEPTED: REJECTED, REJECTED: UNSURE, UNSURE: OPEN}
+STATUS_FILTERS = ("all", OPEN, ACCEPTED, REJECTED, UNSURE)
+STATUS_STYLE = {OPEN: "dim", ACCEPTED: "bold green", REJECTED: "bold red", UNSURE: "bold yellow"}
 
 
 class ReviewScreen(Screen):
-    """Accept or reject proposed cognates by keyboard."""
+    """Accept, reject or question proposed cognates by keyboard."""
 
     HELP_TITLE = "Review"
     AUTO_FOCUS = "#pairs"
     BINDINGS = [
         Binding("a", "decide('accepted')", "Accept", tooltip="Accept the pair and move down", id="review.accept"),
         Binding("r", "decide('rejected')", "Reject", tooltip="Reject the pair and move down", id="review.reject"),
+        Binding("m", "decide('unsure')", "Unsure", tooltip="Mark the pair unsure (maybe): kept and exported, "
+                "not a constraint on refinement; move down", id="review.unsure"),
         Binding("u", "undo", "Undo", tooltip="Undo the last decision", id="review.undo"),
-        Binding("space", "cycle", "Cycle", key_display="␣", tooltip="Cycle open -> accepted -> rejected",
+        Binding("space", "cycle", "Cycle", key_display="␣", tooltip="Cycle open -> accepted -> rejected -> unsure",
                 id="review.cycle"),
         Binding("n", "next_open(1)", "Next", key_display="n/N", tooltip="Next open (unreviewed) pair",
                 id="review.next"),
         Binding("N", "next_open(-1)", "Prev", show=False, tooltip="Previous open (unreviewed) pair",
                 id="review.previous"),
         Binding("slash", "filter", "Find", tooltip="Filter by text in the lost or known word", id="review.filter"),
-        Binding("f", "status_filter", "Status", tooltip="Show all / open / accepted / rejected",
+        Binding("f", "status_filter", "Status", tooltip="Show all / open / accepted / rejected / unsure",
                 id="review.status"),
         Binding("e", "export", "Export", tooltip="Export the review: tsv, cog, EDICTOR, CLDF or the key",
                 id="review.export"),
@@ -157,7 +159,7 @@ class ReviewScreen(Screen):
         return self.shown_ranks[row] if 0 <= row < len(self.shown_ranks) else None
 
     def _update_counts(self) -> None:
-        counts = {OPEN: 0, ACCEPTED: 0, REJECTED: 0}
+        counts = dict.fromkeys(STATUSES, 0)
         for row in self.rows:
             counts[row.status] += 1
         text = self.query_one("#filter", Input).value.strip()
@@ -169,11 +171,11 @@ class ReviewScreen(Screen):
         title = f"run #{self.run_id}  " if self.run_id is not None else ""
         # After a refinement, rejected (or displaced) pairs may no longer be proposed; they still count.
         judged = len(self.app.store.decisions(self.run_id)) if self.run_id is not None else 0
-        hidden = judged - counts[ACCEPTED] - counts[REJECTED]
+        hidden = judged - sum(counts[status] for status in DECIDED)
         off_list = f" (+{hidden} judged, not proposed now)" if hidden > 0 else ""
         self.query_one("#review-counts", Static).update(
             f"{title}[green]{counts[ACCEPTED]} accepted[/]  [red]{counts[REJECTED]} rejected[/]  "
-            f"{counts[OPEN]} open{off_list}  |  {escape(shown)}"
+            f"[yellow]{counts[UNSURE]} unsure[/]  {counts[OPEN]} open{off_list}  |  {escape(shown)}"
         )
 
     # --- detail pane --------------------------------------------------------------------------
@@ -306,7 +308,7 @@ class ReviewScreen(Screen):
             return
         decisions = list(self.app.store.decisions(run.id).values())
         counts = {status: decisions.count(status) for status in (ACCEPTED, REJECTED)}
-        if not decisions:
+        if not counts[ACCEPTED] + counts[REJECTED]:  # unsure pairs constrain nothing
             self.notify("Accept or reject some pairs first: refinement continues EM under your decisions.")
             return
         if self.app.refine_run(run.id, run.run_dir):

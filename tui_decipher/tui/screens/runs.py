@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from ...engine.checkpoint import CHECKPOINT_NAME
 from ...engine.methods import describe_run
-from ...run_views import RUN_COLUMNS, percent, run_cells
+from ...run_views import RUN_COLUMNS, percent, review_summary, run_cells
 from ...store import RUNNING, RunRow
 from ..widgets.mode_bar import ModeBar
 from .confirm import ConfirmScreen
@@ -111,7 +111,7 @@ class RunsScreen(Screen):
             )
         if run.status not in (RUNNING,):
             counts = self.app.store.review_counts(run.id)
-            lines.append(f"review: {counts['accepted']} accepted, {counts['rejected']} rejected, {counts['open']} open")
+            lines.append(f"review: {review_summary(counts)}")
         detail.update("\n".join(lines))
 
     def action_new_run(self) -> None:

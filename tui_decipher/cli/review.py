@@ -1,0 +1,117 @@
+"""`decipher review import|export`: a run's review decisions as a TSV file, without the TUI.
+
+The file (tui_decipher/review_io.py) is `lost<TAB>known<TAB>decision`, one judged pair a line.
+An import is checked whole, then stored in one transaction, exactly as the Review screen's keys
+store decisions; a file with any bad line stores nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from ..engine.corpus import CorpusError
+from ..results import data_dir, write_atomic
+from ..review_io import decisions_summary, read_decisions, run_vocabulary, write_decisions
+from ..store import Store, StoreError, default_path
+from .app import DATA_DIR_HELP, fail
+from .export import RUN_HELP
+
+FORMAT_HELP = (
+    "A tab-separated file with the header [bold]lost<TAB>known<TAB>decision[/], then one pair a line: a word of "
+    "the run's lost vocabulary, a word of its known vocabulary, and [bold]accepted[/], [bold]rejected[/] or "
+    "[bold]unsure[/]."
+)
+
+review_app = typer.Typer(
+    help="Import and export a run's review decisions as TSV: judge pairs in a spreadsheet or a script, "
+    "then refine the run with `decipher run --refine RUN`. " + FORMAT_HELP,
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+)
+
+DataDir = Annotated[Path | None, typer.Option("--data-dir", help=DATA_DIR_HELP, show_default=False)]
+RunArg = Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP, show_default=False)]
+
+
+def _store(data: Path | None) -> Store:
+    try:
+        return Store(default_path(data_dir(data)))
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+
+
+@review_app.command("import")
+def review_import(
+    run: RunArg,
+    file: Annotated[
+        Path,
+        typer.Argument(metavar="FILE", help="The TSV file of decisions to read.", show_default=False),
+    ],
+    data: DataDir = None,
+) -> None:
+    """Record the decisions of FILE in a run, as if their keys were pressed on the Review screen.
+
+    Any pair of the run's words can be judged, proposed or not; pairs the file does not name keep theirs.
+
+    [bold]open[/] clears a pair's decision. [bold]unsure[/] is kept and exported, never a constraint.
+
+    Every line is checked first, and a file with a bad line stores nothing: the line is reported as FILE:LINE.
+
+    Bad lines: an unknown word or decision, a bad header, a wrong number of columns, a pair twice with two decisions.
+    """
+    with _store(data) as store:
+        try:
+            row = store.find_run(run)
+            vocab = run_vocabulary(row, store.proposals(row.id))
+            items = read_decisions(file, vocab)
+            store.set_decisions(row.id, items)  # one transaction: all of the file, or nothing
+        except (StoreError, CorpusError) as exc:
+            raise fail(str(exc)) from None
+    noun = "decision" if len(items) == 1 else "decisions"
+    Console(highlight=False, soft_wrap=True).print(
+        f"imported {len(items)} {noun}: {decisions_summary(items)} into run #{row.id}"
+    )
+
+
+@review_app.command("export")
+def review_export(
+    run: RunArg,
+    file: Annotated[
+        str,
+        typer.Argument(metavar="FILE", help="The TSV file to write, or - for stdout.", show_default=False),
+    ],
+    data: DataDir = None,
+) -> None:
+    """Write every decision of a run (accepted, rejected and unsure) to FILE, sorted by lost word.
+
+    The file is what `decipher review import` reads back.
+
+    (`decipher export` writes the run's proposals, each with its decision, in the field's formats.)
+    """
+    with _store(data) as store:
+        try:
+            row = store.find_run(run)
+            decisions = store.decisions(row.id)
+            vocab = run_vocabulary(row, store.proposals(row.id))
+            text = write_decisions(decisions, vocab)
+        except StoreError as exc:
+            raise fail(str(exc)) from None
+    items = [(i, j, status) for (i, j), status in decisions.items()]
+    line = f"run #{row.id}: {len(items)} decision(s): {decisions_summary(items)}"
+    if file == "-":
+        sys.stdout.write(text)
+        Console(stderr=True, highlight=False, soft_wrap=True).print(escape(line))
+        return
+    path = Path(file)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text)
+    except OSError as exc:
+        raise fail(f"{exc.filename or path}: cannot write ({exc.strerror or exc})") from None
+    Console(highlight=False, soft_wrap=True).print(f"wrote {escape(str(path))}: {escape(line)}")

@@ -1,0 +1,141 @@
+"""A run's review decisions as a TSV file, read and written without the TUI (`decipher review`).
+
+The file has the header `lost<TAB>known<TAB>decision`, then one judged pair a line: the lost word,
+the known word, and `accepted`, `rejected` or `unsure`; on import, `open` clears a pair's decision.
+The words are matched to the run's vocabularies, so any pair of them can be judged, proposed or not.
+
+A file is checked whole before anything is stored: the first bad line is reported as one
+`FILE:LINE: problem` (CorpusError) and nothing of the file is written. Imports no UI library.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from .engine.config import DecipherConfig
+from .engine.corpus import Corpus, CorpusError, read_lines, word_text
+from .engine.registry import load_corpus
+from .store import DECIDED, OPEN, ProposalRow, RunRow, StoreError
+
+HEADER = ("lost", "known", "decision")
+IMPORTED = (*DECIDED, OPEN)  # what an imported line may say; `open` clears the pair's decision
+# The settings that name a run's corpus: the rest of its stored config never changes which words it has.
+CORPUS_FIELDS = ("corpus", "lost", "known", "lost_words", "known_words")
+
+
+@dataclass(frozen=True)
+class RunVocabulary:
+    """A run's lost and known words as the store writes them (`word_text`), by corpus index."""
+
+    lost: tuple[str, ...]
+    known: tuple[str, ...]
+
+    @classmethod
+    def of(cls, corpus: Corpus) -> RunVocabulary:
+        return cls(tuple(map(word_text, corpus.lost_words)), tuple(map(word_text, corpus.known_words)))
+
+    def lost_index(self, text: str) -> int | None:
+        """The lost word's corpus index (None if it is not one). Two words of a segmented source
+        can read the same once their symbols are run together ("k ʷ" and "kʷ"): the first wins."""
+        return _first_index(self.lost).get(text)
+
+    def known_index(self, text: str) -> int | None:
+        """The known word's corpus index (None if it is not one); the first of equal spellings."""
+        return _first_index(self.known).get(text)
+
+
+@cache
+def _first_index(words: tuple[str, ...]) -> dict[str, int]:
+    """Each spelling's first index (cached: a file of n lines looks up 2n words in the same lists)."""
+    index: dict[str, int] = {}
+    for n, text in enumerate(words):
+        index.setdefault(text, n)
+    return index
+
+
+def run_vocabulary(run: RunRow, proposals: Sequence[ProposalRow] = ()) -> RunVocabulary:
+    """The vocabularies of the corpus `run` was made on, loaded as a refinement loads them (the
+    corpus its settings name). StoreError when that corpus cannot be read now, or no longer has the
+    run's words (it changed since the run: a decision's indices would judge other words)."""
+    cfg = DecipherConfig(**{name: run.config[name] for name in CORPUS_FIELDS if name in run.config})
+    try:
+        corpus = load_corpus(cfg).corpus
+    except (CorpusError, ValueError) as exc:
+        raise StoreError(f"run #{run.id}: cannot read its corpus {run.corpus_path!r}: {exc}") from None
+    vocab = RunVocabulary.of(corpus)
+    stored = (run.stats.get("lost_words"), run.stats.get("known_words"))
+    changed = stored != (len(vocab.lost), len(vocab.known)) or any(
+        p.lost_index >= len(vocab.lost) or p.known_index >= len(vocab.known)
+        or (vocab.lost[p.lost_index], vocab.known[p.known_index]) != (p.lost, p.known)
+        for p in proposals
+    )  # fmt: skip
+    if changed:
+        raise StoreError(
+            f"run #{run.id}: its corpus {run.corpus_path!r} has changed since the run ({stored[0]} x {stored[1]} "
+            f"words then, {len(vocab.lost)} x {len(vocab.known)} now, or other words); its decisions cannot be matched"
+        )
+    return vocab
+
+
+def read_decisions(path: Path, vocab: RunVocabulary) -> list[tuple[int, int, str]]:
+    """The (lost index, known index, decision) items of a review file, in file order, each pair once.
+
+    Every line is checked before any is returned; the first problem raises CorpusError naming the
+    file and line: a header other than `lost<TAB>known<TAB>decision`, a line without exactly three
+    cells, a word not in the run's vocabulary, an unknown decision, or a pair given twice with
+    different decisions (the same decision twice is kept once). Empty lines are skipped.
+    """
+    lines = read_lines(path)
+    if not lines:
+        raise CorpusError(path, 1, f"empty file: expected the header {_header()}")
+    if tuple(cell.strip() for cell in lines[0].split("\t")) != HEADER:
+        raise CorpusError(path, 1, f"bad header {lines[0]!r}: expected {_header()}")
+    items: dict[tuple[int, int], tuple[str, int]] = {}  # pair -> (decision, line it was given on)
+    for n, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = [cell.strip() for cell in line.split("\t")]
+        if len(cells) != len(HEADER):
+            raise CorpusError(path, n, f"{len(cells)} column(s), expected 3 separated by tabs: lost, known, decision")
+        lost, known, decision = cells
+        i, j = vocab.lost_index(lost), vocab.known_index(known)
+        if i is None:
+            hint = " (it is a known word: are the columns swapped?)" if vocab.known_index(lost) is not None else ""
+            raise CorpusError(path, n, f"unknown lost word {lost!r}: not in the run's lost vocabulary{hint}")
+        if j is None:
+            hint = " (it is a lost word: are the columns swapped?)" if vocab.lost_index(known) is not None else ""
+            raise CorpusError(path, n, f"unknown known word {known!r}: not in the run's known vocabulary{hint}")
+        if decision not in IMPORTED:
+            raise CorpusError(path, n, f"unknown decision {decision!r}: expected one of {', '.join(IMPORTED)}")
+        earlier = items.get((i, j))
+        if earlier is not None and earlier[0] != decision:
+            raise CorpusError(path, n, f"{lost} -> {known} is {decision} here but {earlier[0]} on line {earlier[1]}")
+        items.setdefault((i, j), (decision, n))
+    return [(i, j, decision) for (i, j), (decision, _) in items.items()]
+
+
+def write_decisions(decisions: Mapping[tuple[int, int], str], vocab: RunVocabulary) -> str:
+    """Every decision as a review file, sorted by lost word, then known word (what import reads back)."""
+    outside = [pair for pair in decisions if not (0 <= pair[0] < len(vocab.lost) and 0 <= pair[1] < len(vocab.known))]
+    if outside:  # recorded on another corpus: refuse rather than write other words
+        raise StoreError(f"decision on pair {min(outside)} is outside the corpus "
+                         f"({len(vocab.lost)} lost x {len(vocab.known)} known words)")  # fmt: skip
+    rows = sorted((vocab.lost[i], vocab.known[j], status) for (i, j), status in decisions.items())
+    return "".join("\t".join(cells) + "\n" for cells in [HEADER, *rows])
+
+
+def decisions_summary(items: Iterable[tuple[int, int, str]]) -> str:
+    """`8 accepted, 3 rejected, 1 unsure` (and `2 cleared` for `open` lines), each decision counted."""
+    counts = Counter(status for _, _, status in items)
+    parts = [f"{counts[status]} {status}" for status in DECIDED]
+    if counts[OPEN]:
+        parts.append(f"{counts[OPEN]} cleared")
+    return ", ".join(parts)
+
+
+def _header() -> str:
+    return "lost<TAB>known<TAB>decision"

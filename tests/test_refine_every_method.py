@@ -164,3 +164,35 @@ def test_refine_out_branches_into_a_new_run_and_leaves_the_run_untouched(tmp_pat
     in_place = _cli("run", "--refine", str(tmp_path / "run1"), "--refine-rounds", "1", "--quiet")
     assert in_place.exit_code == 0, in_place.output
     assert load_checkpoint(tmp_path / "run1").refined == 1
+
+
+def test_known_pairs_start_a_run_and_become_its_decisions(tmp_path, data_dir) -> None:
+    path = tmp_path / "shared.cog"
+    write_generated(path, GeneratorSpec(kind="shared-alphabet", seed=3, lost_words=60))
+    corpus = load_corpus(DecipherConfig(corpus=str(path))).corpus
+    text = lambda words, i: "".join(words[i])  # noqa: E731
+    (i, j), (k, m) = _gold_pairs(corpus, 2)
+    pairs = tmp_path / "known.tsv"
+    pairs.write_text(
+        "lost\tknown\tdecision\n"
+        f"{text(corpus.lost_words, i)}\t{text(corpus.known_words, j)}\taccepted\n"
+        f"{text(corpus.lost_words, k)}\t{text(corpus.known_words, m)}\tunsure\n"
+        f"{text(corpus.lost_words, k)}\t{text(corpus.known_words, j)}\trejected\n",
+        encoding="utf-8",
+    )
+    run = _cli("run", "--corpus", str(path), "--method", "channel", "--set", "channel_steps=20", "--set",
+               "channel_kind=edit", "--known-pairs", str(pairs), "--quiet")  # fmt: skip
+    assert run.exit_code == 0, run.output
+    assert "starting from 1 known pair(s) and 1 excluded pair(s)" in run.output
+    with Store(default_path(data_dir)) as store:
+        (row,) = store.runs()
+        assert store.decisions(row.id) == {(i, j): ACCEPTED, (k, m): "unsure", (k, j): REJECTED}
+        assert row.config["known_pairs"] == str(pairs)
+        assert (i, j) in {(p.lost_index, p.known_index) for p in store.proposals(row.id)}
+
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("lost\tknown\tdecision\nnot-a-word\tx\taccepted\n", encoding="utf-8")
+    refused = _cli("run", "--corpus", str(path), "--method", "channel", "--known-pairs", str(bad), "--quiet")
+    assert refused.exit_code == 2 and f"{bad}:2: unknown lost word 'not-a-word'" in refused.output
+    with Store(default_path(data_dir)) as store:
+        assert len(store.runs()) == 1  # nothing was recorded for the refused run

@@ -30,7 +30,8 @@ from .engine.methods import DecipherResult, refine_decipherment, run_deciphermen
 from .engine.registry import LoadedCorpus, load_corpus
 from .engine.review import REFINE_ROUNDS, ReviewConstraints
 from .results import new_run_dir, write_run_files
-from .store import RUNNING, RunRecorder, Store, StoreError
+from .review_io import RunVocabulary, read_decisions
+from .store import OPEN, RUNNING, RunRecorder, Store, StoreError
 
 
 class SessionError(ValueError):
@@ -53,8 +54,10 @@ class RunSession:
     warnings: tuple[str, ...] = field(default_factory=tuple)
     branch_of: int | None = None  # refine into a new run: the run refined (left untouched)...
     branch_source: Path | None = None  # ...and its folder, whose checkpoint the branch copies
-    # A new run: judgments known before it starts (a scholar's known pairs), kept as its decisions.
+    # A new run: judgments known before it starts (`known_pairs`, a review file), the constraints
+    # and the file's items, which become its decisions (unsure ones too: stored, never a constraint).
     known_pairs: ReviewConstraints | None = None
+    known_items: list[tuple[int, int, str]] = field(default_factory=list)
 
     @classmethod
     def new(
@@ -63,7 +66,12 @@ class RunSession:
         """A new run of `cfg`, writing to `out` (default: a new folder under `data_root`/runs)."""
         loaded = load_corpus(cfg, for_run=True)  # a new run: also check its demand
         out_dir = out or new_run_dir(loaded.corpus.name, sources.preset, data_root)
-        return cls(db_path, cfg, sources, loaded, out_dir, warnings=loaded.warnings)
+        session = cls(db_path, cfg, sources, loaded, out_dir, warnings=loaded.warnings)
+        if cfg.known_pairs:
+            items = read_decisions(Path(cfg.known_pairs), RunVocabulary.of(loaded.corpus))
+            session.known_items = [item for item in items if item[2] != OPEN]
+            session.known_pairs = ReviewConstraints.from_decisions({(i, j): d for i, j, d in session.known_items})
+        return session
 
     @classmethod
     def resume(cls, db_path: Path, run: str) -> RunSession:
@@ -143,8 +151,8 @@ class RunSession:
                 )  # fmt: skip
                 if self.branch_of is not None:
                     store.copy_decisions(self.branch_of, self.run_id)
-                if self.known_pairs is not None:
-                    store.record_judgments(self.run_id, self.known_pairs)
+                if self.known_items:
+                    store.set_decisions(self.run_id, self.known_items)
             else:
                 # A channel run has no EM rounds to plan; a neural run's refinement adds rounds.
                 planned = None

@@ -166,6 +166,13 @@ def run(
         Path | None, typer.Option(help="Plain word list (one per line) of the lost language; no gold.")
     ] = None,
     known_words: Annotated[Path | None, typer.Option(help="Plain word list of the known language.")] = None,
+    known_pairs: Annotated[
+        Path | None,
+        typer.Option(
+            help="Judgments known before the run (a lost<TAB>known<TAB>decision TSV, as `decipher review export` "
+            "writes): accepted pairs are fixed from the start, rejected ones excluded; they become its decisions.",
+        ),
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Random seed (runs are reproducible on CPU).")] = None,
     method: Annotated[
         str | None,
@@ -236,11 +243,13 @@ def run(
         "epochs": epochs, "restarts": restarts, "device": device,
         "lost_words": str(lost_words) if lost_words else None,
         "known_words": str(known_words) if known_words else None,
+        "known_pairs": str(known_pairs) if known_pairs else None,
     }  # fmt: skip
     try:
         if resume is not None or refine is not None:
             given = {"--corpus": corpus, "--preset": preset, "--config": config, "--set": set_, "--seed": seed,
-                     "--method": method, "--rounds": rounds, "--epochs": epochs}  # fmt: skip
+                     "--method": method, "--rounds": rounds, "--epochs": epochs,
+                     "--known-pairs (judgments of a run: `decipher review import`)": known_pairs}  # fmt: skip
             session = _continued_session(db_path, resume, refine, refine_rounds, given, out)
         else:
             session = _new_session(db_path, root, preset, config, set_ or [], flags, out)

@@ -47,6 +47,10 @@ class DecipherConfig:
     known: str = ""  # "" = second column
     lost_words: str = ""  # a plain word list (one word per line) for the lost language, no gold
     known_words: str = ""  # with lost_words: the known language's word list
+    # A review file (`lost<TAB>known<TAB>decision`, as `decipher review export` writes) of judgments
+    # known before the run, e.g. a bilingual's secure readings: accepted pairs are fixed from the
+    # run's start, rejected ones excluded, and both become the run's decisions. "" = none.
+    known_pairs: str = ""
     # --- [method] -----------------------------------------------------------------------------
     # "auto" (beyond the paper): the channel, the demand D and the capacity C chosen from the word
     # lists (engine/methods/auto.py); it sets [channel] and [flow] itself. "neural": the paper's EM
@@ -245,7 +249,7 @@ PRESETS: dict[str, dict[str, Any]] = {name: resolve_preset(name) for name in PRE
 # [neural] and [channel] are the method sections; `method` says which one a run uses ([neural]
 # runs may use [channel] too, to seed round 1's flow).
 SECTIONS: dict[str, tuple[str, ...]] = {
-    "corpus": ("corpus", "lost", "known", "lost_words", "known_words"),
+    "corpus": ("corpus", "lost", "known", "lost_words", "known_words", "known_pairs"),
     "method": ("method", "auto_steps"),
     "flow": ("capacity", "cognate_fraction", "demand_step", "flow_decay", "top_k", "sparsify"),
     "neural": (

@@ -113,6 +113,9 @@ class NewRunScreen(Screen):
                 yield Label("lost / known", classes="form-label")
                 yield Input(placeholder="lost code", id="lost")
                 yield Input(placeholder="known code", id="known")
+            with Horizontal(classes="form-row"):
+                yield Label("known pairs", classes="form-label")
+                yield Input(placeholder="optional: a lost/known/decision .tsv of secure readings", id="known-pairs")
             yield CorpusPreview("loading...", id="corpus-preview")
             with Horizontal(classes="form-row"):
                 yield Label("preset", classes="form-label")
@@ -169,6 +172,7 @@ class NewRunScreen(Screen):
         values: dict[str, Any] = {"corpus": self.corpus_value()}
         values["lost"] = self.query_one("#lost", Input).value.strip()
         values["known"] = self.query_one("#known", Input).value.strip()
+        values["known_pairs"] = self.query_one("#known-pairs", Input).value.strip()
         for name, _, _ in CHOICES:
             values[name] = str(self.query_one(f"#{name}", Select).value)
         for name, _ in FIELDS:

@@ -253,7 +253,7 @@ GROUP_TITLES = {
     "ablation": "Ablations: a preset with one part of its setting switched off, accuracy (%)",
     "beyond": "Beyond the paper: a preset with one config change each, accuracy (%)",
     "auto": "auto: one configuration for every dataset, decided from the word lists, accuracy (%)",
-    "refine": "Reviewer-guided refinement on ugaritic (simulated reviewer), accuracy (%) on unjudged words",
+    "refine": "The expert in the loop (simulated reviewer, known readings), accuracy (%) on words not judged or given",
 }
 
 

@@ -8,7 +8,7 @@ data, one entry a setting, in the order of the report's tables:
 - `VARIANTS`: one of those settings with a few config fields changed (the paper's ablations, and
   the variants beyond the paper), run beside that setting's baseline; `extra=True` keeps an
   exploratory one out of the default bench;
-- `REFINE`: the simulated reviewer.
+- `REFINE`: the simulated reviewer and the simulated scholar's known readings, per dataset and method.
 
 A new bench setting is one entry here. Plugins (modules named in $DECIPHER_BENCH_PLUGINS) add
 theirs with `register`; `load_plugins` imports them.
@@ -25,10 +25,12 @@ from typing import Any
 
 from .core import BenchError, BenchSetting, RowSpec
 from .experiments import (
+    KNOWN_READINGS,
     REFINE_ITERATIONS,
     REFINE_JUDGMENTS,
     ROMANCE_PAIRS,
     Experiment,
+    known_readings,
     one_corpus,
     pair_key,
     reviewer_refine,
@@ -256,23 +258,70 @@ def variant_setting(variant: Variant) -> BenchSetting:
 
 # --- the simulated reviewer ------------------------------------------------------------------------
 
-_refine = reviewer_refine()
-REFINE = BenchSetting(
-    "ugaritic-refine",
-    "ugaritic with a simulated reviewer (gold plays the epigrapher, in this benchmark only)",
-    (
-        RowSpec("unrefined", "ugaritic-small, words never judged: the run before review"),
-        RowSpec("refined", f"same words after {REFINE_ITERATIONS} cycles of review + 1-round refine"),
-        RowSpec("control", f"same words after {REFINE_ITERATIONS} more rounds without decisions"),
-    ),
-    _refine.run,
-    ("ugaritic-small",),
-    group="refine",
-    note=f"each cycle accepts the {REFINE_JUDGMENTS} most confident correct proposals and rejects the "
+# Where judgments must pay off (issue 31): a transliteration, a syllabary with half its words
+# unpaired, a Romance pair; (corpus, the paper's preset, changes) each.
+REFINE_DATASETS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "ugaritic-small": ("ugaritic-small", "paper-ugaritic", {}),
+    "linear-b-names": ("linear-b-names", "paper-linear-b-names", {}),
+    "romance-es-it": ("romance", "paper-romance", {"lost": "es", "known": "it"}),
+}
+# The methods a reviewer refines: auto, both channels alone (on the transport objective), the paper's EM.
+REFINE_METHODS: dict[str, dict[str, Any]] = {
+    "auto": {"method": "auto"},
+    "pieces": {"method": "channel", "channel_kind": "pieces", "channel_objective": "transport"},
+    "edit": {"method": "channel", "channel_kind": "edit", "channel_objective": "transport"},
+    "neural": {"method": "neural"},
+}
+_REFINE_NOTE = (
+    f"each cycle accepts the {REFINE_JUDGMENTS} most confident correct proposals and rejects the "
     f"{REFINE_JUDGMENTS} most confident wrong ones not yet judged; accuracy over evaluated lost words "
-    "the reviewer never judged",
-    configs=_refine.configs,
-    extra=True,
+    "the reviewer never judged; s: the run before review, then one refinement"
+)
+
+
+def refine_setting(dataset: str, method: str) -> BenchSetting:
+    """The simulated reviewer on one dataset and method (ugaritic-small with the paper's EM keeps
+    its first name, `ugaritic-refine`)."""
+    corpus, preset_name, changes = REFINE_DATASETS[dataset]
+    exp = reviewer_refine(corpus, preset_name, **changes, **REFINE_METHODS[method])
+    name = "ugaritic-refine" if (dataset, method) == ("ugaritic-small", "neural") else f"refine-{dataset}-{method}"
+    return BenchSetting(
+        name,
+        f"{dataset}, {method}, with a simulated reviewer (gold plays the epigrapher, in this benchmark only)",
+        (
+            RowSpec("unrefined", f"{dataset} ({method}), words never judged: the run before review"),
+            RowSpec("refined", f"same words after {REFINE_ITERATIONS} cycles of review + 1-round refine"),
+            RowSpec("control", f"same words after {REFINE_ITERATIONS} more rounds without decisions"),
+        ),
+        exp.run, (corpus,), group="refine", note=_REFINE_NOTE, configs=exp.configs, extra=True,
+    )  # fmt: skip
+
+
+KNOWN_DATASETS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    **{name: (name, f"paper-{name}", {}) for name in ("ugaritic-noiseless", "linear-b")},
+    **REFINE_DATASETS,
+}
+
+
+def known_setting(dataset: str) -> BenchSetting:
+    """auto with 10 correct pairs known before the run, against auto without them."""
+    corpus, preset_name, changes = KNOWN_DATASETS[dataset]
+    exp = known_readings(corpus, preset_name, **changes, method="auto")
+    return BenchSetting(
+        f"known-{dataset}",
+        f"{dataset}, auto, with {KNOWN_READINGS} correct pairs known from the start (drawn from gold by the seed)",
+        (
+            RowSpec("without", f"{dataset} (auto), the words not given: the run alone"),
+            RowSpec("with", f"same words, the run given {KNOWN_READINGS} known pairs at its start"),
+        ),
+        exp.run, (corpus,), group="refine", note="accuracy over evaluated lost words other than the given ones",
+        configs=exp.configs, extra=True,
+    )  # fmt: skip
+
+
+REFINE = (
+    *(refine_setting(dataset, method) for dataset in REFINE_DATASETS for method in REFINE_METHODS),
+    *(known_setting(dataset) for dataset in KNOWN_DATASETS),
 )
 
 # --- the registry ---------------------------------------------------------------------------------
@@ -286,7 +335,7 @@ def register(setting: BenchSetting) -> BenchSetting:
     return setting
 
 
-for _setting in (*PAPER, *map(variant_setting, VARIANTS), REFINE):
+for _setting in (*PAPER, *map(variant_setting, VARIANTS), *REFINE):
     register(_setting)
 
 

@@ -9,13 +9,15 @@ from __future__ import annotations
 import dataclasses
 import random
 
+import numpy as np
 import pytest
 import torch
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app as cli_app
+from tui_decipher.engine.channels.trainer import transport_plan
 from tui_decipher.engine.checkpoint import CHECKPOINT_NAME, load_checkpoint
-from tui_decipher.engine.config import DecipherConfig
+from tui_decipher.engine.config import DecipherConfig, preset
 from tui_decipher.engine.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.methods import refine_decipherment, run_decipherment
 from tui_decipher.engine.registry import load_corpus
@@ -42,6 +44,39 @@ def _gold_pairs(corpus, k: int, seed: int = 0) -> tuple[tuple[int, int], ...]:
 
 def _others(corpus, given) -> set[int]:
     return {i for i, js in corpus.gold.items() if js} - {i for i, _ in given}
+
+
+# --- the constraints on a channel's training ------------------------------------------------------
+
+
+def test_judgments_mask_a_channels_log_probs_on_the_right_rows() -> None:
+    review = ReviewConstraints(accepted=((2, 1),), rejected=((0, 0),))
+    log_p = torch.zeros(4, 3)
+    out = review.mask_log_probs(log_p, floor=-9.0)
+    assert out[2].tolist() == [-9.0, 0.0, -9.0]  # an accepted word is explained by its pair only
+    assert out[0].tolist() == [-9.0, 0.0, 0.0] and out[1].tolist() == [0.0, 0.0, 0.0]
+    assert log_p.eq(0).all()  # the input is untouched
+    batch = review.mask_log_probs(torch.zeros(3, 3), np.array([2, 5, 2]), floor=-9.0)  # word 2 drawn twice
+    assert batch[0].tolist() == batch[2].tolist() == [-9.0, 0.0, -9.0] and batch[1].eq(0).all()
+
+
+def test_a_forced_row_sends_its_whole_unit_to_known_words() -> None:
+    log_p = torch.log(torch.tensor([[0.2, 0.1], [0.3, 0.3], [0.1, 0.2]]))
+    free, _ = transport_plan(log_p, n_cognates=1, capacity=1)
+    forced, _ = transport_plan(log_p, n_cognates=1, capacity=1, forced_rows=torch.tensor([0]))
+    assert free[0].sum() < 0.9  # "no cognate" takes part of every word's unit
+    assert forced[0].sum() == pytest.approx(1.0, abs=0.02)  # (Sinkhorn, 50 sweeps)
+    assert forced[1:].sum() < 0.05  # and D = 1 leaves nothing for the others
+
+
+def test_the_neural_em_keeps_known_pairs_from_its_first_flow(tmp_path, single_thread) -> None:
+    cfg = preset("demo").replace(embed_dim=16, hidden_dim=16, n_universal=8, epochs=5, rounds=2, device="cpu")
+    corpus = load_corpus(cfg).corpus
+    given = _gold_pairs(corpus, 3)
+    result = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME, review=ReviewConstraints(given))
+    assert set(given) <= {(p.lost, p.known) for p in result.proposals}
+    saved = load_checkpoint(tmp_path)
+    assert [tuple(pair) for pair in saved.state["review"]["accepted"]] == list(given)  # a resume keeps them
 
 
 @pytest.fixture(scope="module")

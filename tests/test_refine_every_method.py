@@ -109,8 +109,8 @@ def test_refining_a_channel_run_with_secure_pairs_beats_the_control(syllabary_ru
     before = accuracy_on(result.predictions, corpus, others)
     after = accuracy_on(refined.predictions, corpus, others)
     same_steps = accuracy_on(control.predictions, corpus, others)
-    # Measured: 3% for the control, 24% refined (20 secure pairs pin the signs they spell).
-    assert after >= same_steps + 0.12 and after >= before + 0.12
+    # Measured when written: 4% before, 3% for the control, 43% refined (20 secure pairs pin the signs they spell).
+    assert after >= same_steps + 0.25 and after >= before + 0.25
     assert refined.refined == 1 and control.refined == 1
     pairs = {(p.lost, p.known) for p in refined.proposals}
     assert set(given) <= pairs and not pairs & set(wrong)

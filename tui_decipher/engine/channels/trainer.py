@@ -96,6 +96,7 @@ def fit_channel(
     score_all: bool = True,
     review: ReviewConstraints | None = None,
     rows: np.ndarray | None = None,
+    sure_share: float | None = None,
 ) -> ChannelFit | None:
     """Train a channel (Adam, `batch` random lost words a step against every known word) on the
     lexicon objective, or with `objective = "transport"` on the weights of a transport plan with
@@ -105,9 +106,11 @@ def fit_channel(
     False skips the final scoring of every pair (the fit's cost is then empty and its loss nan).
 
     `review`: judgments that constrain the fit (semi-supervision). A rejected pair never explains
-    its lost word; an accepted lost word is explained by its accepted known words only, and every
-    accepted pair is also trained on at every step, so a handful of secure pairs pins the symbols
-    they spell. `rows`: the corpus indices of `lost_words` when they are a subset (None: all, in order).
+    its lost word; an accepted lost word is explained by its accepted known words only, and the
+    accepted pairs are also trained on at every step, so a handful of secure pairs pins the
+    symbols they spell: each as one more word of the batch, or with `sure_share` that share of
+    every step's loss together (a refinement: see `refine_channel`). `rows`: the corpus indices of
+    `lost_words` when they are a subset (None: all, in order).
     None when `should_stop` said so."""
     generator = torch.Generator().manual_seed(seed)
     channel = start or new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias)
@@ -140,12 +143,16 @@ def fit_channel(
             log_fit = torch.logsumexp(allowed, 1) - log_n_known
         else:
             log_fit = (plan[idx] * log_p).sum(1)
-        if sure_lost.size:  # every accepted pair, at every step: (A,)
+        if sure_lost.size:  # every accepted pair, at every step
             log_sure = channel.log_prob(
                 lost[sure_lost_t], lost_len[sure_lost_t], known[sure_known_t], known_len[sure_known_t]
-            ).diagonal()
-            log_fit = torch.cat([log_fit, log_sure])
-        loss = -log_fit.mean()
+            ).diagonal()  # (A,)
+            if sure_share is None:  # each as one more word of the batch
+                loss = -torch.cat([log_fit, log_sure]).mean()
+            else:
+                loss = -(1 - sure_share) * log_fit.mean() - sure_share * log_sure.mean()
+        else:
+            loss = -log_fit.mean()
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()

@@ -142,6 +142,10 @@ def flow_proposals(problem: Problem, cost: np.ndarray) -> list[Proposal]:
 
 
 REFINE_STEPS = 50  # channel steps one refinement round adds (the neural EM's round is one EM round)
+# In a refinement the accepted pairs together weigh half of every step: its few steps must move a
+# map the channel has settled on, which one word's weight each barely does. A run from its start
+# lets the lexicon shape the map beside them (each one word's weight): docs/experiments.md.
+REFINE_SURE_SHARE = 0.5
 
 
 def save_channel(
@@ -204,7 +208,7 @@ def refine_channel(
             cfg.channel_lr, cfg.channel_batch, cfg.seed + 7919 * refined, cfg.channel_init_scale, on_step=on_step,
             should_stop=cancel.is_set, objective=cfg.channel_objective, n_cognates=problem.n_cognates,
             capacity=cfg.capacity, kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=channel,
-            review=review,
+            review=review, sure_share=REFINE_SURE_SHARE,
         )  # fmt: skip
     if fit is None:  # cancelled: the run's proposals stay those of the channel it had, its checkpoint too
         result.status = "cancelled"

@@ -60,7 +60,8 @@ class RefineScreen(ModalScreen[RefineChoice | None]):
             with RadioSet(id="refine-where"):
                 yield RadioButton("in place: the new proposals replace this run's", value=True, id="refine-in-place")
                 yield RadioButton("as a new run (a branch) in this folder, this run kept", id="refine-branch")
-            yield Input(str(branch_run_dir(Path(self.run.run_dir or "."))), id="refine-out", disabled=True)
+            offered = str(branch_run_dir(Path(self.run.run_dir))) if self.run.run_dir else ""  # Review checks it
+            yield Input(offered, id="refine-out", disabled=True)
             with Horizontal(id="refine-buttons"):
                 yield Button("Refine", variant="primary", id="refine-go")
                 yield Button("Cancel", id="refine-cancel")

@@ -12,6 +12,8 @@ import time
 import pytest
 from tui_support import seed_store
 
+from tui_decipher.engine.checkpoint import CHECKPOINT_NAME
+from tui_decipher.store import Store, default_path
 from tui_decipher.tui.app import DecipherApp
 
 
@@ -39,3 +41,14 @@ def test_key_screen(snap_compare, stored_app):
 
 def test_progress_screen_of_a_stored_run(snap_compare, stored_app):
     assert snap_compare(stored_app, terminal_size=(80, 24), press=["2"])
+
+
+def test_refine_dialog(snap_compare, data_dir, tmp_path, monkeypatch):
+    run_id = seed_store(data_dir, tmp_path)
+    monkeypatch.chdir(tmp_path)  # a relative run folder, so the offered branch folder is the same everywhere
+    folder = tmp_path / "runs" / "20260921-141300-fixed-demo"
+    folder.mkdir(parents=True)
+    (folder / CHECKPOINT_NAME).write_bytes(b"")  # only its presence counts: nothing is started
+    with Store(default_path(data_dir)) as store:
+        store.set_run_dir(run_id, "runs/20260921-141300-fixed-demo")
+    assert snap_compare(DecipherApp(data_dir), terminal_size=(80, 24), press=["3", "a", "r", "R"])

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input, RichLog, Select
+from textual.widgets import DataTable, Input, RadioButton, RichLog, Select, Static
 from tui_support import seed_store
 from typer.testing import CliRunner
 
@@ -13,10 +14,13 @@ from tui_decipher.cli import app as cli_app
 from tui_decipher.engine import config as engine_config
 from tui_decipher.engine.checkpoint import CHECKPOINT_NAME
 from tui_decipher.engine.config import build_config
+from tui_decipher.engine.generators import GeneratorSpec, write_generated
+from tui_decipher.engine.review import REFINE_ROUNDS
 from tui_decipher.store import ACCEPTED, OPEN, REJECTED, UNSURE, Store, default_path
 from tui_decipher.tui.app import DecipherApp
 from tui_decipher.tui.screens.help import HelpScreen
 from tui_decipher.tui.screens.new_run import NO_PRESET, NewRunScreen
+from tui_decipher.tui.screens.refine import RefineScreen
 from tui_decipher.tui.screens.review import ReviewScreen
 
 SIZE = (100, 32)
@@ -52,6 +56,11 @@ async def choose_preset(pilot, screen: NewRunScreen, name: str) -> None:
     """Pick a preset on the form (its fields follow it)."""
     screen.query_one("#preset", Select).value = name
     await pilot.pause()
+
+
+def dialog_text(screen) -> str:
+    """Everything a modal dialog says (its Static lines)."""
+    return " ".join(str(static.render()) for static in screen.query(Static))
 
 
 async def start_tiny_run(pilot, epochs: str = "4", rounds: str = "2") -> None:
@@ -256,7 +265,7 @@ async def test_bad_corpus_path_is_reported_and_nothing_is_stored(data_dir, tmp_p
 
 async def test_the_unsure_key_marks_a_pair_unsure_in_the_store(data_dir, tmp_path):
     """m marks a pair unsure (kept, counted, filtered, undone like the others); space cycles through
-    it; refining is refused while only unsure pairs are judged, as they constrain nothing."""
+    it; while only unsure pairs are judged the refine dialog says it would simply train on."""
     run_id = seed_store(data_dir, tmp_path)
     folder = tmp_path / "run"  # a run folder with a checkpoint, so only the decisions can refuse R
     folder.mkdir()
@@ -265,7 +274,7 @@ async def test_the_unsure_key_marks_a_pair_unsure_in_the_store(data_dir, tmp_pat
         store.set_run_dir(run_id, str(folder))
     app = DecipherApp(data_dir)
     refined: list[int] = []
-    app.refine_run = lambda run, run_dir: refined.append(run) or True
+    app.refine_run = lambda run, run_dir, rounds, out: refined.append(run) or True
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("3")
         screen = app.screen
@@ -277,8 +286,10 @@ async def test_the_unsure_key_marks_a_pair_unsure_in_the_store(data_dir, tmp_pat
             assert other.review_counts(run_id)[UNSURE] == 1
         assert screen._current_rank() == 2 and screen.by_rank[1].status == UNSURE
         assert "1 unsure" in str(screen.query_one("#review-counts").render())
-        await pilot.press("R")  # nothing accepted or rejected: no refinement
-        assert refined == []
+        await pilot.press("R")  # nothing accepted or rejected: the dialog says so (a control)
+        assert isinstance(app.screen, RefineScreen) and "simply trains on" in dialog_text(app.screen)
+        await pilot.press("escape")
+        assert app.screen is screen and refined == []
         await pilot.press("u")
         assert app.store.decisions(run_id) == {}
         await pilot.press("space", "space", "space")  # rank 1: open -> accepted -> rejected -> unsure
@@ -289,9 +300,66 @@ async def test_the_unsure_key_marks_a_pair_unsure_in_the_store(data_dir, tmp_pat
         screen.query_one("#pairs", DataTable).move_cursor(row=0)
         await pilot.press("space")  # rank 1: unsure -> open
         assert app.store.decisions(run_id) == {pair[2]: UNSURE} and screen.by_rank[1].status == OPEN
-        await pilot.press("f", "a")  # all shown again; rank 1 accepted: now R refines
+        await pilot.press("f", "a")  # all shown again; rank 1 accepted: the dialog counts it
         await pilot.press("R")
+        assert "1 accepted pair(s) fixed" in dialog_text(app.screen)
+        await pilot.press("enter")
         assert refined == [run_id]
+
+
+async def test_the_refine_dialog_asks_rounds_and_where(data_dir, tmp_path):
+    """R opens the dialog: rounds checked (1..1000, default REFINE_ROUNDS), in place or a branch into
+    a new folder beside the run's (prefilled); escape cancels, enter starts what it says."""
+    run_id = seed_store(data_dir, tmp_path)
+    folder = tmp_path / "runs" / "20260921-141300-fixed-demo"
+    folder.mkdir(parents=True)
+    (folder / CHECKPOINT_NAME).write_bytes(b"")  # refine_run is stubbed: only its presence counts
+    (folder.with_name(f"{folder.name}-branch-1")).mkdir()  # taken: the dialog offers -branch-2
+    with Store(default_path(data_dir)) as store:
+        store.set_run_dir(run_id, str(folder))
+    app = DecipherApp(data_dir)
+    refined: list[tuple] = []
+    app.refine_run = lambda run, run_dir, rounds, out: refined.append((run, rounds, out)) or True
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "a", "a", "r")
+        review = app.screen
+        await pilot.press("R")
+        dialog = app.screen
+        assert isinstance(dialog, RefineScreen)
+        assert "2 accepted pair(s) fixed and 1 rejected pair(s) removed" in dialog_text(dialog)
+        assert dialog.query_one("#refine-rounds", Input).value == str(REFINE_ROUNDS)
+        out = dialog.query_one("#refine-out", Input)
+        assert out.disabled and out.value == str(folder.with_name(f"{folder.name}-branch-2"))
+        await pilot.press("escape")
+        assert app.screen is review and refined == []
+
+        await pilot.press("R")
+        dialog = app.screen
+        out = dialog.query_one("#refine-out", Input)
+        await pilot.press("end", "ctrl+u", "0", "enter")  # out of range: refused, the dialog stays
+        assert app.screen is dialog and refined == []
+        await pilot.press("ctrl+u", "2", "tab")  # 2 rounds; to the in place / branch choice
+        assert app.screen.focused is dialog.query_one("#refine-where")
+        await pilot.press("down", "enter")  # as a new run: its folder field opens
+        await pilot.pause()
+        assert dialog.query_one("#refine-branch", RadioButton).value and not out.disabled
+        await pilot.press("tab")
+        assert app.screen.focused is out
+        taken = str(folder.with_name(f"{folder.name}-branch-1"))
+        (folder.with_name(f"{folder.name}-branch-1") / "x").write_text("")  # not empty: refused
+        await pilot.press("end", "ctrl+u", *taken, "enter")
+        assert app.screen is dialog and refined == []
+        await pilot.press("ctrl+u", *str(tmp_path / "mine"), "enter")
+        assert app.screen is review
+        assert refined == [(run_id, 2, tmp_path / "mine")]
+
+        await pilot.press("R", "ctrl+s")  # ctrl+s starts from anywhere in the dialog: the default
+        assert refined[-1] == (run_id, REFINE_ROUNDS, None)
+        await pilot.press("R", "tab", "question_mark")  # off the rounds field (? is typed there): the help
+        assert isinstance(app.screen, HelpScreen)
+        table = app.screen._table()
+        assert table.title == "Keys: Refine"
+        assert {"refine.go", "refine.cancel"} <= set(table.columns[2]._cells)
 
 
 async def test_help_lists_the_bindings_of_the_current_screen(data_dir, tmp_path):
@@ -375,14 +443,14 @@ async def test_refine_on_review_replaces_proposals_in_place_keeping_decisions(da
         await pilot.press("3")
         screen = app.screen
         assert isinstance(screen, ReviewScreen)
-        await pilot.press("R")  # nothing judged yet: refused with a hint, nothing started
+        await pilot.press("R", "escape")  # the dialog, cancelled: nothing started
         assert app.live is None
         run_id = screen.run_id
         rows = app.store.proposals(run_id)
         await pilot.press("a", "a", "r", "r")
         accepted = {(r.lost_index, r.known_index) for r in rows[:2]}
         rejected = {(r.lost_index, r.known_index) for r in rows[2:4]}
-        await pilot.press("R")
+        await pilot.press("R", "enter")  # the default: REFINE_ROUNDS rounds, in place
         assert app.current_mode == "review"  # the reviewer stays where they are
         await pilot.press("2")  # watch it; Review must still reload when shown again afterwards
         assert app.live.status != "finished"
@@ -398,6 +466,88 @@ async def test_refine_on_review_replaces_proposals_in_place_keeping_decisions(da
         assert app.store.decisions(run_id) == {**dict.fromkeys(accepted, ACCEPTED), **dict.fromkeys(rejected, REJECTED)}
         counts_text = str(screen.query_one("#review-counts").render())
         assert "2 accepted" in counts_text and "+2 judged, not proposed now" in counts_text
+
+
+def tiny_channel_run(tmp_path) -> None:
+    """A finished channel run with a checkpoint, through the CLI: the cheapest run that refines for real."""
+    corpus = tmp_path / "tiny.cog"
+    write_generated(corpus, GeneratorSpec(kind="shared-alphabet", seed=3, lost_words=40))
+    flags = ["run", "--quiet", "--method", "channel", "--set", "channel_steps=20", "--corpus", str(corpus)]
+    result = CliRunner().invoke(cli_app, flags)
+    assert result.exit_code == 0, result.output
+
+
+async def refine_by_keyboard(pilot, rounds: str, branch: bool = False) -> None:
+    """R, the rounds typed, in place or a branch (into the offered folder), enter; then wait for the end."""
+    await pilot.press("R")
+    assert isinstance(pilot.app.screen, RefineScreen)
+    await pilot.press("end", "ctrl+u", *rounds)
+    if branch:
+        await pilot.press("tab", "down", "enter", "tab")  # the choice, then its folder field
+    await pilot.press("enter")
+    assert isinstance(pilot.app.screen, ReviewScreen)
+    await wait_until(pilot, lambda: pilot.app.live is not None and pilot.app.live.status == "finished")
+    await pilot.pause()  # RunDone's reload
+    await pilot.app.workers.wait_for_complete()
+
+
+def pairs_of(rows) -> dict[int, int]:
+    return {r.lost_index: r.known_index for r in rows}
+
+
+@pytest.mark.slow
+async def test_refining_in_place_marks_the_changed_proposals_and_keeps_the_cursor(data_dir, tmp_path, single_thread):
+    tiny_channel_run(tmp_path)
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3")
+        screen = app.screen
+        run_id = screen.run_id
+        before = pairs_of(app.store.proposals(run_id))
+        assert len(before) == len(screen.rows)  # one pair per lost word: every lost word stays proposed
+        assert not screen.query_one("#pairs", DataTable).columns.get("changed")  # no refinement yet
+        await pilot.press("down", "down", "down", "down", "down")
+        lost = screen.by_rank[screen._current_rank()].lost_index
+        await refine_by_keyboard(pilot, "1")  # no decisions: a control, allowed
+        assert app.screen is screen and screen.run_id == run_id and len(app.store.runs()) == 1
+        after = app.store.proposals(run_id)
+        changed = {r.rank for r in after if before.get(r.lost_index) != r.known_index}
+        assert changed and screen.changed == changed  # 20 more channel steps move some pairs
+        table = screen.query_one("#pairs", DataTable)
+        assert {str(table.get_cell(str(rank), "changed")) for rank in changed} == {"Δ"}
+        assert not any(str(table.get_cell(str(r.rank), "changed")) for r in after if r.rank not in changed)
+        assert f"Δ {len(changed)} changed by the last refinement" in str(screen.query_one("#review-counts").render())
+        new_rank = next(r.rank for r in after if r.lost_index == lost)
+        assert new_rank != 6  # measured: the word moved (to rank 7), so keeping the rank would fail here
+        assert screen._current_rank() == new_rank  # the reviewer's word, at its new rank
+
+
+@pytest.mark.slow
+async def test_refining_as_a_branch_makes_a_new_run_and_leaves_the_source(data_dir, tmp_path, single_thread):
+    tiny_channel_run(tmp_path)
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "a", "r")
+        screen = app.screen
+        source = app.store.run(screen.run_id)
+        proposals = [(r.lost_index, r.known_index, r.score) for r in app.store.proposals(source.id)]
+        decisions = app.store.decisions(source.id)
+        lost = screen.by_rank[screen._current_rank()].lost_index  # rank 3
+        await refine_by_keyboard(pilot, "1", branch=True)
+        runs = app.store.runs()
+        assert len(runs) == 2
+        branch = next(r for r in runs if r.id != source.id)
+        assert branch.run_dir == str(Path(source.run_dir + "-branch-1").resolve())
+        assert (Path(branch.run_dir) / CHECKPOINT_NAME).is_file()
+        assert [(r.lost_index, r.known_index, r.score) for r in app.store.proposals(source.id)] == proposals
+        assert app.store.run(source.id).status == "finished" and app.store.decisions(branch.id) == decisions
+        assert screen.run_id == branch.id  # Review moved to the branch, the cursor on the same lost word
+        assert screen.by_rank[screen._current_rank()].lost_index == lost
+        assert screen._current_rank() != 3  # measured: the word moved (to rank 10); the rank would not do
+        old = {i: j for i, j, _ in proposals}
+        changed = {r.rank for r in app.store.proposals(branch.id) if old.get(r.lost_index) != r.known_index}
+        assert screen.changed == changed
+        assert f"Δ {len(changed)} changed by run #{source.id}" in str(screen.query_one("#review-counts").render())
 
 
 @pytest.mark.slow

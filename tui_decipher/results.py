@@ -39,6 +39,14 @@ def new_run_dir(corpus_name: str, preset: str | None, root: Path | None = None) 
     return path
 
 
+def branch_run_dir(run_dir: Path) -> Path:
+    """A fresh folder beside `run_dir` for a refinement branched from it: NAME-branch-1, -2, ..."""
+    n = 1
+    while (path := run_dir.with_name(f"{run_dir.name}-branch-{n}")).exists():
+        n += 1
+    return path
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write text to a temporary file beside `path`, then rename it over `path`."""
     tmp = path.with_name(f".{path.name}.tmp")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,10 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..engine.checkpoint import CheckpointError
 from ..engine.config import ConfigSources, DecipherConfig
+from ..engine.review import REFINE_ROUNDS
 from ..results import data_dir
 from ..session import RunSession
-from ..store import Store, StoreError, default_path
+from ..store import ProposalRow, Store, StoreError, default_path
 from .live import LiveRun
 from .messages import EngineEvent, RunCreated, RunDone, RunRefused
 from .screens.help import HelpScreen
@@ -30,6 +32,28 @@ from .screens.key import KeyScreen
 from .screens.progress import ProgressScreen
 from .screens.review import ReviewScreen
 from .screens.runs import RunsScreen
+
+
+def proposal_map(rows: list[ProposalRow]) -> dict[int, frozenset[int]]:
+    """A run's proposals as lost word -> the known words proposed for it (several when C > 1)."""
+    pairs: dict[int, set[int]] = {}
+    for row in rows:
+        pairs.setdefault(row.lost_index, set()).add(row.known_index)
+    return {lost: frozenset(known) for lost, known in pairs.items()}
+
+
+@dataclass
+class Refinement:
+    """A refinement started from Review, kept in memory so Review can mark what it changed."""
+
+    source: int  # the run refined
+    before: dict[int, frozenset[int]]  # its proposals when the refinement started (proposal_map)
+    out: Path | None = None  # a branch's folder; None: in place
+    run_id: int | None = None  # the run recording it: the source, or the branch once it is created
+
+    def changed(self, row: ProposalRow) -> bool:
+        """Whether the refinement changed this proposal: a new known word for its lost word, or a new lost word."""
+        return row.known_index not in self.before.get(row.lost_index, ())
 
 
 class DecipherApp(App[None]):
@@ -57,6 +81,8 @@ class DecipherApp(App[None]):
         self.store = Store(self.db_path)  # the UI thread's connection; StoreError is raised to the caller
         self.initial_corpus = corpus
         self.live: LiveRun | None = None
+        self.refinement: Refinement | None = None  # the one under way
+        self.refined: dict[int, Refinement] = {}  # run id -> its last refinement that ended (this session)
         runs = self.store.runs()
         self.selected_run = runs[0].id if runs else None
 
@@ -105,13 +131,21 @@ class DecipherApp(App[None]):
             f"resuming run #{run_id} from {run_dir}...", lambda: RunSession.resume(self.db_path, str(run_id))
         )
 
-    def refine_run(self, run_id: int, run_dir: str) -> bool:
-        """Continue a stored run under its review decisions; Review reloads its proposals at the end."""
-        self.selected_run = run_id
-        return self._launch(
-            f"refining run #{run_id} from {run_dir}...", lambda: RunSession.refine(self.db_path, str(run_id)),
+    def refine_run(self, run_id: int, run_dir: str, rounds: int = REFINE_ROUNDS, out: Path | None = None) -> bool:
+        """Continue a stored run for `rounds` rounds under its review decisions, in place or, with `out`,
+        as a new run in that folder (a branch). Review shows the new proposals when it ends."""
+        before = proposal_map(self.store.proposals(run_id))
+        where = "in place" if out is None else f"into {out}"
+        launched = self._launch(
+            f"refining run #{run_id} from {run_dir} {where} for {rounds} round(s)...",
+            lambda: RunSession.refine(self.db_path, str(run_id), rounds, out),
             show_progress=False,
         )
+        if launched:  # the worker's messages are handled after this returns, so this is in time
+            self.refinement = Refinement(run_id, before, out, run_id if out is None else None)
+            if out is None:
+                self.selected_run = run_id
+        return launched
 
     def _launch(self, first_line: str, make_session: Callable[[], RunSession], show_progress: bool = True) -> bool:
         """Run the session `make_session` builds (in the engine worker, where its checks read files)."""
@@ -155,21 +189,29 @@ class DecipherApp(App[None]):
         if event.state != WorkerState.ERROR:
             return
         error = event.worker.error
-        if event.worker.group == "engine" and self.live is not None:
-            self.live.status = "failed"
-            self.live.log.append(f"failed: {error}")
-            self._refresh_screen()
+        if event.worker.group == "engine":
+            self.refinement = None
+            if self.live is not None:
+                self.live.status = "failed"
+                self.live.log.append(f"failed: {error}")
+                self._refresh_screen()
         self.notify(f"{type(error).__name__}: {error}", title="error", severity="error", timeout=10)
 
     def on_run_created(self, message: RunCreated) -> None:
+        branch = self.refinement is not None and self.refinement.run_id is None
         if self.live is not None:
             self.live.run_id = message.run_id
-            self.live.log.append(f"run #{message.run_id} recorded")
-        self.selected_run = message.run_id
+            note = f": a branch of run #{self.refinement.source}" if branch else ""
+            self.live.log.append(f"run #{message.run_id} recorded{note}")
+        if branch:  # Review stays on the refined run until the branch has proposals to show
+            self.refinement.run_id = message.run_id
+        else:
+            self.selected_run = message.run_id
         self._refresh_screen()
 
     def on_run_refused(self, message: RunRefused) -> None:
         self.live = None
+        self.refinement = None
         self.notify(message.error, title="cannot start", severity="error", timeout=10)
         if self.current_mode != "review":  # a refused refinement leaves the reviewer where they were
             self.switch_mode("runs")
@@ -187,6 +229,15 @@ class DecipherApp(App[None]):
             self.live.status = message.status
         has_proposals = sum(self.store.review_counts(message.run_id).values()) > 0
         hint = "press 3 to review its proposals" if has_proposals else "it has no proposals"
+        refinement = self.refinement
+        if refinement is not None and refinement.run_id == message.run_id:
+            self.refinement = None
+            self.refined[message.run_id] = refinement  # what Review compares the new proposals with
+            self.selected_run = message.run_id  # a branch: Review moves to the new run
+            changed = sum(refinement.changed(row) for row in self.store.proposals(message.run_id))
+            hint = f"{changed} proposal(s) changed (Δ on Review); {hint}"
+            if refinement.out is not None:
+                hint = f"a branch of run #{refinement.source} (left as it was) in {refinement.out}; {hint}"
         self.notify(f"Run #{message.run_id} {message.status}: {hint}.")
         self._refresh_screen()
 

@@ -35,9 +35,10 @@ class HelpScreen(ModalScreen[None]):
         table.add_column("key", style="bold", no_wrap=True)
         table.add_column("action")
         table.add_column("id", style="dim", no_wrap=True)
-        # The screen's own bindings first, then the app's (what works everywhere); keys grouped per id.
+        # The screen's own bindings first, then the app's (what works everywhere, but not in a modal
+        # dialog, which hides them); keys grouped per id.
         rows: dict[str, tuple[list[str], str]] = {}
-        for node in (self.under, self.app):
+        for node in (self.under,) if self.under.is_modal else (self.under, self.app):
             for _key, binding in node._bindings:
                 if not binding.description:
                     continue

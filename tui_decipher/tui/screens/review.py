@@ -2,7 +2,8 @@
 
 Each decision is committed to the store when its key is pressed, so killing the terminal loses
 nothing. The detail pane explains the selected pair: its attention alignment, the model's other
-candidates for the lost word and, when the corpus has them, the gold cognates.
+candidates for the lost word and, when the corpus has them, the gold cognates. After a refinement
+(`R`) the new proposals replace the old with the cursor where it was, and a Δ marks those it changed.
 """
 
 from __future__ import annotations
@@ -19,15 +20,16 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from ...engine.checkpoint import CHECKPOINT_NAME
-from ...engine.review import REFINE_ROUNDS
-from ...store import ACCEPTED, DECIDED, OPEN, REJECTED, STATUSES, UNSURE, ProposalRow
+from ...store import ACCEPTED, DECIDED, OPEN, REJECTED, STATUSES, UNSURE, ProposalRow, RunRow
 from ..widgets.alignment import AlignmentGrid
 from ..widgets.mode_bar import ModeBar
 from .export import ExportScreen
+from .refine import RefineChoice, RefineScreen
 
 CYCLE = {OPEN: ACCEPTED, ACCEPTED: REJECTED, REJECTED: UNSURE, UNSURE: OPEN}
 STATUS_FILTERS = ("all", OPEN, ACCEPTED, REJECTED, UNSURE)
 STATUS_STYLE = {OPEN: "dim", ACCEPTED: "bold green", REJECTED: "bold red", UNSURE: "bold yellow"}
+CHANGED = Text("Δ", style="bold cyan")  # the mark of a proposal the last refinement changed
 
 
 class ReviewScreen(Screen):
@@ -52,8 +54,8 @@ class ReviewScreen(Screen):
                 id="review.status"),
         Binding("e", "export", "Export", tooltip="Export the review: tsv, cog, EDICTOR, CLDF or the key",
                 id="review.export"),
-        Binding("R", "refine", "Refine", tooltip="Continue EM with accepted pairs fixed and rejected ones removed",
-                id="review.refine"),
+        Binding("R", "refine", "Refine", tooltip="Refine the run (rounds; in place or as a new run) with accepted "
+                "pairs fixed and rejected ones removed; Δ marks what it changed", id="review.refine"),
     ]  # fmt: skip
 
     def compose(self) -> ComposeResult:
@@ -74,55 +76,87 @@ class ReviewScreen(Screen):
         self.rows: list[ProposalRow] = []
         self.by_rank: dict[int, ProposalRow] = {}
         self.shown_ranks: list[int] = []  # ranks shown, in order
-        self.undo_stack: list[tuple[int, str]] = []  # (rank, status before the change)
+        # (lost index, known index, status before the change): by pair, as a refinement renumbers ranks
+        self.undo_stack: list[tuple[int, int, str]] = []
+        self.changed: set[int] = set()  # ranks whose proposal the run's last refinement changed
+        self.refinement = None  # the run's last refinement that ended in this session (app.refined)
         self.status_filter = "all"
         self.query_one("#filter", Input).display = False
         self.load()
 
     def on_screen_resume(self) -> None:
-        if self.run_id != self.app.selected_run:
+        if self._refined_here():  # e.g. a refinement ended while another screen showed
+            if self.run_id != self.app.selected_run or self._stamp() != self.loaded_stamp:
+                self.reload_keeping_place()
+        elif self.run_id != self.app.selected_run:
             self.load()
-        elif self._stamp() != self.loaded_stamp:  # e.g. a refinement ended while another screen showed
-            self.load(keep_rank=self._current_rank())
+        elif self._stamp() != self.loaded_stamp:
+            self.reload_keeping_place()
 
     def _stamp(self) -> tuple | None:
         """What changes when the run's proposals are rewritten: its status and its recorded seconds."""
         run = self.app.store.run(self.run_id) if self.run_id is not None else None
         return None if run is None else (run.status, run.seconds)
 
+    def _refined_here(self) -> bool:
+        """Whether the selected run is the shown run or a branch of it, and a refinement of it has ended."""
+        refinement = self.app.refined.get(self.app.selected_run)
+        return refinement is not None and refinement.source == self.run_id
+
     def refresh_from_app(self, event: object = None) -> None:
-        # A run that just finished may be the one on screen: reload its proposals.
-        if event is None and self.app.selected_run == self.run_id:
-            cursor = self._current_rank()
-            self.load(keep_rank=cursor)
+        # A run that just finished may be the one on screen, or a branch of it: show its proposals.
+        if event is None and (self.app.selected_run == self.run_id or self._refined_here()):
+            self.reload_keeping_place()
 
     # --- data ---------------------------------------------------------------------------------
 
-    def load(self, keep_rank: int | None = None) -> None:
+    def load(self) -> None:
         """Read the selected run's proposals and decisions from the store."""
+        if self.app.selected_run != self.run_id:
+            self.undo_stack = []
         self.run_id = self.app.selected_run
-        self.undo_stack = [] if keep_rank is None else self.undo_stack
         run = self.app.store.run(self.run_id) if self.run_id is not None else None
         self.run_row = run
         self.loaded_stamp = None if run is None else (run.status, run.seconds)
         self.rows = self.app.store.proposals(self.run_id) if run is not None else []
         self.by_rank = {r.rank: r for r in self.rows}
+        self.refinement = self.app.refined.get(self.run_id) if run is not None else None
+        self.changed = {r.rank for r in self.rows if self.refinement.changed(r)} if self.refinement else set()
         table = self.query_one("#pairs", DataTable)
         table.clear(columns=True)
         table.add_column("#", key="rank")
+        if self.refinement is not None:  # only after a refinement, like gold only with gold
+            table.add_column("Δ", key="changed", width=1)
         table.add_column("lost", key="lost")
         table.add_column("known", key="known")
         table.add_column("score", key="score")
         table.add_column("status", key="status", width=9)
         if run is not None and run.has_gold:
             table.add_column("gold", key="gold")
-        self.apply_filter(keep_rank)
+        self.apply_filter()
         if run is None:
             self.query_one("#pair-title", Static).update("No run selected: pick one on Runs (1).")
         elif not self.rows:
             self.query_one("#pair-title", Static).update(
                 f"Run #{run.id} has no proposals yet ({run.status})."
             )
+
+    def reload_keeping_place(self) -> None:
+        """Reload the run's proposals (a refinement rewrote them) with the cursor on the pair the
+        reviewer was on: the same pair, else the same lost word's new pair, else the same row."""
+        rank = self._current_rank()
+        place = None if rank is None else self.by_rank[rank]
+        index = self.query_one("#pairs", DataTable).cursor_coordinate.row
+        self.load()
+        if place is None or not self.shown_ranks:
+            return
+        shown = [self.by_rank[r] for r in self.shown_ranks]
+        same_pair = [k for k, r in enumerate(shown) if (r.lost_index, r.known_index) == (place.lost_index,
+                                                                                           place.known_index)]
+        same_lost = [k for k, r in enumerate(shown) if r.lost_index == place.lost_index]
+        target = (same_pair or same_lost or [min(index, len(shown) - 1)])[0]
+        self.query_one("#pairs", DataTable).move_cursor(row=target)
+        self._show_detail()
 
     def _matches(self, row: ProposalRow, text: str) -> bool:
         if self.status_filter != "all" and row.status != self.status_filter:
@@ -139,6 +173,8 @@ class ReviewScreen(Screen):
         for rank in self.shown_ranks:
             row = self.by_rank[rank]
             cells: list = [str(rank), row.lost, row.known, f"{row.score:.3f}", self._status_cell(row.status)]
+            if self.refinement is not None:
+                cells.insert(1, CHANGED if rank in self.changed else "")
             if has_gold:
                 cells.append("yes" if row.gold else "")
             table.add_row(*cells, key=str(rank))
@@ -173,9 +209,13 @@ class ReviewScreen(Screen):
         judged = len(self.app.store.decisions(self.run_id)) if self.run_id is not None else 0
         hidden = judged - sum(counts[status] for status in DECIDED)
         off_list = f" (+{hidden} judged, not proposed now)" if hidden > 0 else ""
+        changed = ""
+        if self.refinement is not None:
+            since = "the last refinement" if self.refinement.out is None else f"run #{self.refinement.source}"
+            changed = f"  [b cyan]Δ {len(self.changed)} changed by {since}[/]"
         self.query_one("#review-counts", Static).update(
             f"{title}[green]{counts[ACCEPTED]} accepted[/]  [red]{counts[REJECTED]} rejected[/]  "
-            f"[yellow]{counts[UNSURE]} unsure[/]  {counts[OPEN]} open{off_list}  |  {escape(shown)}"
+            f"[yellow]{counts[UNSURE]} unsure[/]  {counts[OPEN]} open{off_list}{changed}  |  {escape(shown)}"
         )
 
     # --- detail pane --------------------------------------------------------------------------
@@ -216,7 +256,7 @@ class ReviewScreen(Screen):
     def _set_status(self, rank: int, status: str, record_undo: bool = True) -> None:
         row = self.by_rank[rank]
         if record_undo:
-            self.undo_stack.append((rank, row.status))
+            self.undo_stack.append((row.lost_index, row.known_index, row.status))
         self.app.store.set_decision(self.run_id, row.lost_index, row.known_index, status)  # committed now
         row.status = status
         table = self.query_one("#pairs", DataTable)
@@ -241,8 +281,12 @@ class ReviewScreen(Screen):
         if not self.undo_stack:
             self.notify("Nothing to undo.")
             return
-        rank, previous = self.undo_stack.pop()
-        if rank not in self.by_rank:
+        lost, known, previous = self.undo_stack.pop()
+        rank = next((r.rank for r in self.rows if (r.lost_index, r.known_index) == (lost, known)), None)
+        if rank is None:  # a refinement no longer proposes the pair: its decision is still the store's
+            self.app.store.set_decision(self.run_id, lost, known, previous)
+            self._update_counts()
+            self.notify(f"Undone: a pair no longer proposed is {previous} again.")
             return
         self._set_status(rank, previous, record_undo=False)
         if rank in self.shown_ranks:
@@ -295,7 +339,7 @@ class ReviewScreen(Screen):
         self.app.push_screen(ExportScreen(self.run_row, self.rows))
 
     def action_refine(self) -> None:
-        """Continue the run's EM under these decisions; the new proposals replace these when it ends."""
+        """Ask how to refine the run (rounds; in place or a branch); the new proposals show here when it ends."""
         run = self.run_row
         if run is None or not self.rows:
             self.notify("No run with proposals to refine.")
@@ -307,14 +351,23 @@ class ReviewScreen(Screen):
             self.notify(f"Run #{run.id} has no checkpoint to continue from.", severity="warning")
             return
         decisions = list(self.app.store.decisions(run.id).values())
-        counts = {status: decisions.count(status) for status in (ACCEPTED, REJECTED)}
-        if not counts[ACCEPTED] + counts[REJECTED]:  # unsure pairs constrain nothing
-            self.notify("Accept or reject some pairs first: refinement continues EM under your decisions.")
+        accepted, rejected = decisions.count(ACCEPTED), decisions.count(REJECTED)  # unsure ones constrain nothing
+        self.app.push_screen(
+            RefineScreen(run, accepted, rejected),
+            lambda choice: self._refine(run, accepted, rejected, choice),
+        )
+
+    def _refine(self, run: RunRow, accepted: int, rejected: int, choice: RefineChoice | None) -> None:
+        if choice is None:  # cancelled
             return
-        if self.app.refine_run(run.id, run.run_dir):
-            self.notify(
-                f"Refining run #{run.id} with {counts[ACCEPTED]} accepted and {counts[REJECTED]} "
-                f"rejected pairs ({REFINE_ROUNDS} rounds). Keep reviewing, or press 2 to watch; the new "
-                "proposals appear here when it ends, your decisions kept.",
-                timeout=8,
-            )
+        if not self.app.refine_run(run.id, run.run_dir, choice.rounds, choice.out):
+            return
+        if choice.out is None:
+            where, after = "in place", "the new proposals appear here when it ends, your decisions kept"
+        else:
+            where, after = f"as a new run in {choice.out}", "Review shows the new run when it ends"
+        self.notify(
+            f"Refining run #{run.id} {where} for {choice.rounds} round(s) with {accepted} accepted and "
+            f"{rejected} rejected pairs. Keep reviewing, or press 2 to watch; {after} (Δ marks what changed).",
+            timeout=8,
+        )

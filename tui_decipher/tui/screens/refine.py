@@ -1,0 +1,100 @@
+"""Refine a run (`R` on Review): how many rounds, and in place or as a new run (a branch) in a new folder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.validation import Integer
+from textual.widgets import Button, Input, RadioButton, RadioSet, Static
+
+from ...engine.review import REFINE_ROUNDS
+from ...results import branch_run_dir
+from ...store import RunRow
+
+MAX_ROUNDS = 1000
+
+
+@dataclass(frozen=True)
+class RefineChoice:
+    """What the dialog asks for: `rounds` more rounds, into the folder `out` (a branch) or in place (None)."""
+
+    rounds: int
+    out: Path | None
+
+
+class RefineScreen(ModalScreen[RefineChoice | None]):
+    """Pick the rounds and in place or a branch; enter or the button starts, escape cancels."""
+
+    HELP_TITLE = "Refine"
+    AUTO_FOCUS = "#refine-rounds"
+    BINDINGS = [
+        Binding("ctrl+s", "go", "Refine", tooltip="Start the refinement (enter in a field, too)", id="refine.go"),
+        Binding("escape", "dismiss_none", "Cancel", tooltip="Close without refining", id="refine.cancel"),
+        # A modal screen hides the app's bindings: its own ? (off the fields, where ? is typed).
+        Binding("question_mark", "app.help", "Help", tooltip="These keys", id="refine.help"),
+    ]
+
+    def __init__(self, run: RunRow, accepted: int, rejected: int) -> None:
+        super().__init__()
+        self.run, self.accepted, self.rejected = run, accepted, rejected
+
+    def compose(self) -> ComposeResult:
+        if self.accepted + self.rejected:
+            judged = (f"{self.accepted} accepted pair(s) fixed and {self.rejected} rejected pair(s) removed; "
+                      "unsure ones constrain nothing")  # fmt: skip
+        else:
+            judged = "no accepted or rejected pairs: it simply trains on, a control for later refinements"
+        with Vertical(id="refine-body"):
+            yield Static(f"[b]Refine run #{self.run.id}[/]: {judged}.")
+            with Horizontal(classes="refine-row"):
+                yield Static("rounds", classes="refine-label")
+                yield Input(str(REFINE_ROUNDS), type="integer", validators=[Integer(1, MAX_ROUNDS)],
+                            id="refine-rounds")  # fmt: skip
+            yield Static("a round: one EM round (neural), 50 channel steps (channel, auto)", classes="hint")
+            with RadioSet(id="refine-where"):
+                yield RadioButton("in place: the new proposals replace this run's", value=True, id="refine-in-place")
+                yield RadioButton("as a new run (a branch) in this folder, this run kept", id="refine-branch")
+            offered = str(branch_run_dir(Path(self.run.run_dir))) if self.run.run_dir else ""  # Review checks it
+            yield Input(offered, id="refine-out", disabled=True)
+            with Horizontal(id="refine-buttons"):
+                yield Button("Refine", variant="primary", id="refine-go")
+                yield Button("Cancel", id="refine-cancel")
+
+    @on(RadioSet.Changed, "#refine-where")
+    def _where_changed(self, event: RadioSet.Changed) -> None:
+        self.query_one("#refine-out", Input).disabled = event.pressed.id != "refine-branch"
+
+    def _choice(self) -> RefineChoice | str:
+        """The choice, or what is wrong with it (one line)."""
+        rounds = self.query_one("#refine-rounds", Input)
+        result = rounds.validate(rounds.value)  # marks the field too
+        if result is not None and not result.is_valid:
+            return f"Rounds: a whole number from 1 to {MAX_ROUNDS}."
+        if not self.query_one("#refine-branch", RadioButton).value:
+            return RefineChoice(int(rounds.value), None)
+        text = self.query_one("#refine-out", Input).value.strip()
+        if not text:
+            return "Name a new folder for the branch."
+        out = Path(text).expanduser()
+        if out.exists() and (not out.is_dir() or any(out.iterdir())):  # the session refuses it too, later
+            return f"{out}: already exists and is not an empty folder; name a new one for the branch."
+        return RefineChoice(int(rounds.value), out)
+
+    @on(Button.Pressed, "#refine-go")
+    @on(Input.Submitted)
+    def action_go(self) -> None:
+        choice = self._choice()
+        if isinstance(choice, str):
+            self.notify(choice, severity="error")
+            return
+        self.dismiss(choice)
+
+    @on(Button.Pressed, "#refine-cancel")
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)

@@ -14,8 +14,8 @@ from ..exports import EXPORTS, ExportError, default_export_path, export_run, ren
 from ..results import data_dir
 from ..store import Store, StoreError, default_path
 from .app import DATA_DIR_HELP, fail
+from .run_store import RUN_HELP
 
-RUN_HELP = "A run: its id in the run store (`decipher runs list`) or its run folder."
 _FORMATS_HELP = "; ".join(f"[bold]{f.name}[/]: {f.help}" for f in EXPORTS.values())
 
 

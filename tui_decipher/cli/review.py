@@ -16,11 +16,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..engine.corpus import CorpusError
-from ..results import data_dir, write_atomic
+from ..results import write_atomic
 from ..review_io import decisions_summary, read_decisions, run_vocabulary, write_decisions
-from ..store import Store, StoreError, default_path
-from .app import DATA_DIR_HELP, fail
-from .export import RUN_HELP
+from ..store import StoreError
+from .app import fail
+from .run_store import DataDir, RunArg, open_store
 
 FORMAT_HELP = (
     "A tab-separated file with the header [bold]lost<TAB>known<TAB>decision[/], then one pair a line: a word of "
@@ -34,17 +34,6 @@ review_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode="rich",
 )
-
-DataDir = Annotated[Path | None, typer.Option("--data-dir", help=DATA_DIR_HELP, show_default=False)]
-RunArg = Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP, show_default=False)]
-
-
-def _store(data: Path | None) -> Store:
-    try:
-        return Store(default_path(data_dir(data)))
-    except StoreError as exc:
-        raise fail(str(exc)) from None
-
 
 @review_app.command("import")
 def review_import(
@@ -65,7 +54,7 @@ def review_import(
 
     Bad lines: an unknown word or decision, a bad header, a wrong number of columns, a pair twice with two decisions.
     """
-    with _store(data) as store:
+    with open_store(data) as store:
         try:
             row = store.find_run(run)
             vocab = run_vocabulary(row, store.proposals(row.id))
@@ -94,7 +83,7 @@ def review_export(
 
     (`decipher export` writes the run's proposals, each with its decision, in the field's formats.)
     """
-    with _store(data) as store:
+    with open_store(data) as store:
         try:
             row = store.find_run(run)
             decisions = store.decisions(row.id)

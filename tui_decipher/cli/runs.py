@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,29 +9,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..results import data_dir
 from ..run_views import RUN_COLUMNS, run_cells, run_fields
-from ..store import RUNNING, Store, StoreError, default_path
-from .app import DATA_DIR_HELP, fail
-from .export import RUN_HELP
+from ..store import RUNNING, StoreError
+from .app import fail
+from .run_store import DataDir, RunArg, open_store
 
 runs_app = typer.Typer(help="List, show and delete the runs in the run store.", no_args_is_help=True)
-
-DataDir = Annotated[Path | None, typer.Option("--data-dir", help=DATA_DIR_HELP, show_default=False)]
-RunArg = Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP, show_default=False)]
-
-
-def _store(data: Path | None) -> Store:
-    try:
-        return Store(default_path(data_dir(data)))
-    except StoreError as exc:
-        raise fail(str(exc)) from None
-
 
 @runs_app.command("list")
 def runs_list(data: DataDir = None) -> None:
     """Every run in the store, newest first, as the Runs screen lists them."""
-    with _store(data) as store:
+    with open_store(data) as store:
         runs = store.runs()
         table = Table(title=f"Runs in {escape(str(store.path))}", title_justify="left")
         for label, _ in RUN_COLUMNS:
@@ -49,7 +36,7 @@ def runs_list(data: DataDir = None) -> None:
 def runs_show(run: RunArg, data: DataDir = None) -> None:
     """A run's detail: corpus, languages, method, status, accuracy, review counts, folder."""
     try:
-        with _store(data) as store:
+        with open_store(data) as store:
             row = store.find_run(run)
             counts = store.review_counts(row.id)
     except StoreError as exc:
@@ -70,7 +57,7 @@ def runs_delete(
 ) -> None:
     """Delete a run from the store, with its proposals and review decisions (its run folder is kept)."""
     try:
-        with _store(data) as store:
+        with open_store(data) as store:
             row = store.find_run(run)
             if row.status == RUNNING:
                 raise fail(f"run #{row.id} is still running (pid {row.pid}): cancel it first")

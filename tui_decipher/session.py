@@ -54,9 +54,8 @@ class RunSession:
     warnings: tuple[str, ...] = field(default_factory=tuple)
     branch_of: int | None = None  # refine into a new run: the run refined (left untouched)...
     branch_source: Path | None = None  # ...and its folder, whose checkpoint the branch copies
-    # A new run: judgments known before it starts (`known_pairs`, a review file), the constraints
-    # and the file's items, which become its decisions (unsure ones too: stored, never a constraint).
-    known_pairs: ReviewConstraints | None = None
+    # A new run: the items of its `known_pairs` file (judgments known before it starts), which
+    # become its decisions (unsure ones too: stored, never a constraint).
     known_items: list[tuple[int, int, str]] = field(default_factory=list)
 
     @classmethod
@@ -70,7 +69,6 @@ class RunSession:
         if cfg.known_pairs:
             items = read_decisions(Path(cfg.known_pairs), RunVocabulary.of(loaded.corpus))
             session.known_items = [item for item in items if item[2] != OPEN]
-            session.known_pairs = ReviewConstraints.from_decisions({(i, j): d for i, j, d in session.known_items})
         return session
 
     @classmethod
@@ -110,6 +108,13 @@ class RunSession:
         cfg = checkpoint.settings()
         loaded = load_corpus(cfg)
         return cls(db_path, cfg, sources, loaded, folder, run_id, checkpoint, warnings=loaded.warnings)
+
+    @property
+    def known_pairs(self) -> ReviewConstraints | None:
+        """A new run's constraints from its `known_pairs` file (None: it names none)."""
+        if self.checkpoint is not None or not self.cfg.known_pairs:
+            return None
+        return ReviewConstraints.from_decisions({(i, j): d for i, j, d in self.known_items})
 
     @property
     def checkpoint_path(self) -> Path:
@@ -206,4 +211,3 @@ def find_stored_run(run: str, db_path: Path) -> tuple[int | None, Path, Checkpoi
             matches = [r.id for r in store.runs() if r.run_dir and Path(r.run_dir) == folder.resolve()]
         run_id = matches[0] if matches else None
     return run_id, folder, load_checkpoint(folder)
-

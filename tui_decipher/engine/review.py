@@ -40,7 +40,6 @@ class ReviewConstraints:
     def from_decisions(cls, decisions: Mapping[tuple[int, int], str]) -> ReviewConstraints:
         """From the store's {(lost, known): "accepted" | "rejected" | "unsure"} map; unsure pairs are
         left out on purpose: a doubt is not a judgment the flow or the M-step should obey."""
-        decisions = {pair: status for pair, status in decisions.items() if status != UNSURE}
         accepted = tuple(sorted(k for k, v in decisions.items() if v == ACCEPTED))
         rejected = tuple(sorted(k for k, v in decisions.items() if v == REJECTED))
         return cls(accepted, rejected)
@@ -112,14 +111,18 @@ class ReviewConstraints:
             np.array(keep_lost, dtype=np.int64), np.array(keep_known, dtype=np.int64), np.array(keep_cost)
         )
 
-    def mask_log_probs(self, log_p: torch.Tensor, rows: np.ndarray | None = None, floor: float = -1e4) -> torch.Tensor:
-        """`log_p` (n_rows, n_known) with the judgments imposed on a channel's training (a new tensor):
+    def mask_log_probs(
+        self, log_p: torch.Tensor, rows: np.ndarray | None = None, floor: float = -1e4, inplace: bool = False
+    ) -> torch.Tensor:
+        """`log_p` (n_rows, n_known) with the judgments imposed on a channel's training (a new tensor,
+        or `log_p` itself with `inplace`, for a table the caller made and no longer needs unmasked):
         rejected pairs and, in an accepted lost word's row, every known word it was not accepted
         with, set to `floor` (impossible, but finite so that gradients stay finite). `rows`: the
         corpus lost indices of the rows when they are a subset."""
         if not len(self):
             return log_p
-        log_p = log_p.clone()
+        if not inplace:
+            log_p = log_p.clone()
         if self.rejected:
             lost, known = self._rows(self.rejected, rows)
             log_p[torch.from_numpy(lost), torch.from_numpy(known)] = floor

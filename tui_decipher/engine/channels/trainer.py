@@ -132,7 +132,7 @@ def fit_channel(
         if objective == "transport" and (step - 1) % PLAN_EVERY == 0:
             every = channel_log_probs(channel, lost_words, known_words, lost_charset, known_charset)
             if judged:
-                every = review.mask_log_probs(every, rows)
+                every = review.mask_log_probs(every, rows, inplace=True)  # (n_lost, n_known): held once
             plan, potentials = transport_plan(every, demand, capacity, potentials=potentials, forced_rows=sure_lost_t)
         idx = torch.randint(0, n_lost, (min(batch, n_lost),), generator=generator)
         log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)

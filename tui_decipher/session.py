@@ -23,7 +23,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .engine.checkpoint import CHECKPOINT_NAME, Checkpoint, load_checkpoint
+from .engine.checkpoint import CHECKPOINT_NAME, Checkpoint, CheckpointError, load_checkpoint
 from .engine.config import ConfigSources, DecipherConfig
 from .engine.events import EventCallback
 from .engine.methods import DecipherResult, refine_decipherment, run_decipherment
@@ -210,4 +210,12 @@ def find_stored_run(run: str, db_path: Path) -> tuple[int | None, Path, Checkpoi
         with Store(db_path) as store:
             matches = [r.id for r in store.runs() if r.run_dir and Path(r.run_dir) == folder.resolve()]
         run_id = matches[0] if matches else None
+    if not (folder / CHECKPOINT_NAME).exists() and run_id is not None:
+        with Store(db_path) as store:
+            method = store.run(run_id).config.get("method", "neural")
+        if method != "neural":  # the generic "did not complete a round" would be untrue: they have no rounds
+            raise CheckpointError(
+                f"{folder}: no checkpoint: a {method} run saves its channel when it finishes (runs made before "
+                "this version never did); run it again to refine it"
+            )
     return run_id, folder, load_checkpoint(folder)

@@ -128,6 +128,17 @@ def test_refining_a_channel_run_never_reads_gold(syllabary_run) -> None:
     assert seen.char_map == blind.char_map and blind.accuracy is None and seen.accuracy is not None
 
 
+def test_the_benchmarks_control_is_the_refinements_call_for_call(syllabary_run) -> None:
+    """With no judgments the simulated reviewer's refinements and the control must be one and the
+    same training (a refinement starts a fresh optimiser: one long call would differ)."""
+    from tui_decipher.reviewer_simulation import run_refine_benchmark
+
+    corpus, cfg, _result, _checkpoint = syllabary_run
+    out = run_refine_benchmark(corpus, cfg, iterations=2, refine_rounds=1, n_accept=0, n_reject=0)
+    assert out.n_accepted == out.n_rejected == 0 and len(out.iterations) == 2
+    assert out.accuracy_refined == out.accuracy_control
+
+
 def test_known_pairs_from_the_start_read_what_the_channel_alone_cannot(syllabary_run) -> None:
     corpus, cfg, result, _checkpoint = syllabary_run
     given = _gold_pairs(corpus, 20)

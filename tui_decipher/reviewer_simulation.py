@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .engine import evaluation
-from .engine.checkpoint import CHECKPOINT_NAME, load_checkpoint
+from .engine.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from .engine.config import DecipherConfig
 from .engine.corpus import Corpus
 from .engine.events import EventCallback, ignore
@@ -61,7 +61,7 @@ class RefineBenchmark:
 
     accuracy_unrefined: float
     accuracy_refined: float
-    accuracy_control: float | None  # the same extra rounds without any decisions
+    accuracy_control: float | None  # the same refinements, call for call, without any decisions
     accuracy_unrefined_all: float
     accuracy_refined_all: float
     n_unjudged: int
@@ -108,9 +108,16 @@ def run_refine_benchmark(
                 f"flow accuracy {result.accuracy:.3f}")  # fmt: skip
         control_result = None
         if control:
-            control_result = refine_decipherment(
-                corpus, base_payload, ReviewConstraints(), refine_rounds * iterations, on_event
-            )
+            # The same refinements, call for call, with no decisions: a refinement starts a fresh
+            # optimiser and draws its own batches, so one long call would not be the same training.
+            control_folder = folder / "control"
+            control_folder.mkdir()
+            save_checkpoint(control_folder / CHECKPOINT_NAME, base_payload)
+            for _ in range(iterations):
+                control_result = refine_decipherment(
+                    corpus, load_checkpoint(control_folder), ReviewConstraints(), refine_rounds, on_event,
+                    checkpoint=control_folder / CHECKPOINT_NAME,
+                )
     review = ReviewConstraints.from_decisions(judged)
     evaluated = {i for i, g in corpus.gold.items() if g}
     unjudged = evaluated - review.judged_lost()

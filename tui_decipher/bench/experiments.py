@@ -255,8 +255,8 @@ REFINE_JUDGMENTS = 20  # per cycle: accept this many correct proposals and rejec
 def reviewer_refine(corpus: str = "ugaritic-small", preset_name: str = "paper-ugaritic", **changes: Any) -> Experiment:
     """Train on `corpus` (the preset with `changes`: the method, a Romance pair's languages), then
     3 times: a simulated reviewer judges 20 + 20 proposals and the run is refined for one round.
-    Figures are on the words the reviewer never judged; the control trains as many rounds with no
-    decisions. Seconds: the run before review, then one refinement (the mean of the cycles)."""
+    Figures are on the words the reviewer never judged; the control makes the same refinements, call
+    for call, with no decisions. Seconds: the run before review, then one refinement (the mean of the cycles)."""
 
     def configs(seed: int, quick: bool) -> list[DecipherConfig]:
         return [_config(preset_name, seed, quick, corpus=corpus, **changes)]

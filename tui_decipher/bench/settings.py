@@ -291,7 +291,7 @@ def refine_setting(dataset: str, method: str) -> BenchSetting:
         (
             RowSpec("unrefined", f"{dataset} ({method}), words never judged: the run before review"),
             RowSpec("refined", f"same words after {REFINE_ITERATIONS} cycles of review + 1-round refine"),
-            RowSpec("control", f"same words after {REFINE_ITERATIONS} more rounds without decisions"),
+            RowSpec("control", f"same words after the same {REFINE_ITERATIONS} refinements without decisions"),
         ),
         exp.run, (corpus,), group="refine", note=_REFINE_NOTE, configs=exp.configs, extra=True,
     )  # fmt: skip

@@ -263,6 +263,22 @@ async def test_bad_corpus_path_is_reported_and_nothing_is_stored(data_dir, tmp_p
         assert app.store.runs() == []
 
 
+async def test_a_bad_known_signs_file_on_the_form_is_refused_with_its_line(data_dir, tmp_path):
+    signs = tmp_path / "signs.tsv"
+    signs.write_text("lost\tknown\nnot-a-sign\tka\n", encoding="utf-8")
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run_form(pilot)
+        await set_field(pilot, "#known-signs", str(signs))
+        assert screen.overrides()["known_signs"] == str(signs)  # the field maps to config known_signs
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.live is None and app.store.runs() == []
+        shown = " ".join(str(n.message) for n in app._notifications)
+        assert f"{signs}:2: 'not-a-sign' is 10 symbols" in shown
+
+
 async def test_the_unsure_key_marks_a_pair_unsure_in_the_store(data_dir, tmp_path):
     """m marks a pair unsure (kept, counted, filtered, undone like the others); space cycles through
     it; while only unsure pairs are judged the refine dialog says it would simply train on."""

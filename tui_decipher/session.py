@@ -29,6 +29,7 @@ from .engine.events import EventCallback
 from .engine.methods import DecipherResult, refine_decipherment, run_decipherment
 from .engine.registry import LoadedCorpus, load_corpus
 from .engine.review import REFINE_ROUNDS, ReviewConstraints
+from .engine.sign_values import SignValues, read_sign_values
 from .results import new_run_dir, write_run_files
 from .review_io import RunVocabulary, read_decisions
 from .store import OPEN, RUNNING, RunRecorder, Store, StoreError
@@ -57,6 +58,7 @@ class RunSession:
     # A new run: the items of its `known_pairs` file (judgments known before it starts), which
     # become its decisions (unsure ones too: stored, never a constraint).
     known_items: list[tuple[int, int, str]] = field(default_factory=list)
+    known_signs: SignValues | None = None  # a new run's known sign values (its `known_signs` file)
 
     @classmethod
     def new(
@@ -69,6 +71,10 @@ class RunSession:
         if cfg.known_pairs:
             items = read_decisions(Path(cfg.known_pairs), RunVocabulary.of(loaded.corpus))
             session.known_items = [item for item in items if item[2] != OPEN]
+        if cfg.known_signs:  # checked before the run is recorded (the engine reads the file again)
+            session.known_signs = read_sign_values(cfg.known_signs, loaded.corpus)
+            if cfg.method != "auto":  # auto picks the pieces channel for a syllable's value itself
+                session.known_signs.check_channel(cfg.channel_kind)
         return session
 
     @classmethod
@@ -128,11 +134,14 @@ class RunSession:
                 f"refining {what} for {self.refine_rounds} round(s) with {len(self.review.accepted)} "
                 f"accepted and {len(self.review.rejected)} rejected pair(s) ({self.checkpoint_path})"
             )
-        if self.known_pairs is not None:
-            return (
-                f"starting from {len(self.known_pairs.accepted)} known pair(s) and "
-                f"{len(self.known_pairs.rejected)} excluded pair(s)"
-            )
+        if self.known_pairs is not None or self.known_signs:
+            given = []
+            if self.known_pairs is not None:
+                given.append(f"{len(self.known_pairs.accepted)} known pair(s) and "
+                             f"{len(self.known_pairs.rejected)} excluded pair(s)")  # fmt: skip
+            if self.known_signs:
+                given.append(f"{len(self.known_signs)} known sign value(s) ({self.known_signs.describe()})")
+            return "starting from " + " and ".join(given)
         if self.checkpoint is not None:
             return (
                 f"resuming run #{self.run_id} from restart {self.checkpoint.restart + 1} round "

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..engine.config import ConfigError, DecipherConfig
 from ..engine.corpus import CorpusError, preview_lines, read_cog_table, word_text
-from ..engine.generators import BASE_KINDS, KIND_HELP, KINDS, GeneratorSpec, write_generated
+from ..engine.generators import BASE_KINDS, KIND_HELP, KINDS, GeneratorSpec, syllabary_key_text, write_generated
 from ..engine.registry import entry_path, load_corpus, load_registry
 from .app import fail
 
@@ -106,6 +106,13 @@ def corpus_generate(
     variants: Annotated[
         float, typer.Option(help="Share of cognates that also get a second lost form (an ending added): C > 1 data.")
     ] = 0.0,
+    key: Annotated[
+        Path | None,
+        typer.Option(
+            help="syllabary only: also write the script's key, each sign's syllable, as a --known-signs file "
+            "(most frequent sign first: its header and first n lines are n values a scholar would know).",
+        ),
+    ] = None,
 ) -> None:
     """Write a synthetic corpus of one kind (see `decipher corpus generate --help`)."""
     spec = GeneratorSpec(
@@ -115,11 +122,17 @@ def corpus_generate(
     path = out if out is not None else Path(f"{kind}-seed{seed}.cog")
     try:
         spec.resolved()  # a bad kind or size is refused before any folder is made
+        if key is not None and kind != "syllabary":
+            raise ValueError(f"--key: a key is written for a syllabary only, not for {kind!r}")
         written = write_generated(path, spec)
+        if key is not None:
+            key.write_text(syllabary_key_text(written), encoding="utf-8")
     except ValueError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:
-        raise fail(f"{path}: cannot write ({exc.strerror or exc})") from None
+        raise fail(f"{exc.filename or path}: cannot write ({exc.strerror or exc})") from None
     typer.echo(f"wrote {path}: {written.summary()}")
+    if key is not None:
+        typer.echo(f"wrote {key}: the script's key (sign values, most frequent sign first)")
     for law in written.laws:
         typer.echo(f"  {law}")

@@ -173,6 +173,14 @@ def run(
             "writes): accepted pairs are fixed from the start, rejected ones excluded; they become its decisions.",
         ),
     ] = None,
+    known_signs: Annotated[
+        Path | None,
+        typer.Option(
+            help="Known sign values (a lost<TAB>known TSV: a lost symbol and the one or two known letters it "
+            "writes, e.g. from a bilingual): the character channel writes each such symbol from its values only, "
+            "from the run's start (methods auto and channel; the neural EM with init_flow=channel).",
+        ),
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Random seed (runs are reproducible on CPU).")] = None,
     method: Annotated[
         str | None,
@@ -244,12 +252,14 @@ def run(
         "lost_words": str(lost_words) if lost_words else None,
         "known_words": str(known_words) if known_words else None,
         "known_pairs": str(known_pairs) if known_pairs else None,
+        "known_signs": str(known_signs) if known_signs else None,
     }  # fmt: skip
     try:
         if resume is not None or refine is not None:
             given = {"--corpus": corpus, "--preset": preset, "--config": config, "--set": set_, "--seed": seed,
                      "--method": method, "--rounds": rounds, "--epochs": epochs,
-                     "--known-pairs (judgments of a run: `decipher review import`)": known_pairs}  # fmt: skip
+                     "--known-pairs (judgments of a run: `decipher review import`)": known_pairs,
+                     "--known-signs": known_signs}  # fmt: skip
             session = _continued_session(db_path, resume, refine, refine_rounds, given, out)
         else:
             session = _new_session(db_path, root, preset, config, set_ or [], flags, out)

@@ -51,6 +51,10 @@ class DecipherConfig:
     # known before the run, e.g. a bilingual's secure readings: accepted pairs are fixed from the
     # run's start, rejected ones excluded, and both become the run's decisions. "" = none.
     known_pairs: str = ""
+    # A sign-values file (`lost<TAB>known`: a lost symbol and the known letters it writes, e.g. from
+    # a bilingual): a hard constraint on the character channel from the run's start
+    # (engine/sign_values.py). "" = none.
+    known_signs: str = ""
     # --- [method] -----------------------------------------------------------------------------
     # "auto" (beyond the paper): the channel, the demand D and the capacity C chosen from the word
     # lists (engine/methods/auto.py); it sets [channel] and [flow] itself. "neural": the paper's EM
@@ -141,6 +145,11 @@ class DecipherConfig:
         for name in _RANGES:
             _check_range(name, getattr(self, name))
         _check_range("device", self.device)
+        if self.known_signs and self.method == "neural" and self.init_flow != "channel":
+            raise ConfigError(
+                "known_signs constrain a character channel: use method auto or channel, "
+                "or the neural EM with init_flow = channel"
+            )
 
 
 _HINTS = get_type_hints(DecipherConfig)
@@ -249,7 +258,7 @@ PRESETS: dict[str, dict[str, Any]] = {name: resolve_preset(name) for name in PRE
 # [neural] and [channel] are the method sections; `method` says which one a run uses ([neural]
 # runs may use [channel] too, to seed round 1's flow).
 SECTIONS: dict[str, tuple[str, ...]] = {
-    "corpus": ("corpus", "lost", "known", "lost_words", "known_words", "known_pairs"),
+    "corpus": ("corpus", "lost", "known", "lost_words", "known_words", "known_pairs", "known_signs"),
     "method": ("method", "auto_steps"),
     "flow": ("capacity", "cognate_fraction", "demand_step", "flow_decay", "top_k", "sparsify"),
     "neural": (

@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -310,6 +311,30 @@ def _syllabary(rng: random.Random) -> _Derivation:
         f"script: one Linear B sign per CV or V syllable ({len(syllables)} signs)",
     )
     return _Derivation(ph, derive, tuple(signs), laws)
+
+
+def syllabary_key(seed: int) -> dict[str, str]:
+    """The key of the generated syllabary of `seed`: each sign's syllable, in known letters (a
+    merged series reads as its plain one: the r-series, p, t, k). What a bilingual would give a
+    scholar; tests and the bench use it as known sign values, the engine never reads it."""
+    derive = _syllabary(random.Random(f"syllabary-{seed}")).derive
+    consonants = sorted({_SYLLABARY_MERGE.get(c, c) for c in GREEKISH.onsets})
+    syllables = [("", v) for v in sorted(GREEKISH.vowels)] + [(c, v) for c in consonants for v in GREEKISH.vowels]
+    return {derive(((c, v, ""),))[0]: c + v for c, v in syllables}
+
+
+def syllabary_key_text(generated: GeneratedCorpus) -> str:
+    """A generated syllabary's key as a known-signs file (`lost<TAB>known`, engine/sign_values.py),
+    the signs its lost words use, most frequent first (ties by sign): its first n lines after the
+    header are the n values a scholar is likeliest to know."""
+    if generated.spec.kind != "syllabary":
+        raise ValueError(f"a key is written for a syllabary only, not for {generated.spec.kind!r}")
+    key = syllabary_key(generated.spec.seed)
+    counts = Counter(
+        sign for lost, _ in generated.rows if lost != MISSING for word in lost.split("|") for sign in word
+    )  # fmt: skip
+    order = sorted(counts, key=lambda sign: (-counts[sign], sign))
+    return "lost\tknown\n" + "".join(f"{sign}\t{key[sign]}\n" for sign in order if sign in key)
 
 
 _DERIVATIONS = {"substitution": _substitution, "shared-alphabet": _shared_alphabet, "syllabary": _syllabary}

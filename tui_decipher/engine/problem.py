@@ -27,6 +27,7 @@ from .flow import FlowSolution, solve_sparsified
 from .neural.edit_distance import ids_to_text
 from .neural.scoring import KnownIndex, LostBatch
 from .review import ReviewConstraints
+from .sign_values import SignValues, read_sign_values
 
 if TYPE_CHECKING:  # methods build on problems; a problem only stamps their result
     from .methods.base import DecipherResult
@@ -58,7 +59,8 @@ def n_cognates_for(cfg: DecipherConfig, n_lost: int, n_known: int) -> int:
 class Problem:
     """Everything fixed for a run: the corpus, settings, encoded vocabularies, callbacks, clock.
 
-    `review` holds the reviewer's judgments a refinement imposes on every flow (None otherwise).
+    `review` holds the reviewer's judgments a refinement imposes on every flow (None otherwise);
+    `signs` the scholar's known sign values, which hold every character channel of the run.
     """
 
     corpus: Corpus
@@ -75,16 +77,23 @@ class Problem:
     started: float
     phases: dict[str, float]
     review: ReviewConstraints | None = None
+    signs: SignValues | None = None
 
     @classmethod
     def prepare(
         cls, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
         review: ReviewConstraints | None = None, seconds_before: float = 0.0,
-        phases_before: dict[str, float] | None = None, **run_state: Any,
+        phases_before: dict[str, float] | None = None, signs: SignValues | None = None, **run_state: Any,
     ) -> Problem:
         """Encode the vocabularies once for the whole run; `seconds_before` and `phases_before`
-        carry the time of an interrupted run this one continues. `run_state`: the fields a
-        method's subclass adds (e.g. where it checkpoints), set at construction."""
+        carry the time of an interrupted run this one continues. `signs`: known sign values (None:
+        those of the `known_signs` file, if the settings name one), checked against the channel
+        kind. `run_state`: the fields a method's subclass adds (e.g. where it checkpoints), set at
+        construction."""
+        if signs is None and cfg.known_signs:
+            signs = read_sign_values(cfg.known_signs, corpus)
+        if signs:
+            signs.check_channel(cfg.channel_kind)
         device = select_device(cfg.device)
         make_repeatable(device)
         flush_denormals(device)
@@ -108,6 +117,7 @@ class Problem:
             started=time.perf_counter() - seconds_before,
             phases=phases,
             review=review,
+            signs=signs or None,
             **run_state,
         )
 
@@ -118,6 +128,11 @@ class Problem:
     @property
     def n_known(self) -> int:
         return len(self.corpus.known_words)
+
+    @property
+    def pinned_signs(self) -> list[tuple[int, tuple[int, ...]]]:
+        """The known sign values as channel ids (lost symbol, known letters); empty when none."""
+        return self.signs.resolve(self.lost_charset, self.known_charset) if self.signs else []
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started

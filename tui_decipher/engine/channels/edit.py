@@ -63,6 +63,21 @@ class EditChannel(nn.Module):
         operation = torch.zeros(n_known + 1, 3)
         operation[:, WRITE] = 2.0  # most letters are written: a start near a plain edit distance
         self.operation = nn.Parameter(operation)  # insert / write / drop; at the end insert / stop
+        self.pinned: torch.Tensor | None = None  # known sign values (pin_signs): a mask on the write logits
+
+    def pin_signs(self, values: Sequence[tuple[int, tuple[int, ...]]]) -> None:
+        """Known sign values (lost symbol id, known letter ids), a hard constraint: a symbol is
+        written from its values' letters only, and never inserted. A letter may still write other
+        symbols (three Ugaritic alephs write one Hebrew aleph). One-letter values only."""
+        if any(len(letters) != 1 for _, letters in values):
+            raise ValueError("the edit channel writes a lost symbol from one known letter: a value has two")
+        n_known, n_lost = self.write.shape
+        mask = torch.zeros(2, n_known, n_lost)  # [write, insert]
+        for symbol in {s for s, _ in values}:
+            mask[:, :, symbol] = NEG
+        for symbol, (letter,) in values:
+            mask[0, letter, symbol] = 0.0
+        self.pinned = mask if values else None
 
     @classmethod
     def build(
@@ -87,8 +102,16 @@ class EditChannel(nn.Module):
     def log_emissions(self) -> tuple[torch.Tensor, torch.Tensor]:
         """log P(write, symbol | letter) and log P(insert, symbol | next letter): (K+1, S) each."""
         operation = self.log_operations()
-        write = torch.log_softmax(self.write + self.special, -1) + operation[:, WRITE, None]
-        insert = torch.log_softmax(self.insert + self.special, -1) + operation[:, INSERT, None]
+        write_logits, insert_logits = self.emission_logits()
+        write = torch.log_softmax(write_logits, -1) + operation[:, WRITE, None]
+        insert = torch.log_softmax(insert_logits, -1) + operation[:, INSERT, None]
+        return write, insert
+
+    def emission_logits(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The write and insert logits (K+1, S) each, with the specials and known sign values masked."""
+        write, insert = self.write + self.special, self.insert + self.special
+        if self.pinned is not None:
+            write, insert = write + self.pinned[0], insert + self.pinned[1]
         return write, insert
 
     def log_prob(
@@ -136,8 +159,7 @@ class EditChannel(nn.Module):
         drawn is another; a letter is then written or dropped; at the end the word stops.
         `max_symbols` bounds a runaway of insertions (an untrained channel)."""
         operation = self.log_operations().exp()  # (K+1, 3)
-        write = torch.softmax(self.write + self.special, -1)  # (K+1, S)
-        insert = torch.softmax(self.insert + self.special, -1)  # (K+1, S)
+        write, insert = (torch.softmax(logits, -1) for logits in self.emission_logits())  # (K+1, S) each
         out: list[int] = []
         for letter in [*known, self.none]:
             op = WRITE

@@ -49,6 +49,36 @@ class CharacterChannel(nn.Module):
         self.first = param(n_known + 1, n_lost)  # theta1: a piece's first letter -> lost symbol
         self.second = param(n_known + 1, n_lost)  # theta2: its second letter (or none) -> lost symbol
         self.action = nn.Parameter(torch.zeros(n_known + 1, 3))  # drop / one-letter / two-letter
+        # Known sign values (pin_signs): masks on the logits of one-letter pieces (K+1, S) and of
+        # two-letter pieces (K+1, K+1, S); None when no value is known.
+        self.pinned_one: torch.Tensor | None = None
+        self.pinned_two: torch.Tensor | None = None
+
+    def pin_signs(self, values: Sequence[tuple[int, tuple[int, ...]]]) -> None:
+        """Known sign values (lost symbol id, the known letter ids of its piece), a hard constraint:
+        a symbol is written from its values' pieces only. A piece may still write other symbols."""
+        n_known, n_lost = self.first.shape
+        one, two = torch.zeros(n_known, n_lost), torch.zeros(n_known, n_known, n_lost)
+        for symbol in {s for s, _ in values}:
+            one[:, symbol] = NEG
+            two[:, :, symbol] = NEG
+        for symbol, letters in values:
+            if len(letters) == 1:
+                one[letters[0], symbol] = 0.0
+            else:
+                two[letters[0], letters[1], symbol] = 0.0
+        self.pinned_one, self.pinned_two = (one, two) if values else (None, None)
+
+    def _one_logits(self) -> torch.Tensor:
+        """The logits of P(symbol | one-letter piece): (K+1, S)."""
+        logits = self.first + self.second[self.none]
+        return logits if self.pinned_one is None else logits + self.pinned_one
+
+    def _two_logits(self, first: torch.Tensor, second: torch.Tensor) -> torch.Tensor:
+        """The logits of P(symbol | two-letter piece) for letter ids `first`, `second` (any equal
+        shapes): (..., S)."""
+        logits = self.first[first] + self.second[second]
+        return logits if self.pinned_two is None else logits + self.pinned_two[first, second]
 
     @classmethod
     def build(
@@ -78,9 +108,9 @@ class CharacterChannel(nn.Module):
         # (n_y, M, S) and (n_y, M-1, S). Gathering them for each lost symbol is a product with
         # the lost words' one-hot codes (exact: one value times 1, the rest times 0), which BLAS
         # does far faster than an index gather of the same (n_x, N, n_y) entries.
-        one = torch.log_softmax(self.first + self.second[self.none], -1)[known] + take_one[:, :, None]
-        pair_first = self.first[known[:, :-1]]  # (n_y, M-1, S)
-        two = torch.log_softmax(pair_first + self.second[known[:, 1:]], -1) + take_two[:, :-1, None]
+        one = torch.log_softmax(self._one_logits(), -1)[known] + take_one[:, :, None]
+        two = torch.log_softmax(self._two_logits(known[:, :-1], known[:, 1:]), -1)  # (n_y, M-1, S)
+        two = two + take_two[:, :-1, None]
         onehot = torch.nn.functional.one_hot(lost, one.shape[-1]).to(one.dtype)  # (n_x, N, S)
         # alpha[m] (n_x, N+1, n_y): log P(the first m letters wrote the first k symbols).
         start = torch.full((n_x, big_n + 1, n_y), NEG)
@@ -114,8 +144,11 @@ class CharacterChannel(nn.Module):
                     continue
                 if act == TWO and m == len(known) - 1:
                     break
-                second = known[m + 1] if act == TWO else self.none
-                symbols = torch.softmax(self.first[known[m]] + self.second[second], -1)
+                if act == TWO:
+                    logits = self._two_logits(torch.tensor(known[m]), torch.tensor(known[m + 1]))
+                else:
+                    logits = self._one_logits()[known[m]]
+                symbols = torch.softmax(logits, -1)
                 out.append(int(torch.multinomial(symbols, 1, generator=generator)))
                 m += 2 if act == TWO else 1
             if m >= len(known) and all(i >= len(SPECIALS) for i in out):
@@ -139,8 +172,9 @@ class CharacterChannel(nn.Module):
         pairs = known[:, :-1] * k + known[:, 1:]  # (n_y, M-1): a two-letter piece's id
         pairs = pairs[positions[:, :-1] + 1 < known_len[:, None]]
         action = torch.log_softmax(self.action[:k], -1)  # (k, 3)
-        one = torch.log_softmax(self.first[:k] + self.second[k], -1)  # (k, S)
-        two = torch.log_softmax(self.first[:k, None] + self.second[None, :k], -1).reshape(k * k, -1)
+        one = torch.log_softmax(self._one_logits()[:k], -1)  # (k, S)
+        letters_k = torch.arange(k)
+        two = torch.log_softmax(self._two_logits(letters_k[:, None], letters_k[None, :]), -1).reshape(k * k, -1)
         one_weight = torch.bincount(letters, minlength=k).double().log() + action[:, ONE].double()  # (k,)
         two_weight = torch.bincount(pairs, minlength=k * k).double().log()
         two_weight = two_weight + action[:, TWO].double().repeat_interleave(k)

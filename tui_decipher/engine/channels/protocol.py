@@ -40,6 +40,12 @@ class Channel(Protocol):
         `none`; lengths without padding. Returns (n_x, n_y)."""
         ...
 
+    def pin_signs(self, values: Sequence[tuple[int, tuple[int, ...]]]) -> None:
+        """Hold the channel to known sign values (lost symbol id, known letter ids): a symbol is
+        written from its values only (engine/sign_values.py). ValueError for a value the channel
+        cannot write."""
+        ...
+
     def sample(self, known: list[int], generator: torch.Generator) -> list[int]:
         """A lost word drawn from P(x | y) for the known word `known` (letter ids), as lost symbol ids."""
         ...

@@ -38,10 +38,15 @@ CHANNEL_KINDS: dict[str, type] = {"pieces": CharacterChannel, "edit": EditChanne
 def new_channel(
     kind: ChannelKind, lost_charset: Charset, known_charset: Charset, generator: torch.Generator,
     init_scale: float = INIT_SCALE, copy_bias: float = DecipherConfig.channel_copy_bias,
+    signs: Sequence[tuple[int, tuple[int, ...]]] = (),
 ) -> Channel:
     """An untrained channel of `kind`: "pieces" (one or two known letters per lost symbol) or
-    "edit" (letter by letter with insertions, drops and a copy prior)."""
-    return CHANNEL_KINDS[kind].build(lost_charset, known_charset, generator, init_scale, copy_bias)
+    "edit" (letter by letter with insertions, drops and a copy prior), held to the known sign
+    values `signs` (lost symbol id, known letter ids; see `Channel.pin_signs`)."""
+    channel = CHANNEL_KINDS[kind].build(lost_charset, known_charset, generator, init_scale, copy_bias)
+    if signs:
+        channel.pin_signs(signs)
+    return channel
 
 
 @dataclass
@@ -97,6 +102,7 @@ def fit_channel(
     review: ReviewConstraints | None = None,
     rows: np.ndarray | None = None,
     sure_share: float | None = None,
+    signs: Sequence[tuple[int, tuple[int, ...]]] = (),
 ) -> ChannelFit | None:
     """Train a channel (Adam, `batch` random lost words a step against every known word) on the
     lexicon objective, or with `objective = "transport"` on the weights of a transport plan with
@@ -110,10 +116,11 @@ def fit_channel(
     accepted pairs are also trained on at every step, so a handful of secure pairs pins the
     symbols they spell: each as one more word of the batch, or with `sure_share` that share of
     every step's loss together (a refinement: see `refine_channel`). `rows`: the corpus indices of
-    `lost_words` when they are a subset (None: all, in order).
+    `lost_words` when they are a subset (None: all, in order). `signs`: known sign values a new
+    channel is held to (a `start` channel keeps its own).
     None when `should_stop` said so."""
     generator = torch.Generator().manual_seed(seed)
-    channel = start or new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias)
+    channel = start or new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias, signs)
     lost, lost_len = encode_padded(lost_words, lost_charset, 0)
     known, known_len = encode_padded(known_words, known_charset, channel.none)
     buckets = _known_buckets(known, known_len)
@@ -266,6 +273,7 @@ def fit_best_channel(problem: Problem, restart: int) -> ChannelFit:
                 on_step=on_step, should_stop=problem.cancel.is_set,
                 objective=cfg.channel_objective, n_cognates=problem.n_cognates, capacity=cfg.capacity,
                 kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, review=problem.review,
+                signs=problem.pinned_signs,
             )  # fmt: skip
         if fit is None:
             raise RunCancelled()

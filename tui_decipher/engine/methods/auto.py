@@ -45,6 +45,7 @@ from ..events import ChannelStep, Decided, EventCallback, RunStarted
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
 from ..scripts import ScriptProfile
+from ..sign_values import SignValues, read_sign_values
 from .base import DecipherResult, empty_result
 from .channel import finish_channel_result, refine_channel, save_channel
 
@@ -77,9 +78,11 @@ class AutoDecisions:
         return {**dataclasses.asdict(self), "line": self.line()}
 
 
-def choose_channel(profile: ScriptProfile) -> tuple[ChannelKind, str]:
-    """The channel for two scripts, with why."""
+def choose_channel(profile: ScriptProfile, signs: SignValues | None = None) -> tuple[ChannelKind, str]:
+    """The channel for two scripts (and the scholar's known sign values, if any), with why."""
     share = f"{100 * profile.shared_share:.0f}% of lost symbols are known symbols"
+    if signs is not None and signs.longest > 1:  # only the pieces channel writes a symbol from a syllable
+        return "pieces", f"known sign values read symbols as syllables; {share}"
     if profile.one_alphabet:
         return "edit", f"one alphabet: {share}"
     return "pieces", f"two scripts: {share}"
@@ -123,7 +126,8 @@ class AutoMethod:
         if start is not None:
             raise CheckpointError("an auto run has no rounds to resume: start it again, or refine a finished one")
         profile = ScriptProfile.of(corpus.lost_words, corpus.known_words)
-        kind, kind_why = choose_channel(profile)
+        signs = read_sign_values(cfg.known_signs, corpus) if cfg.known_signs else None
+        kind, kind_why = choose_channel(profile, signs)
         probe_steps, fit_steps = STEPS[kind]
         if cfg.auto_steps:  # the user's budget, split as auto's own
             probe_steps = max(1, cfg.auto_steps * probe_steps // (probe_steps + fit_steps))
@@ -131,7 +135,7 @@ class AutoMethod:
         chosen = own_settings(cfg).replace(
             channel_kind=kind, channel_objective="transport", channel_steps=probe_steps + fit_steps
         )
-        problem = Problem.prepare(corpus, chosen, on_event, cancel, review=review)
+        problem = Problem.prepare(corpus, chosen, on_event, cancel, review=review, signs=signs)
         on_event(
             RunStarted(
                 corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
@@ -235,7 +239,7 @@ def _train(
             cfg.channel_lr, cfg.channel_batch, seed, cfg.channel_init_scale, on_step=on_step,
             should_stop=problem.cancel.is_set, objective="transport", n_cognates=demand, capacity=capacity,
             kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=start, score_all=start is not None,
-            review=problem.review, rows=rows,
+            review=problem.review, rows=rows, signs=problem.pinned_signs,
         )  # fmt: skip
     if fit is None:
         raise RunCancelled()

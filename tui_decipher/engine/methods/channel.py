@@ -36,6 +36,7 @@ from ..corpus import Corpus, Word
 from ..events import ChannelStep, EventCallback, RestartEnd, RunStarted, epochs_of_round
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
+from ..sign_values import SignValues
 from .base import DecipherResult, PairScores, Proposal, empty_result
 
 
@@ -158,6 +159,8 @@ def save_channel(
         return
     state = {"channel": {k: v.detach().cpu() for k, v in channel.state_dict().items()},
              "n_cognates": problem.n_cognates, **(extra or {})}  # fmt: skip
+    if problem.signs:  # a refinement holds the channel to them without the file
+        state["sign_values"] = problem.signs.as_state()
     save_checkpoint(
         path,
         Checkpoint(
@@ -180,13 +183,16 @@ def refine_channel(
         raise CheckpointError("the checkpoint holds no trained channel to refine")
     cfg = start.settings()
     problem = Problem.prepare(
-        corpus, cfg, on_event, cancel, review=review, seconds_before=start.seconds, phases_before=start.phases
+        corpus, cfg, on_event, cancel, review=review, seconds_before=start.seconds, phases_before=start.phases,
+        signs=SignValues.from_state(start.state.get("sign_values")),
     )
     problem = dataclasses.replace(problem, n_cognates=int(start.state["n_cognates"]))
     generator = torch.Generator().manual_seed(cfg.seed)
     channel = new_channel(cfg.channel_kind, problem.lost_charset, problem.known_charset, generator,
                           cfg.channel_init_scale, cfg.channel_copy_bias)  # fmt: skip
     channel.load_state_dict(start.state["channel"])
+    if problem.pinned_signs:
+        channel.pin_signs(problem.pinned_signs)
     steps, refined = rounds * REFINE_STEPS, start.refined + 1
     on_event(
         RunStarted(
@@ -217,6 +223,6 @@ def refine_channel(
             fit = score_channel(channel, corpus.lost_words, corpus.known_words, problem.lost_charset,
                                 problem.known_charset)  # fmt: skip
         return finish_channel_result(problem, result, fit)
-    save_channel(checkpoint_path, problem, method, fit.channel, refined,
-                 {k: v for k, v in start.state.items() if k not in ("channel", "n_cognates")})  # fmt: skip
+    kept = {k: v for k, v in start.state.items() if k not in ("channel", "n_cognates", "sign_values")}
+    save_channel(checkpoint_path, problem, method, fit.channel, refined, kept)
     return finish_channel_result(problem, result, fit)

@@ -116,6 +116,9 @@ class NewRunScreen(Screen):
             with Horizontal(classes="form-row"):
                 yield Label("known pairs", classes="form-label")
                 yield Input(placeholder="optional: a lost/known/decision .tsv of secure readings", id="known-pairs")
+            with Horizontal(classes="form-row"):
+                yield Label("known signs", classes="form-label")
+                yield Input(placeholder="optional: a lost/known .tsv of sign values", id="known-signs")
             yield CorpusPreview("loading...", id="corpus-preview")
             with Horizontal(classes="form-row"):
                 yield Label("preset", classes="form-label")
@@ -173,6 +176,7 @@ class NewRunScreen(Screen):
         values["lost"] = self.query_one("#lost", Input).value.strip()
         values["known"] = self.query_one("#known", Input).value.strip()
         values["known_pairs"] = self.query_one("#known-pairs", Input).value.strip()
+        values["known_signs"] = self.query_one("#known-signs", Input).value.strip()
         for name, _, _ in CHOICES:
             values[name] = str(self.query_one(f"#{name}", Select).value)
         for name, _ in FIELDS:

@@ -1,0 +1,120 @@
+"""Known sign values: a lost symbol whose reading a scholar already trusts (from a bilingual, a
+place name), given before a run as `decipher run --known-signs FILE.tsv` (config `known_signs`).
+
+The file has the header `lost<TAB>known`, then one value a line: a lost symbol (as the lost words
+spell it) and the known letters it writes, e.g. `𐀀<TAB>a` or `𐀒<TAB>ko`. A symbol may have several
+values (Linear B's k- signs write k, g and kh), one a line; blank lines and `#` comments are skipped.
+
+A value is a hard constraint on the character channel (engine/channels/): its known letters write
+the symbol, and the symbol is written from its values only. One-letter values suit both channels; a
+two-letter value (a syllable) suits the pieces channel only. The values are checked whole against
+the corpus before a run starts: the first bad line is one `FILE:LINE: problem` (CorpusError).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .charset import Charset
+from .corpus import Corpus, CorpusError, Word, check_symbols, parse_word, read_lines, word_text
+
+HEADER = ("lost", "known")
+MAX_LETTERS = 2  # a pieces channel's piece is one or two known letters
+
+
+@dataclass(frozen=True)
+class SignValue:
+    """One reading: the lost symbol `lost` is written from the known letters `known`."""
+
+    lost: str
+    known: Word
+    line: int = 0  # where the file gave it (0: not from a file)
+
+
+@dataclass(frozen=True)
+class SignValues:
+    """A scholar's known sign values (engine input: never read from gold)."""
+
+    values: tuple[SignValue, ...] = ()
+    path: str = ""
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @property
+    def longest(self) -> int:
+        """The most known letters one value has (0 when there is none)."""
+        return max((len(v.known) for v in self.values), default=0)
+
+    def resolve(self, lost_charset: Charset, known_charset: Charset) -> list[tuple[int, tuple[int, ...]]]:
+        """(lost symbol id, known letter ids) for each value, in the charsets of a run."""
+        return [(lost_charset.index[v.lost], tuple(known_charset.index[a] for a in v.known)) for v in self.values]
+
+    def check_channel(self, kind: str) -> None:
+        """CorpusError (the file's line) for a value the channel `kind` cannot write: the edit
+        channel writes a symbol from one letter."""
+        if kind == "edit":
+            for v in self.values:
+                if len(v.known) > 1:
+                    raise CorpusError(
+                        self.path or "known sign values", v.line or None,
+                        f"value {word_text(v.known)!r} is {len(v.known)} letters; the edit channel writes a symbol "
+                        "from one letter (use channel_kind = pieces)",
+                    )
+
+    def as_state(self) -> list[list[Any]]:
+        """The values as a checkpoint keeps them (a refinement needs no file)."""
+        return [[v.lost, list(v.known), v.line] for v in self.values]
+
+    @classmethod
+    def from_state(cls, state: Sequence[Sequence[Any]] | None) -> SignValues:
+        return cls(tuple(SignValue(str(lost), tuple(known), int(line)) for lost, known, line in state or ()))
+
+    def describe(self) -> str:
+        """`𐀀=a, 𐀒=ko` for a summary line."""
+        return ", ".join(f"{v.lost}={word_text(v.known)}" for v in self.values)
+
+
+def _value_word(path: Path, line: int, cell: str) -> Word:
+    # A value is written as a word is: grapheme clusters, or symbols separated by spaces.
+    return check_symbols(path, line, cell.split(), cell) if " " in cell else parse_word(path, line, cell)
+
+
+def read_sign_values(path: str | Path, corpus: Corpus) -> SignValues:
+    """Read and check a sign-values file against `corpus`: every lost symbol must occur in its lost
+    words and every known letter in its known words. CorpusError `FILE:LINE: problem` otherwise."""
+    path = Path(path)
+    lines = read_lines(path)
+    rows = [(n, text) for n, text in enumerate(lines, start=1) if text.strip() and not text.lstrip().startswith("#")]
+    if not rows:
+        raise CorpusError(path, None, f"no sign values (expected the header {'<TAB>'.join(HEADER)})")
+    header_line, header = rows[0]
+    if tuple(c.strip().lower() for c in header.split("\t")) != HEADER:
+        raise CorpusError(path, header_line, f"expected the header {'<TAB>'.join(HEADER)}, got {header!r}")
+    lost_symbols, known_symbols = corpus.lost_symbols(), corpus.known_symbols()
+    values: list[SignValue] = []
+    seen: set[tuple[str, Word]] = set()
+    for n, text in rows[1:]:
+        cells = [c.strip() for c in text.split("\t")]
+        if len(cells) != 2 or not all(cells):
+            raise CorpusError(path, n, f"expected a lost symbol and its known letters separated by a tab, got {text!r}")
+        lost = parse_word(path, n, cells[0]) if " " not in cells[0] else cells[0].split()
+        if len(lost) != 1:
+            raise CorpusError(path, n, f"{cells[0]!r} is {len(lost)} symbols; a line gives one lost symbol's value")
+        symbol = lost[0]
+        if symbol not in lost_symbols:
+            raise CorpusError(path, n, f"unknown lost symbol {symbol!r}: no lost word of {corpus.name} has it")
+        known = _value_word(path, n, cells[1])
+        if len(known) > MAX_LETTERS:
+            raise CorpusError(path, n, f"value {cells[1]!r} is {len(known)} letters; a symbol writes 1 or 2")
+        missing = [a for a in known if a not in known_symbols]
+        if missing:
+            raise CorpusError(path, n, f"unknown known letter {missing[0]!r}: no known word of {corpus.name} has it")
+        if (symbol, known) in seen:
+            raise CorpusError(path, n, f"{symbol}={cells[1]} is given twice")
+        seen.add((symbol, known))
+        values.append(SignValue(symbol, known, n))
+    return SignValues(tuple(values), str(path))

@@ -582,6 +582,7 @@ async def test_a_channel_only_run_from_the_form_shows_its_steps_and_proposals(da
         live = app.live
         assert live.no_rounds and live.channel_step == 8 and live.losses == [] and live.rounds == 0
         assert str(app.screen.query_one("#epoch-label").render()) == "channel"  # the bar's label names it
+        assert not app.screen.query_one("#round-row").display  # no "EM rounds" bar for a run without them
         assert any("character channel for the decipherment (no neural model) (8 steps)" in ln for ln in live.log)
         log_text = "".join(line.text for line in app.screen.query_one("#log", RichLog).lines)
         assert "channel done: lexicon loss" in log_text and "finished in" in log_text

@@ -41,7 +41,7 @@ class ProgressScreen(Screen):
         yield ModeBar("progress")
         with Vertical(id="progress-body"):
             yield Static("", id="progress-head")
-            with Horizontal(classes="bar-row"):
+            with Horizontal(classes="bar-row", id="round-row"):  # hidden for a run without EM rounds
                 yield Label("EM rounds", classes="bar-label")
                 yield ProgressBar(id="round-bar", show_eta=False)
             with Horizontal(classes="bar-row"):
@@ -130,6 +130,7 @@ class ProgressScreen(Screen):
         self.query_one("#loss-spark", Sparkline).data = losses
         self._render_loss_label(losses)
         self._render_acc([r.accuracy for r in rounds])
+        self.query_one("#round-row").display = run.config.get("method", "neural") == "neural" or bool(rounds)
         planned = (run.rounds_planned or len(rounds) or 1) * int(run.config.get("restarts", 1))
         self.query_one("#round-bar", ProgressBar).update(total=planned, progress=len(rounds))
         epochs = int(run.config.get("epochs", 1))
@@ -146,6 +147,7 @@ class ProgressScreen(Screen):
         live = self.app.live
         if live is None or (live.rounds == 0 and not live.no_rounds):
             return
+        self.query_one("#round-row").display = not live.no_rounds  # a channel's steps are all of it
         if live.rounds:
             self.query_one("#round-bar", ProgressBar).update(
                 total=live.rounds * live.restarts, progress=live.restart * live.rounds + live.round

@@ -43,8 +43,11 @@ class ReviewScreen(Screen):
         Binding("m", "decide('unsure')", "Unsure", tooltip="Mark the pair unsure (maybe): kept and exported, "
                 "not a constraint on refinement; move down", id="review.unsure"),
         Binding("u", "undo", "Undo", tooltip="Undo the last decision", id="review.undo"),
-        Binding("space", "cycle", "Cycle", key_display="␣", tooltip="Cycle open -> accepted -> rejected -> unsure",
-                id="review.cycle"),
+        # Refine before the rest so that an 80-column footer still shows it; space (cycle) is in `?` only.
+        Binding("R", "refine", "Refine", tooltip="Refine the run (rounds; in place or as a new run) with accepted "
+                "pairs fixed and rejected ones removed; Δ marks what it changed", id="review.refine"),
+        Binding("space", "cycle", "Cycle", key_display="␣", show=False,
+                tooltip="Cycle open -> accepted -> rejected -> unsure", id="review.cycle"),
         Binding("n", "next_open(1)", "Next", key_display="n/N", tooltip="Next open (unreviewed) pair",
                 id="review.next"),
         Binding("N", "next_open(-1)", "Prev", show=False, tooltip="Previous open (unreviewed) pair",
@@ -54,8 +57,6 @@ class ReviewScreen(Screen):
                 id="review.status"),
         Binding("e", "export", "Export", tooltip="Export the review: tsv, cog, EDICTOR, CLDF or the key",
                 id="review.export"),
-        Binding("R", "refine", "Refine", tooltip="Refine the run (rounds; in place or as a new run) with accepted "
-                "pairs fixed and rejected ones removed; Δ marks what it changed", id="review.refine"),
     ]  # fmt: skip
 
     def compose(self) -> ComposeResult:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .demo_corpus import _AFTER_CODA, _CODA_WEIGHTS, _ONSET_WEIGHTS, _VOWEL_WEIGHTS, MISSING, _weighted
+from .sign_values import HEADER
 
 LOST_CODE = "lost"
 KNOWN_CODE = "known"
@@ -256,6 +257,7 @@ class _Derivation:
     derive: Callable[[tuple[Syllable, ...]], Segments]  # regular reflex, as lost symbols
     symbols: tuple[str, ...]  # the lost script (noise draws from it)
     laws: tuple[str, ...]  # human-readable description
+    key: dict[str, str] = dataclasses.field(default_factory=dict)  # a syllabary's sign -> its syllable
 
 
 def _apply(laws: tuple[Law, ...], word: tuple[Syllable, ...]) -> list[str]:
@@ -310,17 +312,14 @@ def _syllabary(rng: random.Random) -> _Derivation:
         "codas, word-final consonants included, are not written",
         f"script: one Linear B sign per CV or V syllable ({len(syllables)} signs)",
     )
-    return _Derivation(ph, derive, tuple(signs), laws)
+    return _Derivation(ph, derive, tuple(signs), laws, {sign: c + v for (c, v), sign in sign_of.items()})
 
 
 def syllabary_key(seed: int) -> dict[str, str]:
     """The key of the generated syllabary of `seed`: each sign's syllable, in known letters (a
     merged series reads as its plain one: the r-series, p, t, k). What a bilingual would give a
     scholar; tests and the bench use it as known sign values, the engine never reads it."""
-    derive = _syllabary(random.Random(f"syllabary-{seed}")).derive
-    consonants = sorted({_SYLLABARY_MERGE.get(c, c) for c in GREEKISH.onsets})
-    syllables = [("", v) for v in sorted(GREEKISH.vowels)] + [(c, v) for c in consonants for v in GREEKISH.vowels]
-    return {derive(((c, v, ""),))[0]: c + v for c, v in syllables}
+    return _syllabary(random.Random(f"syllabary-{seed}")).key
 
 
 def syllabary_key_text(generated: GeneratedCorpus) -> str:
@@ -334,7 +333,7 @@ def syllabary_key_text(generated: GeneratedCorpus) -> str:
         sign for lost, _ in generated.rows if lost != MISSING for word in lost.split("|") for sign in word
     )  # fmt: skip
     order = sorted(counts, key=lambda sign: (-counts[sign], sign))
-    return "lost\tknown\n" + "".join(f"{sign}\t{key[sign]}\n" for sign in order if sign in key)
+    return "\t".join(HEADER) + "\n" + "".join(f"{sign}\t{key[sign]}\n" for sign in order if sign in key)
 
 
 _DERIVATIONS = {"substitution": _substitution, "shared-alphabet": _shared_alphabet, "syllabary": _syllabary}

@@ -897,3 +897,11 @@ def test_a_version_3_database_written_by_the_old_code_takes_unsure_decisions(tmp
             s.conn.execute("INSERT INTO decisions VALUES (?, 0, 0, 'maybe', 0)", (run.id,))
         s.delete_run(run.id)  # the rebuilt table keeps its foreign key: a run's decisions go with it
         assert s.conn.execute("SELECT COUNT(*) FROM decisions").fetchone()[0] == 0
+
+
+def test_the_review_line_counts_decisions_on_pairs_no_longer_proposed() -> None:
+    from tui_decipher.run_views import review_summary
+
+    counts = {ACCEPTED: 5, REJECTED: 0, UNSURE: 0, OPEN: 195}
+    assert review_summary(counts, 12) == "5 accepted, 0 rejected, 0 unsure, 195 open (+7 judged, not proposed now)"
+    assert review_summary(counts, 5) == review_summary(counts) == "5 accepted, 0 rejected, 0 unsure, 195 open"

@@ -27,12 +27,21 @@ def run_cells(run: RunRow) -> tuple[str, ...]:
     return (str(run.id), date, run.corpus, run.preset or "-", run.status, accuracy, seconds)
 
 
-def review_summary(counts: dict[str, int]) -> str:
-    """A run's review counts (Store.review_counts) as one line: `2 accepted, 1 rejected, 0 unsure, 5 open`."""
-    return ", ".join(f"{counts.get(status, 0)} {status}" for status in (*DECIDED, OPEN))
+def unproposed_note(counts: dict[str, int], judged: int) -> str:
+    """` (+N judged, not proposed now)`: of a run's `judged` decisions, those on pairs it no longer
+    proposes (a refinement removed a rejected pair); "" when there are none."""
+    hidden = judged - sum(counts.get(status, 0) for status in DECIDED)
+    return f" (+{hidden} judged, not proposed now)" if hidden > 0 else ""
 
 
-def run_fields(run: RunRow, counts: dict[str, int] | None) -> list[tuple[str, str]]:
+def review_summary(counts: dict[str, int], judged: int = 0) -> str:
+    """A run's review counts (Store.review_counts) as one line: `2 accepted, 1 rejected, 0 unsure, 5 open`,
+    then the decisions on pairs no longer proposed, of its `judged` ones (`unproposed_note`)."""
+    line = ", ".join(f"{counts.get(status, 0)} {status}" for status in (*DECIDED, OPEN))
+    return line + unproposed_note(counts, judged)
+
+
+def run_fields(run: RunRow, counts: dict[str, int] | None, judged: int = 0) -> list[tuple[str, str]]:
     """The run's detail as (field, value) rows: what the Runs screen shows under its table, and more."""
     s, cfg = run.stats, run.config
     languages = []
@@ -56,7 +65,7 @@ def run_fields(run: RunRow, counts: dict[str, int] | None) -> list[tuple[str, st
     elif not run.has_gold:
         rows.append(("accuracy", "no gold"))
     if counts is not None and run.status != RUNNING:
-        rows.append(("review", review_summary(counts)))
+        rows.append(("review", review_summary(counts, judged)))
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.created_at))
     rows.append(("started", started + ("" if run.seconds is None else f", ran {run.seconds:.0f}s")))
     rows.append(("run folder", run.run_dir or "-"))

@@ -38,13 +38,13 @@ def runs_show(run: RunArg, data: DataDir = None) -> None:
     try:
         with open_store(data) as store:
             row = store.find_run(run)
-            counts = store.review_counts(row.id)
+            counts, judged = store.review_counts(row.id), len(store.decisions(row.id))
     except StoreError as exc:
         raise fail(str(exc)) from None
     table = Table(title=f"Run #{row.id}", show_header=False, title_justify="left")
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
-    for name, value in run_fields(row, counts):
+    for name, value in run_fields(row, counts, judged):
         table.add_row(name, escape(value))
     Console(highlight=False).print(table)
 

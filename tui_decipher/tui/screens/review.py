@@ -20,7 +20,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from ...engine.checkpoint import CHECKPOINT_NAME
-from ...store import ACCEPTED, DECIDED, OPEN, REJECTED, STATUSES, UNSURE, ProposalRow, RunRow
+from ...run_views import unproposed_note
+from ...store import ACCEPTED, OPEN, REJECTED, STATUSES, UNSURE, ProposalRow, RunRow
 from ..widgets.alignment import AlignmentGrid
 from ..widgets.mode_bar import ModeBar
 from .export import ExportScreen
@@ -208,8 +209,7 @@ class ReviewScreen(Screen):
         title = f"run #{self.run_id}  " if self.run_id is not None else ""
         # After a refinement, rejected (or displaced) pairs may no longer be proposed; they still count.
         judged = len(self.app.store.decisions(self.run_id)) if self.run_id is not None else 0
-        hidden = judged - sum(counts[status] for status in DECIDED)
-        off_list = f" (+{hidden} judged, not proposed now)" if hidden > 0 else ""
+        off_list = unproposed_note(counts, judged)
         changed = ""
         if self.refinement is not None:
             since = "the last refinement" if self.refinement.out is None else f"run #{self.refinement.source}"

@@ -111,7 +111,7 @@ class RunsScreen(Screen):
             )
         if run.status not in (RUNNING,):
             counts = self.app.store.review_counts(run.id)
-            lines.append(f"review: {review_summary(counts)}")
+            lines.append(f"review: {review_summary(counts, len(self.app.store.decisions(run.id)))}")
         detail.update("\n".join(lines))
 
     def action_new_run(self) -> None:

@@ -13,10 +13,24 @@ from tui_decipher.cli import app
 from tui_decipher.engine.capacity import least_capacity
 from tui_decipher.engine.config import DecipherConfig
 from tui_decipher.engine.corpus import graphemes, read_cog
-from tui_decipher.engine.demand import MIN_SHARE, UNSEPARATED_SHARE, decoy_lexicon, estimate_demand
+from tui_decipher.engine.demand import (
+    MIN_SHARE,
+    UNSEPARATED_SHARE,
+    DemandEstimate,
+    decoy_lexicon,
+    estimate_demand,
+)
 from tui_decipher.engine.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.methods import run_decipherment
-from tui_decipher.engine.methods.auto import choose_channel, probe_split
+from tui_decipher.engine.methods.auto import (
+    LEXICON_TRUSTED_SHARE,
+    SCHEDULES,
+    Probe,
+    choose_channel,
+    doubted,
+    kept_probe,
+    probe_split,
+)
 from tui_decipher.engine.scripts import ScriptProfile
 
 # --- the script --------------------------------------------------------------------------------
@@ -64,6 +78,38 @@ def test_probe_split_is_seeded_disjoint_and_bounded() -> None:
     assert not (probe_split(11, seed=4)[0] == train).all()
     _, held = probe_split(5000, seed=1)
     assert len(held) == 1000
+    train, held = probe_split(10, seed=3, train_share=0.8)  # the pieces channel's probe
+    assert len(train) == 8 and len(held) == 2 and not set(train) & set(held)
+
+
+# --- the probe's candidates ------------------------------------------------------------------------
+
+
+def test_a_users_step_budget_keeps_the_schedules_proportions() -> None:
+    pieces = SCHEDULES["pieces"]
+    short = pieces.scaled(150)
+    assert [p.objective for p in short.probes] == [p.objective for p in pieces.probes]
+    assert [p.steps for p in short.probes] == [30, 90] and short.fit_steps == 30 and short.budget <= 150
+    assert SCHEDULES["edit"].scaled(1).budget == 2  # every stage takes at least one step
+
+
+def test_the_lexicon_probe_is_doubted_only_where_its_evidence_says_few_lost_words_have_a_cognate() -> None:
+    lexicon, transport = Probe("lexicon", 300), Probe("transport", 900)
+    # 184 held-out words (a fifth of Linear B) winning 54%: at most about 22% have a cognate.
+    failed = DemandEstimate(184, 99, 0.09, 83, 184, 170, "")
+    assert failed.share_upper() < LEXICON_TRUSTED_SHARE and doubted(lexicon, failed)
+    # 20 held-out words winning 17: 70% by the estimate, but 20 words allow far more.
+    small = DemandEstimate(20, 17, 0.7, 70, 20, 20, "")
+    assert small.share_upper() >= LEXICON_TRUSTED_SHARE and not doubted(lexicon, small)
+    # The same win rate on 400 held-out words is evidence enough.
+    assert doubted(lexicon, DemandEstimate(400, 340, 0.7, 280, 400, 400, ""))
+    assert not doubted(transport, failed)  # the transport objective assumes no share: never doubted
+
+
+def test_the_probe_whose_held_out_words_beat_decoys_most_is_kept() -> None:
+    assert kept_probe([40, 66]) == 1
+    assert kept_probe([66, 40]) == 0
+    assert kept_probe([50, 50]) == 0  # equals: the first, the cheaper
 
 
 # --- the decoy lexicon and the D estimate ----------------------------------------------------------
@@ -154,6 +200,39 @@ def test_auto_reads_a_cipher_with_the_pieces_channel(tmp_path, single_thread) ->
     assert d["channel_kind"] == "pieces" and not d["script"]["one_alphabet"]
     assert d["demand"]["demand"] >= 70  # every lost word has a cognate in this kind
     assert result.accuracy >= 0.9
+    # The lexicon probe finds the cognates it assumes, so the transport probe is not trained.
+    assert [(p["objective"], p["kept"]) for p in d["probes"]] == [("lexicon", True)]
+    assert "probe: lexicon objective" in d["line"]
+
+
+@pytest.mark.parametrize(("transport_wins", "kept"), [(50, "transport"), (20, "lexicon")])
+def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_out_wins_is_kept(
+    tmp_path, single_thread, monkeypatch, transport_wins, kept
+) -> None:
+    # The probes' held-out evidence is set here (the decision functions are tested above); the
+    # channels, the fit and the flows run for real on a small cipher.
+    import tui_decipher.engine.methods.auto as auto
+
+    real_estimate, calls = auto._estimate, []
+
+    def evidence(problem, channel, held_words, decoys):
+        estimate = real_estimate(problem, channel, held_words, decoys)
+        n = estimate.held.n_lost
+        wins = [n // 2, transport_wins * n // 60][len(calls)]  # the lexicon probe: chance
+        calls.append(wins)
+        return auto._Estimate(DemandEstimate(n, wins, 0.3, round(0.3 * n), n, n, "set by the test"), problem.n_lost)
+
+    monkeypatch.setattr(auto, "_estimate", evidence)
+    path = _generated(tmp_path, "substitution", seed=5, lost_words=300)
+    result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60))
+    probes = result.decisions["probes"]
+    assert [p["objective"] for p in probes] == ["lexicon", "transport"] and len(calls) == 2
+    assert probes[0]["share_upper"] < LEXICON_TRUSTED_SHARE  # the doubt is why the second probe ran
+    assert [p["objective"] for p in probes if p["kept"]] == [kept]
+    other = "transport" if kept == "lexicon" else "lexicon"
+    assert f"probe: {kept} objective (its held-out words beat decoys" in result.decisions["line"]
+    assert f"against the {other} probe's" in result.decisions["line"]
+    assert result.decisions["steps"] == sum(p["steps"] for p in probes) + auto.SCHEDULES["pieces"].scaled(60).fit_steps
 
 
 def test_auto_raises_c_where_known_words_have_two_lost_cognates(tmp_path, single_thread) -> None:

@@ -110,6 +110,19 @@ class DemandEstimate:
         """2r - 1: how much better than chance the channel's own cognates beat the decoys."""
         return 2 * self.synthetic_wins / self.n_synthetic - 1 if self.n_synthetic else None
 
+    def share_upper(self, z: float = 2.0) -> float:
+        """The share as high as the evidence plausibly allows: computed as `share` is, with the
+        held-out win rate p raised by `z` binomial standard errors (a few dozen held-out words
+        leave p uncertain by several points). 1 at most."""
+        p = self.wins / self.n_lost
+        raw = 2.0 * min(1.0, p + z * (p * (1.0 - p) / self.n_lost) ** 0.5) - 1.0
+        sep = self.separation
+        if sep is None:
+            return min(1.0, max(MIN_SHARE, raw))
+        if sep < MIN_SEPARATION:
+            return UNSEPARATED_SHARE
+        return min(1.0, max(MIN_SHARE, raw / sep))
+
     def as_dict(self) -> dict[str, float | int | str | None]:
         sep = self.separation
         return {

@@ -6,15 +6,22 @@ many lost words have a cognate. This method decides both, and says why, from the
 
 1. **Script** (engine/scripts.py): lists that share most symbols are written in one alphabet and
    get the edit channel with its copy prior; different scripts get the pieces channel.
-2. **Demand D** (engine/demand.py): a probe channel is trained on half the lost words (transport
-   objective, D guessed at half); on the other half, held out, each lost word's best known word
-   is compared with its best decoy (known-language-like words of the same lengths). Held-out
+2. **Demand D** (engine/demand.py): a probe channel is trained on part of the lost words (half
+   for the edit channel; 80% for the pieces channel, whose sign map a syllabary's short words
+   pin only with more of them); on the rest, held out, each lost word's best known word is
+   compared with its best decoy (known-language-like words of the same lengths). Held-out
    words with a cognate beat the decoys, words without one win half the time: D / N = 2p - 1,
    divided by 2r - 1, r the rate at which the probe's own cognates (words it writes from real
    known words) beat the decoys, since a cognate does not always win where spelling is lossy.
-   The held-out half matters: a channel trained on a lost word fits it to *some* known word, so
-   a trained-on word without a cognate beats the decoys far more often than half.
-3. **Fit**: the probe channel goes on training on every lost word with the transport objective
+   Holding out matters: a channel trained on a lost word fits it to *some* known word, so a
+   trained-on word without a cognate beats the decoys far more often than half.
+   The pieces channel's probe has two candidates (`Schedule`): the lexicon objective, which finds
+   a syllabary's map fast where nearly every lost word has a cognate, and the transport objective
+   (D guessed at half), which finds it where many have none. The lexicon's is kept when its own
+   estimate says nearly every lost word has a cognate (its assumption holds); otherwise the
+   transport probe is trained too and the one whose held-out words beat the decoys more often
+   is kept: a probe that found the map makes cognates win, one that did not wins by chance.
+3. **Fit**: the kept probe channel goes on training on every lost word with the transport objective
    and the estimated D (C: the least that lets D lost words reach the known list).
 4. **Capacity C** (engine/capacity.py): read from the fitted channel's surest readings: 1 unless
    a fair share of them choose the same known word as another (inflected forms of one word).
@@ -38,7 +45,7 @@ from ..capacity import estimate_capacity, least_capacity
 from ..channels.protocol import Channel
 from ..channels.trainer import ChannelFit, channel_log_probs, fit_channel
 from ..checkpoint import Checkpoint, CheckpointError
-from ..config import SECTIONS, ChannelKind, DecipherConfig
+from ..config import SECTIONS, ChannelKind, ChannelObjective, DecipherConfig
 from ..corpus import Corpus, Word
 from ..demand import DemandEstimate, decoy_lexicon, estimate_demand, synthetic_cognates
 from ..events import ChannelStep, Decided, EventCallback, RunStarted
@@ -49,8 +56,48 @@ from ..sign_values import SignValues, read_sign_values
 from .base import DecipherResult, empty_result
 from .channel import finish_channel_result, refine_channel, save_channel
 
-# Channel steps (probe + fit) per kind: the pieces channel learns a syllabary's map slower.
-STEPS: dict[str, tuple[int, int]] = {"edit": (150, 150), "pieces": (300, 300)}
+
+@dataclass(frozen=True)
+class Probe:
+    """One candidate probe: the objective it trains with and its steps."""
+
+    objective: ChannelObjective
+    steps: int
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """How auto trains a channel kind: the probe's candidates (the first always, the next only when
+    the first's assumption fails), the fit's steps, and the share of lost words the probe trains on."""
+
+    probes: tuple[Probe, ...]
+    fit_steps: int
+    train_share: float
+
+    @property
+    def budget(self) -> int:
+        """Every step the schedule may take (the progress bar's length)."""
+        return sum(p.steps for p in self.probes) + self.fit_steps
+
+    def scaled(self, steps: int) -> Schedule:
+        """The same schedule within a budget of `steps` (the user's `auto_steps`), split as its own."""
+
+        def part(n: int) -> int:
+            return max(1, n * steps // self.budget)
+
+        probes = tuple(dataclasses.replace(p, steps=part(p.steps)) for p in self.probes)
+        return dataclasses.replace(self, probes=probes, fit_steps=part(self.fit_steps))
+
+
+# Per channel kind. A syllabary's map needs more words and steps than an alphabet's: the pieces
+# probe trains on 80% of the lost words (on half, Linear B's map was not found in 300 steps).
+SCHEDULES: dict[str, Schedule] = {
+    "edit": Schedule((Probe("transport", 150),), 150, 0.5),
+    "pieces": Schedule((Probe("lexicon", 300), Probe("transport", 900)), 300, 0.8),
+}
+# The lexicon objective explains every lost word by some known word: its probe is kept without
+# trying the next when it estimates that at least this share of lost words has a cognate.
+LEXICON_TRUSTED_SHARE = 0.8
 MAX_HELD_OUT = 1000  # held-out lost words the demand is estimated on (bounds its scoring time)
 
 
@@ -66,11 +113,14 @@ class AutoDecisions:
     capacity_why: str
     steps: int
     capacity_evidence: dict[str, Any] = dataclasses.field(default_factory=dict)
+    probes: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # each candidate's evidence
+    probe_why: str = ""  # which probe was kept and why, where there was a choice
 
     def line(self) -> str:
         """The decisions in one line, for the CLI summary and the TUI's run detail."""
+        probe = f"; {self.probe_why}" if self.probe_why else ""
         return (
-            f"auto: {self.channel_kind} channel ({self.channel_why}); {_demand_phrase(self.demand)}; "
+            f"auto: {self.channel_kind} channel ({self.channel_why}){probe}; {_demand_phrase(self.demand)}; "
             f"C = {self.capacity} ({self.capacity_why})"
         )
 
@@ -96,16 +146,31 @@ def own_settings(cfg: DecipherConfig) -> DecipherConfig:
     return DecipherConfig(**kept)
 
 
+def doubted(probe: Probe, estimate: DemandEstimate) -> bool:
+    """Whether a probe's own D estimate contradicts its objective's assumption, so that the
+    schedule's next candidate is tried: the lexicon objective explains every lost word by some
+    known word, and is doubted when even the highest share of lost words with a cognate that its
+    held-out evidence allows (`DemandEstimate.share_upper`) is below LEXICON_TRUSTED_SHARE."""
+    return probe.objective == "lexicon" and estimate.share_upper() < LEXICON_TRUSTED_SHARE
+
+
+def kept_probe(held_out_wins: list[int]) -> int:
+    """The candidate whose held-out words beat their decoys most often (the first of equals): a
+    probe that found the map makes cognates win, one that did not wins by chance."""
+    return max(range(len(held_out_wins)), key=lambda k: held_out_wins[k])
+
+
 def _demand_phrase(d: dict[str, Any]) -> str:
     """'D = 383 of 485 (why)', from a demand estimate's dict (`_Estimate.as_dict`)."""
     return f"D = {d['demand']} of {d['n_lost_all']} ({d['why']})"
 
 
-def probe_split(n_lost: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(probe's training words, held-out words): a seeded half each; at most MAX_HELD_OUT held out."""
+def probe_split(n_lost: int, seed: int, train_share: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+    """(probe's training words, held-out words): a seeded `train_share` of the lost words and the
+    rest; at most MAX_HELD_OUT held out."""
     order = np.random.default_rng(seed).permutation(n_lost)
-    half = n_lost // 2
-    return np.sort(order[:half]), np.sort(order[half:][:MAX_HELD_OUT])
+    cut = int(n_lost * train_share)
+    return np.sort(order[:cut]), np.sort(order[cut:][:MAX_HELD_OUT])
 
 
 class AutoMethod:
@@ -128,12 +193,9 @@ class AutoMethod:
         profile = ScriptProfile.of(corpus.lost_words, corpus.known_words)
         signs = read_sign_values(cfg.known_signs, corpus) if cfg.known_signs else None
         kind, kind_why = choose_channel(profile, signs)
-        probe_steps, fit_steps = STEPS[kind]
-        if cfg.auto_steps:  # the user's budget, split as auto's own
-            probe_steps = max(1, cfg.auto_steps * probe_steps // (probe_steps + fit_steps))
-            fit_steps = max(1, cfg.auto_steps - probe_steps)
+        schedule = SCHEDULES[kind] if not cfg.auto_steps else SCHEDULES[kind].scaled(cfg.auto_steps)
         chosen = own_settings(cfg).replace(
-            channel_kind=kind, channel_objective="transport", channel_steps=probe_steps + fit_steps
+            channel_kind=kind, channel_objective="transport", channel_steps=schedule.budget
         )
         problem = Problem.prepare(corpus, chosen, on_event, cancel, review=review, signs=signs)
         on_event(
@@ -145,18 +207,21 @@ class AutoMethod:
         on_event(Decided("script", f"{kind} channel: {kind_why}", problem.elapsed()))
         result = empty_result(problem)
         try:
-            estimate, channel = self._probe(problem, probe_steps)
+            probed = self._probe(problem, schedule)
+            estimate = probed.estimate
             demand = estimate.demand_all
             least = least_capacity(demand, problem.n_known)
+            if probed.why:
+                on_event(Decided("probe", probed.why, problem.elapsed()))
             on_event(Decided("demand", _demand_phrase(estimate.as_dict()), problem.elapsed()))
-            # The probe's channel goes on training on every lost word with the decided D (and the
-            # least C that D needs); C for the flows is then read from its confident readings.
+            # The kept probe's channel goes on training on every lost word with the decided D (and
+            # the least C that D needs); C for the flows is then read from its confident readings.
             training = dataclasses.replace(
                 problem, cfg=chosen.replace(capacity=least, cognate_fraction=max(0.001, estimate.share)),
                 n_cognates=demand,
             )  # fmt: skip
-            fit = _train(training, corpus.lost_words, fit_steps, probe_steps, chosen.seed + 13, demand, least,
-                         start=channel)  # fmt: skip
+            fit = _train(training, corpus.lost_words, schedule.fit_steps, schedule.budget - schedule.fit_steps,
+                         chosen.seed + 13, demand, least, start=probed.channel)  # fmt: skip
             with problem.timer("capacity"):
                 capacity = estimate_capacity(fit.cost, demand, problem.n_known)
         except RunCancelled:
@@ -165,7 +230,7 @@ class AutoMethod:
         fitted = dataclasses.replace(training, cfg=training.cfg.replace(capacity=capacity.capacity))
         decisions = AutoDecisions(
             profile.as_dict(), kind, kind_why, estimate.as_dict(), capacity.capacity, capacity.why,
-            probe_steps + fit_steps, capacity.as_dict(),
+            probed.steps + schedule.fit_steps, capacity.as_dict(), probed.evidence, probed.why,
         )  # fmt: skip
         result.decisions = decisions.as_dict()
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
@@ -174,30 +239,34 @@ class AutoMethod:
         save_channel(checkpoint_path, fitted, self.name, fit.channel, extra={"decisions": result.decisions})
         return finish_channel_result(fitted, result, fit)
 
-    def _probe(self, problem: Problem, steps: int) -> tuple[_Estimate, Channel]:
-        """Train the probe channel on half the lost words and estimate D on the other half."""
+    def _probe(self, problem: Problem, schedule: Schedule) -> _Probed:
+        """Train the schedule's probe candidates on part of the lost words, estimate D on the rest
+        with each, and keep one (see the module's docstring)."""
         cfg, corpus = problem.cfg, problem.corpus
-        train, held = probe_split(problem.n_lost, cfg.seed)
+        train, held = probe_split(problem.n_lost, cfg.seed, schedule.train_share)
         lost = corpus.lost_words
-        fit = _train(problem, [lost[i] for i in train], steps, 0, cfg.seed + 11, max(1, len(train) // 2), 1, rows=train)
+        train_words, held_words = [lost[i] for i in train], [lost[i] for i in held]
         with problem.timer("score"):
-            held_words = [lost[i] for i in held]
             decoys = decoy_lexicon(corpus.known_words, cfg.seed + 17)
-            # The channel's own cognates (answer known) measure how often a cognate loses to decoys.
-            synthetic = synthetic_cognates(
-                fit.channel, corpus.known_words, problem.lost_charset, problem.known_charset, len(held_words),
-                cfg.seed + 19,
-            )  # fmt: skip
+        tried: list[tuple[Probe, _Estimate, Channel]] = []
+        done = 0
+        for attempt, probe in enumerate(schedule.probes):
+            fit = _train(problem, train_words, probe.steps, done, cfg.seed + 11 + 101 * attempt,
+                         max(1, len(train) // 2), 1, rows=train, objective=probe.objective)  # fmt: skip
+            done += probe.steps
+            estimate = _estimate(problem, fit.channel, held_words, decoys)
+            tried.append((probe, estimate, fit.channel))
+            if not doubted(probe, estimate.held):
+                break
+        kept = kept_probe([e.held.wins for _, e, _ in tried])
+        probe, estimate, channel = tried[kept]
+        evidence = [
+            {"objective": p.objective, "steps": p.steps, "held_out": e.held.n_lost, "wins": e.held.wins,
+             "share": round(e.share, 4), "share_upper": round(e.held.share_upper(), 4), "kept": k == kept}
+            for k, (p, e, _) in enumerate(tried)
+        ]  # fmt: skip
+        return _Probed(estimate, channel, evidence, _probe_why(schedule, tried, kept), done)
 
-            def score(lost: list[Word], known: list[Word]) -> torch.Tensor:
-                return channel_log_probs(fit.channel, lost, known, problem.lost_charset, problem.known_charset)
-
-            real, fake = score(held_words, corpus.known_words), score(held_words, decoys)
-            if synthetic:
-                estimate = estimate_demand(real, fake, score(synthetic, corpus.known_words), score(synthetic, decoys))
-            else:  # a channel that drops every letter writes nothing to measure on
-                estimate = estimate_demand(real, fake)
-        return _Estimate(estimate, problem.n_lost), fit.channel
 
     def refine(
         self,
@@ -220,24 +289,61 @@ class AutoMethod:
         return "the channel auto chose (its decisions say which): P(written symbol | known letters)"
 
 
+def _estimate(problem: Problem, channel: Channel, held_words: list[Word], decoys: list[Word]) -> _Estimate:
+    """D from a probe channel: its held-out words against the known words and the decoys, corrected
+    by how often its own cognates beat the decoys (engine/demand.py)."""
+    cfg, corpus = problem.cfg, problem.corpus
+    with problem.timer("score"):
+        # The channel's own cognates (answer known) measure how often a cognate loses to decoys.
+        synthetic = synthetic_cognates(
+            channel, corpus.known_words, problem.lost_charset, problem.known_charset, len(held_words), cfg.seed + 19,
+        )  # fmt: skip
+
+        def score(lost: list[Word], known: list[Word]) -> torch.Tensor:
+            return channel_log_probs(channel, lost, known, problem.lost_charset, problem.known_charset)
+
+        real, fake = score(held_words, corpus.known_words), score(held_words, decoys)
+        if synthetic:
+            estimate = estimate_demand(real, fake, score(synthetic, corpus.known_words), score(synthetic, decoys))
+        else:  # a channel that drops every letter writes nothing to measure on
+            estimate = estimate_demand(real, fake)
+    return _Estimate(estimate, problem.n_lost)
+
+
+def _probe_why(schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]], kept: int) -> str:
+    """Which probe was kept and why, in a phrase; empty where the schedule has one candidate."""
+    if len(schedule.probes) == 1:
+        return ""
+    probe, estimate, _ = tried[kept]
+    if len(tried) == 1:
+        return (f"probe: {probe.objective} objective (up to {100 * estimate.held.share_upper():.0f}% of lost "
+                f"words have a cognate, as it assumes)")  # fmt: skip
+    others = ", ".join(
+        f"the {p.objective} probe's {100 * e.held.wins / e.held.n_lost:.0f}%" for k, (p, e, _) in enumerate(tried)
+        if k != kept
+    )  # fmt: skip
+    return (f"probe: {probe.objective} objective (its held-out words beat decoys "
+            f"{100 * estimate.held.wins / estimate.held.n_lost:.0f}% against {others})")  # fmt: skip
+
+
 def _train(
     problem: Problem, lost_words: list[Word], steps: int, done: int, seed: int, demand: int, capacity: int,
-    start: Channel | None = None, rows: np.ndarray | None = None,
+    start: Channel | None = None, rows: np.ndarray | None = None, objective: ChannelObjective = "transport",
 ) -> ChannelFit:
     """Train the problem's channel kind on `lost_words` (the corpus's lost words `rows`, None: all)
-    against every known word with the transport objective (D = `demand`, C = `capacity`) under the
+    against every known word with `objective` (transport: D = `demand`, C = `capacity`) under the
     problem's judgments, reporting steps after the `done` ones; only the final fit (with `start`)
     scores every pair. Raises RunCancelled when the cancel flag is set."""
     cfg = problem.cfg
 
     def on_step(step: int, loss: float) -> None:
-        problem.on_event(ChannelStep(0, done + step, cfg.channel_steps, loss, problem.elapsed(), "transport"))
+        problem.on_event(ChannelStep(0, done + step, cfg.channel_steps, loss, problem.elapsed(), objective))
 
     with problem.timer("train"):
         fit = fit_channel(
             lost_words, problem.corpus.known_words, problem.lost_charset, problem.known_charset, steps,
             cfg.channel_lr, cfg.channel_batch, seed, cfg.channel_init_scale, on_step=on_step,
-            should_stop=problem.cancel.is_set, objective="transport", n_cognates=demand, capacity=capacity,
+            should_stop=problem.cancel.is_set, objective=objective, n_cognates=demand, capacity=capacity,
             kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=start, score_all=start is not None,
             review=problem.review, rows=rows, signs=problem.pinned_signs,
         )  # fmt: skip
@@ -263,3 +369,14 @@ class _Estimate:
 
     def as_dict(self) -> dict[str, Any]:
         return {**self.held.as_dict(), "n_lost_all": self.n_lost_all, "demand": self.demand_all}
+
+
+@dataclass(frozen=True)
+class _Probed:
+    """The kept probe: its D estimate and channel, every candidate's evidence, why, and the steps run."""
+
+    estimate: _Estimate
+    channel: Channel
+    evidence: list[dict[str, Any]]
+    why: str
+    steps: int

@@ -18,7 +18,7 @@ many lost words have a cognate. This method decides both, and says why, from the
    The pieces channel's probe has two candidates (`Schedule`): the lexicon objective, which finds
    a syllabary's map fast where nearly every lost word has a cognate, and the transport objective
    (D guessed at half), which finds it where many have none. The lexicon's is kept when its own
-   estimate says nearly every lost word has a cognate (its assumption holds); otherwise the
+   evidence allows that nearly every lost word has a cognate (its assumption holds); otherwise the
    transport probe is trained too and the one whose held-out words beat the decoys more often
    is kept: a probe that found the map makes cognates win, one that did not wins by chance.
 3. **Fit**: the kept probe channel goes on training on every lost word with the transport objective
@@ -96,7 +96,7 @@ SCHEDULES: dict[str, Schedule] = {
     "pieces": Schedule((Probe("lexicon", 300), Probe("transport", 900)), 300, 0.8),
 }
 # The lexicon objective explains every lost word by some known word: its probe is kept without
-# trying the next when it estimates that at least this share of lost words has a cognate.
+# trying the next while its held-out evidence allows that at least this share has a cognate.
 LEXICON_TRUSTED_SHARE = 0.8
 MAX_HELD_OUT = 1000  # held-out lost words the demand is estimated on (bounds its scoring time)
 
@@ -259,14 +259,13 @@ class AutoMethod:
             if not doubted(probe, estimate.held):
                 break
         kept = kept_probe([e.held.wins for _, e, _ in tried])
-        probe, estimate, channel = tried[kept]
+        _, estimate, channel = tried[kept]
         evidence = [
             {"objective": p.objective, "steps": p.steps, "held_out": e.held.n_lost, "wins": e.held.wins,
              "share": round(e.share, 4), "share_upper": round(e.held.share_upper(), 4), "kept": k == kept}
             for k, (p, e, _) in enumerate(tried)
         ]  # fmt: skip
         return _Probed(estimate, channel, evidence, _probe_why(schedule, tried, kept), done)
-
 
     def refine(
         self,

@@ -20,6 +20,7 @@ from tui_decipher.engine.demand import (
     decoy_lexicon,
     estimate_demand,
 )
+from tui_decipher.engine.events import ChannelStep
 from tui_decipher.engine.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.methods import run_decipherment
 from tui_decipher.engine.methods.auto import (
@@ -195,7 +196,12 @@ def test_auto_reads_a_shared_alphabet_with_the_edit_channel(tmp_path, single_thr
 
 
 def test_auto_reads_a_cipher_with_the_pieces_channel(tmp_path, single_thread) -> None:
-    result = _run(_generated(tmp_path, "substitution", seed=5, lost_words=100))
+    path, steps = _generated(tmp_path, "substitution", seed=5, lost_words=100), []
+    result = run_decipherment(
+        read_cog(path),
+        DecipherConfig(corpus=path, device="cpu", seed=1),
+        on_event=lambda e: steps.append((e.step, e.steps)) if isinstance(e, ChannelStep) else None,
+    )
     d = result.decisions
     assert d["channel_kind"] == "pieces" and not d["script"]["one_alphabet"]
     assert d["demand"]["demand"] >= 70  # every lost word has a cognate in this kind
@@ -203,6 +209,8 @@ def test_auto_reads_a_cipher_with_the_pieces_channel(tmp_path, single_thread) ->
     # The lexicon probe finds the cognates it assumes, so the transport probe is not trained.
     assert [(p["objective"], p["kept"]) for p in d["probes"]] == [("lexicon", True)]
     assert "probe: lexicon objective" in d["line"]
+    # The progress bar counts the steps run, one by one: the untried probe's steps are not in it.
+    assert [s for s, _ in steps] == list(range(1, d["steps"] + 1)) and steps[-1] == (d["steps"], d["steps"])
 
 
 @pytest.mark.parametrize(("transport_wins", "kept"), [(50, "transport"), (20, "lexicon")])

@@ -216,11 +216,13 @@ class AutoMethod:
             on_event(Decided("demand", _demand_phrase(estimate.as_dict()), problem.elapsed()))
             # The kept probe's channel goes on training on every lost word with the decided D (and
             # the least C that D needs); C for the flows is then read from its confident readings.
+            # The progress total becomes the steps this run takes: a probe not tried is not counted.
             training = dataclasses.replace(
-                problem, cfg=chosen.replace(capacity=least, cognate_fraction=max(0.001, estimate.share)),
-                n_cognates=demand,
+                problem, n_cognates=demand,
+                cfg=chosen.replace(capacity=least, cognate_fraction=max(0.001, estimate.share),
+                                   channel_steps=probed.steps + schedule.fit_steps),
             )  # fmt: skip
-            fit = _train(training, corpus.lost_words, schedule.fit_steps, schedule.budget - schedule.fit_steps,
+            fit = _train(training, corpus.lost_words, schedule.fit_steps, probed.steps,
                          chosen.seed + 13, demand, least, start=probed.channel)  # fmt: skip
             with problem.timer("capacity"):
                 capacity = estimate_capacity(fit.cost, demand, problem.n_known)

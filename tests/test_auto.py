@@ -88,9 +88,13 @@ def test_probe_split_is_seeded_disjoint_and_bounded() -> None:
 
 def test_a_users_step_budget_keeps_the_schedules_proportions() -> None:
     pieces = SCHEDULES["pieces"]
-    short = pieces.scaled(150)
+    short = pieces.scaled(pieces.budget // 10)
     assert [p.objective for p in short.probes] == [p.objective for p in pieces.probes]
-    assert [p.steps for p in short.probes] == [30, 90] and short.fit_steps == 30 and short.budget <= 150
+    assert [p.steps for p in short.probes] == [p.steps // 10 for p in pieces.probes]
+    search, short_search = pieces.probes[1].search, short.probes[1].search
+    assert short_search is not None and search is not None  # the transport probe searches first
+    assert (short_search.starts, short_search.steps) == (search.starts, search.steps // 10)
+    assert short.fit_steps == pieces.fit_steps // 10 and short.budget == pieces.budget // 10
     assert SCHEDULES["edit"].scaled(1).budget == 2  # every stage takes at least one step
 
 
@@ -238,7 +242,12 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
     assert probes[0]["share_upper"] < LEXICON_TRUSTED_SHARE  # the doubt is why the second probe ran
     assert [p["objective"] for p in probes if p["kept"]] == [kept]
     other = "transport" if kept == "lexicon" else "lexicon"
-    assert f"probe: {kept} objective (its held-out words beat decoys" in result.decisions["line"]
+    searched = ", its map searched from 2 starts on every word" if kept == "transport" else ""
+    assert f"probe: {kept} objective{searched} (its held-out words beat decoys" in result.decisions["line"]
+    # The transport probe started from the search start with the lower loss.
+    starts = probes[1]["search"]
+    assert len(starts) == 2 and [s["kept"] for s in starts].count(True) == 1
+    assert min(starts, key=lambda s: s["loss"])["kept"]
     assert f"against the {other} probe's" in result.decisions["line"]
     assert result.decisions["steps"] == sum(p["steps"] for p in probes) + auto.SCHEDULES["pieces"].scaled(60).fit_steps
 

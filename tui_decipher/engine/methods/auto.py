@@ -21,6 +21,10 @@ many lost words have a cognate. This method decides both, and says why, from the
    evidence allows that nearly every lost word has a cognate (its assumption holds); otherwise the
    transport probe is trained too and the one whose held-out words beat the decoys more often
    is kept: a probe that found the map makes cognates win, one that did not wins by chance.
+   The transport objective finds a map from some random starts only, so its probe starts from a
+   `Search`: two starts trained on every lost word, the one with the lower loss kept. Its held-out
+   words were trained on in the search, so they beat the decoys more often than fresh ones would
+   and D reads high there (docs/experiments.md).
 3. **Fit**: the kept probe channel goes on training on every lost word with the transport objective
    and the estimated D (C: the least that lets D lost words reach the known list).
 4. **Capacity C** (engine/capacity.py): read from the fitted channel's surest readings: 1 unless
@@ -58,11 +62,29 @@ from .channel import finish_channel_result, refine_channel, save_channel
 
 
 @dataclass(frozen=True)
+class Search:
+    """A search for the sign map before a probe: its objective trained on every lost word from
+    `starts` random starts, `steps` each, the start with the lowest final loss kept. On every word
+    a start that found the map fits them far better than one that missed it (docs/experiments.md);
+    on the probe's share of them, or on fewer steps, the two are not told apart."""
+
+    starts: int
+    steps: int
+
+
+@dataclass(frozen=True)
 class Probe:
-    """One candidate probe: the objective it trains with and its steps."""
+    """One candidate probe: the objective it trains with and its steps on the probe's share of the
+    lost words, after a `search` on every word where it has one."""
 
     objective: ChannelObjective
     steps: int
+    search: Search | None = None
+
+    @property
+    def total_steps(self) -> int:
+        """Its steps, its search's included."""
+        return self.steps + (self.search.starts * self.search.steps if self.search else 0)
 
 
 @dataclass(frozen=True)
@@ -77,7 +99,7 @@ class Schedule:
     @property
     def budget(self) -> int:
         """Every step the schedule may take (the progress bar's length)."""
-        return sum(p.steps for p in self.probes) + self.fit_steps
+        return sum(p.total_steps for p in self.probes) + self.fit_steps
 
     def scaled(self, steps: int) -> Schedule:
         """The same schedule within a budget of `steps` (the user's `auto_steps`), split as its own."""
@@ -85,16 +107,26 @@ class Schedule:
         def part(n: int) -> int:
             return max(1, n * steps // self.budget)
 
-        probes = tuple(dataclasses.replace(p, steps=part(p.steps)) for p in self.probes)
+        probes = tuple(
+            dataclasses.replace(p, steps=part(p.steps), search=p.search and dataclasses.replace(
+                p.search, steps=part(p.search.steps)))
+            for p in self.probes
+        )  # fmt: skip
         return dataclasses.replace(self, probes=probes, fit_steps=part(self.fit_steps))
 
 
 # Per channel kind. A syllabary's map needs more words and steps than an alphabet's: the pieces
 # probe trains on 80% of the lost words (on half, Linear B's map was not found in 300 steps).
+# Where many lost words lack a cognate (the lexicon probe doubted), the transport objective finds
+# the map from some starts only, and on 80% of the words less often than on all of them: it
+# searches on every word from two starts first, then trains on the probe's words before D is
+# estimated on the rest.
 SCHEDULES: dict[str, Schedule] = {
     "edit": Schedule((Probe("transport", 150),), 150, 0.5),
-    "pieces": Schedule((Probe("lexicon", 300), Probe("transport", 900)), 300, 0.8),
+    "pieces": Schedule((Probe("lexicon", 300), Probe("transport", 150, Search(2, 600))), 300, 0.8),
 }
+# The final loss of a search start: the mean batch loss over its last tenth of steps (one batch is noisy).
+SEARCH_LOSS_TAIL = 0.1
 # The lexicon objective explains every lost word by some known word: its probe is kept without
 # trying the next while its held-out evidence allows that at least this share has a cognate.
 LEXICON_TRUSTED_SHARE = 0.8
@@ -223,7 +255,7 @@ class AutoMethod:
                                    channel_steps=probed.steps + schedule.fit_steps),
             )  # fmt: skip
             fit = _train(training, corpus.lost_words, schedule.fit_steps, probed.steps,
-                         chosen.seed + 13, demand, least, start=probed.channel)  # fmt: skip
+                         chosen.seed + 13, demand, least, start=probed.channel, score_all=True)  # fmt: skip
             with problem.timer("capacity"):
                 capacity = estimate_capacity(fit.cost, demand, problem.n_known)
         except RunCancelled:
@@ -252,9 +284,15 @@ class AutoMethod:
             decoys = decoy_lexicon(corpus.known_words, cfg.seed + 17)
         tried: list[tuple[Probe, _Estimate, Channel]] = []
         done = 0
+        searches: list[dict[str, Any]] = []
         for attempt, probe in enumerate(schedule.probes):
+            start = None
+            if probe.search is not None:
+                start, losses = _search(problem, probe, done, cfg.seed + 11 + 101 * attempt)
+                searches = [{"start": k, "loss": round(x, 4), "kept": start is c} for k, (x, c) in enumerate(losses)]
+                done += probe.search.starts * probe.search.steps
             fit = _train(problem, train_words, probe.steps, done, cfg.seed + 11 + 101 * attempt,
-                         max(1, len(train) // 2), 1, rows=train, objective=probe.objective)  # fmt: skip
+                         max(1, len(train) // 2), 1, rows=train, objective=probe.objective, start=start)  # fmt: skip
             done += probe.steps
             estimate = _estimate(problem, fit.channel, held_words, decoys)
             tried.append((probe, estimate, fit.channel))
@@ -263,8 +301,9 @@ class AutoMethod:
         kept = kept_probe([e.held.wins for _, e, _ in tried])
         _, estimate, channel = tried[kept]
         evidence = [
-            {"objective": p.objective, "steps": p.steps, "held_out": e.held.n_lost, "wins": e.held.wins,
-             "share": round(e.share, 4), "share_upper": round(e.held.share_upper(), 4), "kept": k == kept}
+            {"objective": p.objective, "steps": p.total_steps, "held_out": e.held.n_lost, "wins": e.held.wins,
+             "share": round(e.share, 4), "share_upper": round(e.held.share_upper(), 4), "kept": k == kept,
+             **({"search": searches} if p.search else {})}
             for k, (p, e, _) in enumerate(tried)
         ]  # fmt: skip
         return _Probed(estimate, channel, evidence, _probe_why(schedule, tried, kept), done)
@@ -323,21 +362,42 @@ def _probe_why(schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]]
         f"the {p.objective} probe's {100 * e.held.wins / e.held.n_lost:.0f}%" for k, (p, e, _) in enumerate(tried)
         if k != kept
     )  # fmt: skip
-    return (f"probe: {probe.objective} objective (its held-out words beat decoys "
+    searched = f", its map searched from {probe.search.starts} starts on every word" if probe.search else ""
+    return (f"probe: {probe.objective} objective{searched} (its held-out words beat decoys "
             f"{100 * estimate.held.wins / estimate.held.n_lost:.0f}% against {others})")  # fmt: skip
+
+
+def _search(problem: Problem, probe: Probe, done: int, seed: int) -> tuple[Channel, list[tuple[float, Channel]]]:
+    """The probe's search (`Search`): its objective on every lost word from each start (D = half the
+    lost words, C = 1), reporting steps after the `done` ones. Returns the kept channel, and each
+    start's final loss (mean over its last SEARCH_LOSS_TAIL of steps) with its channel."""
+    assert probe.search is not None
+    starts: list[tuple[float, Channel]] = []
+    for k in range(probe.search.starts):
+        losses: list[float] = []
+        fit = _train(problem, problem.corpus.lost_words, probe.search.steps, done + k * probe.search.steps,
+                     seed + 7 * (k + 1), max(1, problem.n_lost // 2), 1, objective=probe.objective,
+                     losses=losses)  # fmt: skip
+        tail = losses[-max(1, int(len(losses) * SEARCH_LOSS_TAIL)) :]
+        starts.append((float(np.mean(tail)), fit.channel))
+    return min(starts, key=lambda s: s[0])[1], starts
 
 
 def _train(
     problem: Problem, lost_words: list[Word], steps: int, done: int, seed: int, demand: int, capacity: int,
     start: Channel | None = None, rows: np.ndarray | None = None, objective: ChannelObjective = "transport",
+    score_all: bool = False, losses: list[float] | None = None,
 ) -> ChannelFit:
     """Train the problem's channel kind on `lost_words` (the corpus's lost words `rows`, None: all)
     against every known word with `objective` (transport: D = `demand`, C = `capacity`) under the
-    problem's judgments, reporting steps after the `done` ones; only the final fit (with `start`)
-    scores every pair. Raises RunCancelled when the cancel flag is set."""
+    problem's judgments, from `start` (None: a fresh channel), reporting steps after the `done`
+    ones and appending each batch loss to `losses`; only with `score_all` (the final fit) is every
+    pair scored. Raises RunCancelled when the cancel flag is set."""
     cfg = problem.cfg
 
     def on_step(step: int, loss: float) -> None:
+        if losses is not None:
+            losses.append(loss)
         problem.on_event(ChannelStep(0, done + step, cfg.channel_steps, loss, problem.elapsed(), objective))
 
     with problem.timer("train"):
@@ -345,7 +405,7 @@ def _train(
             lost_words, problem.corpus.known_words, problem.lost_charset, problem.known_charset, steps,
             cfg.channel_lr, cfg.channel_batch, seed, cfg.channel_init_scale, on_step=on_step,
             should_stop=problem.cancel.is_set, objective=objective, n_cognates=demand, capacity=capacity,
-            kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=start, score_all=start is not None,
+            kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=start, score_all=score_all,
             review=problem.review, rows=rows, signs=problem.pinned_signs,
         )  # fmt: skip
     if fit is None:

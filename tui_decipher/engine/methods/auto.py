@@ -23,8 +23,8 @@ many lost words have a cognate. This method decides both, and says why, from the
    is kept: a probe that found the map makes cognates win, one that did not wins by chance.
    The transport objective finds a map from some random starts only, so its probe starts from a
    `Search`: two starts trained on every lost word, the one with the lower loss kept. Its held-out
-   words were trained on in the search, so they beat the decoys more often than fresh ones would
-   and D reads high there (docs/experiments.md).
+   words were trained on in the search, so they beat the decoys more often than fresh ones would:
+   D reads high there, and the comparison with the lexicon probe leans its way (docs/experiments.md).
 3. **Fit**: the kept probe channel goes on training on every lost word with the transport objective
    and the estimated D (C: the least that lets D lost words reach the known list).
 4. **Capacity C** (engine/capacity.py): read from the fitted channel's surest readings: 1 unless
@@ -65,8 +65,8 @@ from .channel import finish_channel_result, refine_channel, save_channel
 class Search:
     """A search for the sign map before a probe: its objective trained on every lost word from
     `starts` random starts, `steps` each, the start with the lowest final loss kept. On every word
-    a start that found the map fits them far better than one that missed it (docs/experiments.md);
-    on the probe's share of them, or on fewer steps, the two are not told apart."""
+    more starts find the map than on the probe's share of them, and a start that found it fits
+    them far better than one that missed it (docs/experiments.md)."""
 
     starts: int
     steps: int

@@ -115,13 +115,7 @@ class DemandEstimate:
         held-out win rate p raised by `z` binomial standard errors (a few dozen held-out words
         leave p uncertain by several points). 1 at most."""
         p = self.wins / self.n_lost
-        raw = 2.0 * min(1.0, p + z * (p * (1.0 - p) / self.n_lost) ** 0.5) - 1.0
-        sep = self.separation
-        if sep is None:
-            return min(1.0, max(MIN_SHARE, raw))
-        if sep < MIN_SEPARATION:
-            return UNSEPARATED_SHARE
-        return min(1.0, max(MIN_SHARE, raw / sep))
+        return _share(2.0 * min(1.0, p + z * (p * (1.0 - p) / self.n_lost) ** 0.5) - 1.0, self.separation)
 
     def as_dict(self) -> dict[str, float | int | str | None]:
         sep = self.separation
@@ -130,6 +124,17 @@ class DemandEstimate:
             "n_synthetic": self.n_synthetic, "synthetic_wins": self.synthetic_wins,
             "separation": None if sep is None else round(sep, 4), "why": self.why,
         }  # fmt: skip
+
+
+def _share(raw: float, separation: float | None) -> float:
+    """The share of lost words with a cognate from 2p - 1 (`raw`) and 2r - 1 (`separation`, None
+    when the channel's own cognates were not measured), clipped to MIN_SHARE..1; UNSEPARATED_SHARE
+    where the channel's own cognates barely beat the decoys."""
+    if separation is None:
+        return min(1.0, max(MIN_SHARE, raw))
+    if separation < MIN_SEPARATION:
+        return UNSEPARATED_SHARE
+    return min(1.0, max(MIN_SHARE, raw / separation))
 
 
 def estimate_demand(
@@ -145,14 +150,13 @@ def estimate_demand(
     raw = 2.0 * wins / n_lost - 1.0
     n_synth = 0 if synthetic_real_log_p is None or synthetic_decoy_log_p is None else synthetic_real_log_p.shape[0]
     synth_wins = win_count(synthetic_real_log_p, synthetic_decoy_log_p) if n_synth else 0.0
-    separation = 2.0 * synth_wins / n_synth - 1.0 if n_synth else 1.0
-    if not n_synth:
-        share, why = min(1.0, max(MIN_SHARE, raw)), "2p - 1"
+    separation = 2.0 * synth_wins / n_synth - 1.0 if n_synth else None
+    share = _share(raw, separation)
+    if separation is None:
+        why = "2p - 1"
     elif separation < MIN_SEPARATION:
-        share = UNSEPARATED_SHARE
         why = f"the channel's own cognates beat decoys only {100 * synth_wins / n_synth:.0f}%: D unknown, half"
     else:
-        share = min(1.0, max(MIN_SHARE, raw / separation))
         why = (f"held-out words beat decoys {100 * wins / n_lost:.0f}%, the channel's own cognates "
                f"{100 * synth_wins / n_synth:.0f}%: (2p - 1) / (2r - 1)")  # fmt: skip
     return DemandEstimate(n_lost, round(wins), share, max(1, round(share * n_lost)), n_synth, round(synth_wins), why)

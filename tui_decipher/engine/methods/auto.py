@@ -71,6 +71,10 @@ class Search:
     starts: int
     steps: int
 
+    @property
+    def total_steps(self) -> int:
+        return self.starts * self.steps
+
 
 @dataclass(frozen=True)
 class Probe:
@@ -84,7 +88,7 @@ class Probe:
     @property
     def total_steps(self) -> int:
         """Its steps, its search's included."""
-        return self.steps + (self.search.starts * self.search.steps if self.search else 0)
+        return self.steps + (self.search.total_steps if self.search else 0)
 
 
 @dataclass(frozen=True)
@@ -249,10 +253,11 @@ class AutoMethod:
             # The kept probe's channel goes on training on every lost word with the decided D (and
             # the least C that D needs); C for the flows is then read from its confident readings.
             # The progress total becomes the steps this run takes: a probe not tried is not counted.
+            steps_run = probed.steps + schedule.fit_steps
             training = dataclasses.replace(
                 problem, n_cognates=demand,
                 cfg=chosen.replace(capacity=least, cognate_fraction=max(0.001, estimate.share),
-                                   channel_steps=probed.steps + schedule.fit_steps),
+                                   channel_steps=steps_run),
             )  # fmt: skip
             fit = _train(training, corpus.lost_words, schedule.fit_steps, probed.steps,
                          chosen.seed + 13, demand, least, start=probed.channel, score_all=True)  # fmt: skip
@@ -264,7 +269,7 @@ class AutoMethod:
         fitted = dataclasses.replace(training, cfg=training.cfg.replace(capacity=capacity.capacity))
         decisions = AutoDecisions(
             profile.as_dict(), kind, kind_why, estimate.as_dict(), capacity.capacity, capacity.why,
-            probed.steps + schedule.fit_steps, capacity.as_dict(), probed.evidence, probed.why,
+            steps_run, capacity.as_dict(), probed.evidence, probed.why,
         )  # fmt: skip
         result.decisions = decisions.as_dict()
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
@@ -283,14 +288,14 @@ class AutoMethod:
         with problem.timer("score"):
             decoys = decoy_lexicon(corpus.known_words, cfg.seed + 17)
         tried: list[tuple[Probe, _Estimate, Channel]] = []
+        searched: list[list[dict[str, Any]]] = []  # each tried probe's search starts (none without a search)
         done = 0
-        searches: list[dict[str, Any]] = []
         for attempt, probe in enumerate(schedule.probes):
-            start = None
+            start, starts = None, []
             if probe.search is not None:
-                start, losses = _search(problem, probe, done, cfg.seed + 11 + 101 * attempt)
-                searches = [{"start": k, "loss": round(x, 4), "kept": start is c} for k, (x, c) in enumerate(losses)]
-                done += probe.search.starts * probe.search.steps
+                start, starts = _search(problem, probe, done, cfg.seed + 11 + 101 * attempt)
+                done += probe.search.total_steps
+            searched.append(starts)
             fit = _train(problem, train_words, probe.steps, done, cfg.seed + 11 + 101 * attempt,
                          max(1, len(train) // 2), 1, rows=train, objective=probe.objective, start=start)  # fmt: skip
             done += probe.steps
@@ -303,7 +308,7 @@ class AutoMethod:
         evidence = [
             {"objective": p.objective, "steps": p.total_steps, "held_out": e.held.n_lost, "wins": e.held.wins,
              "share": round(e.share, 4), "share_upper": round(e.held.share_upper(), 4), "kept": k == kept,
-             **({"search": searches} if p.search else {})}
+             **({"search": searched[k]} if p.search else {})}
             for k, (p, e, _) in enumerate(tried)
         ]  # fmt: skip
         return _Probed(estimate, channel, evidence, _probe_why(schedule, tried, kept), done)
@@ -367,20 +372,21 @@ def _probe_why(schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]]
             f"{100 * estimate.held.wins / estimate.held.n_lost:.0f}% against {others})")  # fmt: skip
 
 
-def _search(problem: Problem, probe: Probe, done: int, seed: int) -> tuple[Channel, list[tuple[float, Channel]]]:
+def _search(problem: Problem, probe: Probe, done: int, seed: int) -> tuple[Channel, list[dict[str, Any]]]:
     """The probe's search (`Search`): its objective on every lost word from each start (D = half the
     lost words, C = 1), reporting steps after the `done` ones. Returns the kept channel, and each
-    start's final loss (mean over its last SEARCH_LOSS_TAIL of steps) with its channel."""
+    start's final loss (mean over its last SEARCH_LOSS_TAIL of steps) and whether it was kept."""
     assert probe.search is not None
-    starts: list[tuple[float, Channel]] = []
+    losses, channels = [], []
     for k in range(probe.search.starts):
-        losses: list[float] = []
+        batch_losses: list[float] = []
         fit = _train(problem, problem.corpus.lost_words, probe.search.steps, done + k * probe.search.steps,
                      seed + 7 * (k + 1), max(1, problem.n_lost // 2), 1, objective=probe.objective,
-                     losses=losses)  # fmt: skip
-        tail = losses[-max(1, int(len(losses) * SEARCH_LOSS_TAIL)) :]
-        starts.append((float(np.mean(tail)), fit.channel))
-    return min(starts, key=lambda s: s[0])[1], starts
+                     losses=batch_losses)  # fmt: skip
+        losses.append(float(np.mean(batch_losses[-max(1, int(len(batch_losses) * SEARCH_LOSS_TAIL)) :])))
+        channels.append(fit.channel)
+    kept = int(np.argmin(losses))
+    return channels[kept], [{"start": k, "loss": round(x, 4), "kept": k == kept} for k, x in enumerate(losses)]
 
 
 def _train(

@@ -3,6 +3,7 @@ lexicon behind the D estimate, and whole runs on small generated corpora of each
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -250,6 +251,47 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
     assert min(starts, key=lambda s: s["loss"])["kept"]
     assert f"against the {other} probe's" in result.decisions["line"]
     assert result.decisions["steps"] == sum(p["steps"] for p in probes) + auto.SCHEDULES["pieces"].scaled(60).fit_steps
+
+
+@pytest.mark.parametrize("explains", [True, False])
+def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_channels_only_where_it_explains(
+    tmp_path, single_thread, monkeypatch, explains
+) -> None:
+    # The search runs for real (few moves within auto_steps = 60); where it is made to return a
+    # map that explains nothing (gain below 0), no channel starts from it.
+    import tui_decipher.engine.methods.auto as auto
+
+    real_search, seeded = auto.search_syllables, []
+
+    def search(*args, **kwargs):
+        found = real_search(*args, **kwargs)
+        if not explains and found is not None:
+            found = dataclasses.replace(found, log_likelihood=found.background - found.n_lost)
+        return found
+
+    monkeypatch.setattr(auto, "search_syllables", search)
+    monkeypatch.setattr(auto, "seed_channel", lambda *args, **kwargs: seeded.append(args[1]))
+    path = _generated(tmp_path, "syllabary", seed=2, lost_words=200)
+    result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60))
+    d = result.decisions
+    assert d["channel_kind"] == "pieces" and d["script"]["syllabary"]
+    starts, search_steps = d["syllables"]["starts"], SCHEDULES["pieces"].scaled(60).syllables.total_steps
+    assert len(starts) == SCHEDULES["pieces"].syllables.starts
+    assert [s["kept"] for s in starts].count(True) == 1 and max(starts, key=lambda s: s["gain"])["kept"]
+    assert d["syllables"]["used"] is explains and d["syllables"]["why"] in d["line"]
+    # Every fresh channel (the lexicon probe, the transport search's starts) starts from the map.
+    fresh = 1 + sum(len(p.get("search", [])) for p in d["probes"])
+    assert len(seeded) == (fresh if explains else 0)
+    assert ("no map found" in d["line"]) is not explains
+    # Its steps are on the progress bar before the probes'.
+    assert d["steps"] == search_steps + sum(p["steps"] for p in d["probes"]) + SCHEDULES["pieces"].scaled(60).fit_steps
+
+
+def test_a_cipher_of_an_alphabet_is_not_searched_as_syllables(tmp_path, single_thread) -> None:
+    path = _generated(tmp_path, "substitution", seed=5, lost_words=100)
+    result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=30))
+    assert not result.decisions["script"]["syllabary"] and result.decisions["syllables"] == {}
+    assert "syllables" not in result.decisions["line"]
 
 
 def test_auto_raises_c_where_known_words_have_two_lost_cognates(tmp_path, single_thread) -> None:

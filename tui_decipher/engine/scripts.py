@@ -18,6 +18,11 @@ from .corpus import Word
 # lists count as written in one alphabet. Transliterations and IPA are far above it (Ugaritic
 # against Hebrew 1.00, Romance 0.99), different scripts far below (Linear B 0.00).
 ONE_ALPHABET = 0.5
+# Two scripts where the lost one has this many times the known one's symbols and words this much
+# shorter read as a syllabary against an alphabet: one sign per syllable (Linear B against Greek
+# 2.5x and 0.51, a cipher of an alphabet about 1x and 1).
+SYLLABARY_SYMBOLS = 1.5
+SYLLABARY_LENGTH = 0.75
 
 
 @dataclass(frozen=True)
@@ -50,10 +55,19 @@ class ScriptProfile:
         """Whether the two lists are written in one alphabet (see ONE_ALPHABET)."""
         return self.shared_share >= ONE_ALPHABET
 
+    @property
+    def syllabary(self) -> bool:
+        """Whether the lost list reads as a syllabary against an alphabet (see SYLLABARY_SYMBOLS)."""
+        return (
+            not self.one_alphabet
+            and self.lost_symbols >= SYLLABARY_SYMBOLS * self.known_symbols
+            and self.lost_length <= SYLLABARY_LENGTH * self.known_length
+        )
+
     def as_dict(self) -> dict[str, float | int | bool]:
         return {
             "lost_symbols": self.lost_symbols, "known_symbols": self.known_symbols,
             "shared_symbols": self.shared_symbols, "shared_share": round(self.shared_share, 4),
             "lost_length": round(self.lost_length, 3), "known_length": round(self.known_length, 3),
-            "one_alphabet": self.one_alphabet,
+            "one_alphabet": self.one_alphabet, "syllabary": self.syllabary,
         }  # fmt: skip

@@ -5,7 +5,11 @@ many lost words have a cognate. This method decides both, and says why, from the
 (never from gold):
 
 1. **Script** (engine/scripts.py): lists that share most symbols are written in one alphabet and
-   get the edit channel with its copy prior; different scripts get the pieces channel.
+   get the edit channel with its copy prior; different scripts get the pieces channel. Where the
+   lost script reads as a syllabary (many more symbols than the known alphabet, shorter words),
+   its sign map is first searched as a whole (`SyllableSearch`, engine/channels/syllables.py):
+   the map that explains the lost words best starts every channel auto trains, where it explains
+   them better than the signs' own frequencies do; otherwise channels start at random.
 2. **Demand D** (engine/demand.py): a probe channel is trained on part of the lost words (half
    for the edit channel; 80% for the pieces channel, whose sign map a syllabary's short words
    pin only with more of them); on the rest, held out, each lost word's best known word is
@@ -47,7 +51,8 @@ import torch
 
 from ..capacity import estimate_capacity, least_capacity
 from ..channels.protocol import Channel
-from ..channels.trainer import ChannelFit, channel_log_probs, fit_channel
+from ..channels.syllables import SyllableMap, known_vowels, search_syllables, seed_channel, value_units
+from ..channels.trainer import ChannelFit, channel_log_probs, fit_channel, new_channel
 from ..checkpoint import Checkpoint, CheckpointError
 from ..config import SECTIONS, ChannelKind, ChannelObjective, DecipherConfig
 from ..corpus import Corpus, Word
@@ -59,6 +64,21 @@ from ..scripts import ScriptProfile
 from ..sign_values import SignValues, read_sign_values
 from .base import DecipherResult, empty_result
 from .channel import finish_channel_result, refine_channel, save_channel
+
+
+@dataclass(frozen=True)
+class SyllableSearch:
+    """Before any probe, on a syllabary: the sign map searched as a whole (channels/syllables.py)
+    from `starts` random maps, `moves` annealing moves each; the map that explains the lost words
+    best (its log-likelihood over the signs' own frequencies) starts every channel auto trains."""
+
+    starts: int
+    moves: int
+
+    @property
+    def total_steps(self) -> int:
+        """Its length on the progress bar: MOVES_A_STEP moves count as one channel step."""
+        return self.starts * max(1, self.moves // MOVES_A_STEP)
 
 
 @dataclass(frozen=True)
@@ -99,11 +119,13 @@ class Schedule:
     probes: tuple[Probe, ...]
     fit_steps: int
     train_share: float
+    syllables: SyllableSearch | None = None  # run where the lost script reads as a syllabary
 
     @property
     def budget(self) -> int:
         """Every step the schedule may take (the progress bar's length)."""
-        return sum(p.total_steps for p in self.probes) + self.fit_steps
+        search = self.syllables.total_steps if self.syllables else 0
+        return search + sum(p.total_steps for p in self.probes) + self.fit_steps
 
     def scaled(self, steps: int) -> Schedule:
         """The same schedule within a budget of `steps` (the user's `auto_steps`), split as its own."""
@@ -116,7 +138,9 @@ class Schedule:
                 p.search, steps=part(p.search.steps)))
             for p in self.probes
         )  # fmt: skip
-        return dataclasses.replace(self, probes=probes, fit_steps=part(self.fit_steps))
+        syllables = self.syllables and dataclasses.replace(
+            self.syllables, moves=max(MOVES_A_STEP, self.syllables.moves * steps // self.budget))
+        return dataclasses.replace(self, probes=probes, fit_steps=part(self.fit_steps), syllables=syllables)
 
 
 # Per channel kind. A syllabary's map needs more words and steps than an alphabet's: the pieces
@@ -127,8 +151,11 @@ class Schedule:
 # estimated on the rest.
 SCHEDULES: dict[str, Schedule] = {
     "edit": Schedule((Probe("transport", 150),), 150, 0.5),
-    "pieces": Schedule((Probe("lexicon", 300), Probe("transport", 150, Search(2, 600))), 300, 0.8),
+    "pieces": Schedule(
+        (Probe("lexicon", 300), Probe("transport", 150, Search(2, 600))), 300, 0.8, SyllableSearch(3, 200_000)
+    ),
 }
+MOVES_A_STEP = 1000  # annealing moves shown as one step of the progress bar (about a channel step's time)
 # The final loss of a search start: the mean batch loss over its last tenth of steps (one batch is noisy).
 SEARCH_LOSS_TAIL = 0.1
 # The lexicon objective explains every lost word by some known word: its probe is kept without
@@ -151,13 +178,15 @@ class AutoDecisions:
     capacity_evidence: dict[str, Any] = dataclasses.field(default_factory=dict)
     probes: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # each candidate's evidence
     probe_why: str = ""  # which probe was kept and why, where there was a choice
+    syllables: dict[str, Any] = dataclasses.field(default_factory=dict)  # the syllable search, where it ran
 
     def line(self) -> str:
         """The decisions in one line, for the CLI summary and the TUI's run detail."""
+        syllables = f"; {self.syllables['why']}" if self.syllables else ""
         probe = f"; {self.probe_why}" if self.probe_why else ""
         return (
-            f"auto: {self.channel_kind} channel ({self.channel_why}){probe}; {_demand_phrase(self.demand)}; "
-            f"C = {self.capacity} ({self.capacity_why})"
+            f"auto: {self.channel_kind} channel ({self.channel_why}){syllables}{probe}; "
+            f"{_demand_phrase(self.demand)}; C = {self.capacity} ({self.capacity_why})"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -243,7 +272,12 @@ class AutoMethod:
         on_event(Decided("script", f"{kind} channel: {kind_why}", problem.elapsed()))
         result = empty_result(problem)
         try:
-            probed = self._probe(problem, schedule)
+            syllables, searched = None, 0
+            if schedule.syllables is not None and profile.syllabary:
+                syllables = _search_syllables(problem, schedule.syllables)
+                searched = schedule.syllables.total_steps
+                on_event(Decided("syllables", syllables.why, problem.elapsed()))
+            probed = self._probe(problem, schedule, syllables, searched)
             estimate = probed.estimate
             demand = estimate.demand_all
             least = least_capacity(demand, problem.n_known)
@@ -253,7 +287,7 @@ class AutoMethod:
             # The kept probe's channel goes on training on every lost word with the decided D (and
             # the least C that D needs); C for the flows is then read from its confident readings.
             # The progress total becomes the steps this run takes: a probe not tried is not counted.
-            steps_run = probed.steps + schedule.fit_steps
+            steps_run = probed.steps + schedule.fit_steps  # the syllable search's included
             training = dataclasses.replace(
                 problem, n_cognates=demand,
                 cfg=chosen.replace(capacity=least, cognate_fraction=max(0.001, estimate.share),
@@ -269,7 +303,7 @@ class AutoMethod:
         fitted = dataclasses.replace(training, cfg=training.cfg.replace(capacity=capacity.capacity))
         decisions = AutoDecisions(
             profile.as_dict(), kind, kind_why, estimate.as_dict(), capacity.capacity, capacity.why,
-            steps_run, capacity.as_dict(), probed.evidence, probed.why,
+            steps_run, capacity.as_dict(), probed.evidence, probed.why, syllables.as_dict() if syllables else {},
         )  # fmt: skip
         result.decisions = decisions.as_dict()
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
@@ -278,9 +312,12 @@ class AutoMethod:
         save_channel(checkpoint_path, fitted, self.name, fit.channel, extra={"decisions": result.decisions})
         return finish_channel_result(fitted, result, fit)
 
-    def _probe(self, problem: Problem, schedule: Schedule) -> _Probed:
+    def _probe(
+        self, problem: Problem, schedule: Schedule, syllables: _Syllables | None = None, done: int = 0
+    ) -> _Probed:
         """Train the schedule's probe candidates on part of the lost words, estimate D on the rest
-        with each, and keep one (see the module's docstring)."""
+        with each, and keep one (see the module's docstring). Fresh channels start from the
+        syllable search's map where it ran; steps are reported after the `done` ones."""
         cfg, corpus = problem.cfg, problem.corpus
         train, held = probe_split(problem.n_lost, cfg.seed, schedule.train_share)
         lost = corpus.lost_words
@@ -289,15 +326,16 @@ class AutoMethod:
             decoys = decoy_lexicon(corpus.known_words, cfg.seed + 17)
         tried: list[tuple[Probe, _Estimate, Channel]] = []
         searched: list[list[dict[str, Any]]] = []  # each tried probe's search starts (none without a search)
-        done = 0
+        found = syllables.map if syllables and syllables.used else None
         for attempt, probe in enumerate(schedule.probes):
             start, starts = None, []
             if probe.search is not None:
-                start, starts = _search(problem, probe, done, cfg.seed + 11 + 101 * attempt)
+                start, starts = _search(problem, probe, done, cfg.seed + 11 + 101 * attempt, found)
                 done += probe.search.total_steps
             searched.append(starts)
             fit = _train(problem, train_words, probe.steps, done, cfg.seed + 11 + 101 * attempt,
-                         max(1, len(train) // 2), 1, rows=train, objective=probe.objective, start=start)  # fmt: skip
+                         max(1, len(train) // 2), 1, rows=train, objective=probe.objective,
+                         start=start or _seeded(problem, found, cfg.seed + 11 + 101 * attempt))  # fmt: skip
             done += probe.steps
             estimate = _estimate(problem, fit.channel, held_words, decoys)
             tried.append((probe, estimate, fit.channel))
@@ -372,21 +410,94 @@ def _probe_why(schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]]
             f"{100 * estimate.held.wins / estimate.held.n_lost:.0f}% against {others})")  # fmt: skip
 
 
-def _search(problem: Problem, probe: Probe, done: int, seed: int) -> tuple[Channel, list[dict[str, Any]]]:
+def _search(
+    problem: Problem, probe: Probe, done: int, seed: int, found: SyllableMap | None = None
+) -> tuple[Channel, list[dict[str, Any]]]:
     """The probe's search (`Search`): its objective on every lost word from each start (D = half the
-    lost words, C = 1), reporting steps after the `done` ones. Returns the kept channel, and each
-    start's final loss (mean over its last SEARCH_LOSS_TAIL of steps) and whether it was kept."""
+    lost words, C = 1; each start from the syllable search's map `found` where there is one),
+    reporting steps after the `done` ones. Returns the kept channel, and each start's final loss
+    (mean over its last SEARCH_LOSS_TAIL of steps) and whether it was kept."""
     assert probe.search is not None
     losses, channels = [], []
     for k in range(probe.search.starts):
         batch_losses: list[float] = []
         fit = _train(problem, problem.corpus.lost_words, probe.search.steps, done + k * probe.search.steps,
                      seed + 7 * (k + 1), max(1, problem.n_lost // 2), 1, objective=probe.objective,
-                     losses=batch_losses)  # fmt: skip
+                     losses=batch_losses, start=_seeded(problem, found, seed + 7 * (k + 1)))  # fmt: skip
         losses.append(float(np.mean(batch_losses[-max(1, int(len(batch_losses) * SEARCH_LOSS_TAIL)) :])))
         channels.append(fit.channel)
     kept = int(np.argmin(losses))
     return channels[kept], [{"start": k, "loss": round(x, 4), "kept": k == kept} for k, x in enumerate(losses)]
+
+
+@dataclass(frozen=True)
+class _Syllables:
+    """The syllable search's kept map and every start's evidence."""
+
+    map: SyllableMap
+    starts: list[dict[str, Any]]
+
+    @property
+    def used(self) -> bool:
+        """Whether channels start from the map: only where it explains the lost words better than
+        their signs' own frequencies do (a gain above 0); a map that does not is no start."""
+        return self.map.gain > 0
+
+    @property
+    def why(self) -> str:
+        vowels = "".join(self.map.vowels)
+        gain = f"{self.map.gain:.2f} nats a word beyond the signs' frequencies (vowels {vowels})"
+        if not self.used:
+            return f"signs searched as syllables, no map found: the best of {len(self.starts)} explains {gain}"
+        return f"signs searched as syllables: the best of {len(self.starts)} maps explains the lost words {gain}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.map.as_dict(), "starts": self.starts, "used": self.used, "why": self.why}
+
+
+def _search_syllables(problem: Problem, search: SyllableSearch) -> _Syllables:
+    """The syllable search (`SyllableSearch`): anneal from each start, keep the map of highest
+    log-likelihood, reporting its moves as steps (MOVES_A_STEP a step) from the first. The
+    scholar's known sign values, where given, hold their units' signs in every start."""
+    cfg, corpus = problem.cfg, problem.corpus
+    steps_each = max(1, search.moves // MOVES_A_STEP)
+    values = [(v.lost, v.known) for v in problem.signs.values] if problem.signs else []
+    fixed = value_units(values, known_vowels(corpus.known_words)) if values else None
+    maps: list[SyllableMap] = []
+    for k in range(search.starts):
+        last = [0]
+
+        def on_progress(moves: int, total: int, loss: float, k: int = k, last: list[int] = last) -> None:
+            step = k * steps_each + moves * steps_each // total
+            if step > last[0]:  # a step at a time, as the channel reports them
+                for s in range(last[0] + 1, step + 1):
+                    problem.on_event(ChannelStep(0, s, cfg.channel_steps, loss, problem.elapsed(), "syllables"))
+                last[0] = step
+
+        with problem.timer("syllables"):
+            found = search_syllables(
+                corpus.lost_words, corpus.known_words, cfg.seed + 23 + 31 * k, search.moves,
+                should_stop=problem.cancel.is_set, on_progress=on_progress, fixed=fixed,
+            )  # fmt: skip
+        if found is None:
+            raise RunCancelled()
+        maps.append(found)
+    kept = int(np.argmax([m.log_likelihood for m in maps]))
+    starts = [{"start": k, "gain": round(m.gain, 4), "kept": k == kept} for k, m in enumerate(maps)]
+    return _Syllables(maps[kept], starts)
+
+
+def _seeded(problem: Problem, found: SyllableMap | None, seed: int) -> Channel | None:
+    """A fresh channel started from the syllable search's map (None where there is no map: the
+    trainer then makes its own random start)."""
+    if found is None:
+        return None
+    cfg = problem.cfg
+    channel = new_channel(cfg.channel_kind, problem.lost_charset, problem.known_charset,
+                          torch.Generator().manual_seed(seed), cfg.channel_init_scale, cfg.channel_copy_bias,
+                          problem.pinned_signs)  # fmt: skip
+    seed_channel(channel, found, problem.lost_charset, problem.known_charset)  # type: ignore[arg-type]
+    return channel
 
 
 def _train(

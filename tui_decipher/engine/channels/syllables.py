@@ -1,0 +1,265 @@
+"""Beyond the paper: a discrete search for a syllabary's sign values, to start the pieces channel from.
+
+The pieces channel learns a syllabary's signs by gradient descent from a random start. Where the
+lost words are short (two or three signs, as in a Linear B-like script with codas unwritten) and
+many have no cognate, every start it was given ended in a wrong map, although the right map fits
+the words better (docs/experiments.md). This module searches the map as a whole instead, by
+simulated annealing over a simpler model of the same story, and hands the pieces channel a start.
+
+The model. A syllabary writes one sign per open syllable. A known word is read as its syllables:
+one per vowel, each the vowel with one consonant of the cluster before it (the syllable's onset:
+any of the cluster's letters, since codas and clusters are not written and which of them is the
+onset is unknown), or the bare vowel. A map w sends each such unit (consonant, vowel) to a lost
+sign, many units to one sign where the script merges sounds (l and r in Linear B). A lost word is
+then a known word's skeleton written by w, or a word of no cognate drawn from the signs' own
+frequencies:
+
+    P(x) = pi * sum_y P(y) sum_readings P(reading | y) [w(reading) = x] + (1 - pi) * P_bg(x)
+
+with P(y) uniform over the known words, the readings of y equally likely, pi = COGNATE_PRIOR.
+The search maximises sum_i log P(x_i) over w, moving one unit to another sign or swapping two
+units' signs, at a temperature that falls geometrically from HOT to COLD. Only the word lists are
+read; the vowels of the known alphabet are found from them by Sukhotin's algorithm.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..charset import Charset
+from ..corpus import Word
+from .pieces import CharacterChannel
+
+COGNATE_PRIOR = 0.5  # pi: the share of lost words written from a known word (D is not known yet)
+# The annealing's first and last temperature, in nats per lost-word token of a sign: a move's
+# change of log-likelihood grows with how many words hold the signs it moves, so the heat does too.
+HOT, COLD = 0.12, 0.04
+MOVES = 400_000  # moves of the search; its cost is about 0.2 ms a move on 2 cores
+SEED_STRENGTH = 2.5  # how far the found map raises a sign's logits in the channel's start
+
+
+def known_vowels(known_words: Sequence[Word]) -> frozenset[str]:
+    """The vowels of the known alphabet by Sukhotin's algorithm: letters that alternate with the
+    others most, taken one at a time until no letter is left that neighbours non-vowels more than
+    vowels. Exact for an alphabet with open syllables; a letter that only ever neighbours itself
+    is a consonant."""
+    letters = sorted({c for w in known_words for c in w})
+    index = {c: i for i, c in enumerate(letters)}
+    adjacent = np.zeros((len(letters), len(letters)))
+    for w in known_words:
+        for a, b in itertools.pairwise(w):
+            if a != b:
+                adjacent[index[a], index[b]] += 1
+                adjacent[index[b], index[a]] += 1
+    sums = adjacent.sum(1)
+    vowels: set[int] = set()
+    while True:
+        rest = [i for i in range(len(letters)) if i not in vowels]
+        if not rest:
+            break
+        best = max(rest, key=lambda i: sums[i])
+        if sums[best] <= 0:
+            break
+        vowels.add(best)
+        for i in rest:
+            sums[i] -= 2 * adjacent[i, best]
+    return frozenset(letters[i] for i in vowels)
+
+
+def readings(word: Word, vowels: frozenset[str]) -> list[list[tuple[str, str]]]:
+    """The syllables of a known word as the units each can be read as: for each vowel, (consonant,
+    vowel) for each consonant of the cluster before it, or ("", vowel) where there is none.
+    Consonants after the last vowel are codas, never written."""
+    out: list[list[tuple[str, str]]] = []
+    cluster: list[str] = []
+    for letter in word:
+        if letter in vowels:
+            out.append([(c, letter) for c in dict.fromkeys(cluster)] or [("", letter)])
+            cluster = []
+        else:
+            cluster.append(letter)
+    return out
+
+
+@dataclass(frozen=True)
+class SyllableMap:
+    """A found sign map: each unit's sign, and how well the map explains the lost words."""
+
+    vowels: tuple[str, ...]
+    sign_of: dict[tuple[str, str], str]  # (consonant or "", vowel) -> lost sign
+    log_likelihood: float  # sum_i log P(x_i) under the map
+    background: float  # sum_i log P_bg(x_i): no word has a cognate
+    n_lost: int
+
+    @property
+    def gain(self) -> float:
+        """Nats a lost word that the map explains beyond the signs' own frequencies."""
+        return (self.log_likelihood - self.background) / max(1, self.n_lost)
+
+    def units_of(self, sign: str) -> list[str]:
+        """The units a sign writes, as known letters ("ka", "a")."""
+        return sorted(c + v for (c, v), s in self.sign_of.items() if s == sign)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"vowels": "".join(self.vowels), "gain": round(self.gain, 4),
+                "log_likelihood": round(self.log_likelihood, 2), "background": round(self.background, 2)}  # fmt: skip
+
+
+def search_syllables(
+    lost_words: Sequence[Word],
+    known_words: Sequence[Word],
+    seed: int,
+    moves: int = MOVES,
+    should_stop: Callable[[], bool] = lambda: False,
+    on_progress: Callable[[int, int, float], None] | None = None,
+    start: dict[tuple[str, str], str] | None = None,
+    fixed: dict[tuple[str, str], str] | None = None,
+) -> SyllableMap | None:
+    """Anneal a map from the known words' syllable units to the lost signs (see the module's
+    docstring), calling `on_progress(moves done, moves, -log-likelihood a lost word)` every
+    10,000 moves; `start`: units' signs to start from (the rest random); `fixed`: units' signs
+    that never move (a scholar's known sign values). None when `should_stop` said so."""
+    rng = random.Random(seed)
+    vowels = known_vowels(known_words)
+    consonants = sorted({c for w in known_words for c in w} - vowels)
+    units = [("", v) for v in sorted(vowels)] + [(c, v) for c in consonants for v in sorted(vowels)]
+    unit_id = {u: k for k, u in enumerate(units)}
+    signs = sorted({s for w in lost_words for s in w})
+    sign_id = {s: k for k, s in enumerate(signs)}
+    lost = [tuple(sign_id[s] for s in w) for w in lost_words]
+
+    # Each known word's readings, its mass spread evenly over them: key (unit ids) -> P(y, reading).
+    mass: dict[tuple[int, ...], float] = defaultdict(float)
+    for w in known_words:
+        options = readings(w, vowels)
+        n = math.prod(len(o) for o in options)
+        if not options or n > 4096:  # a word of no vowel, or one so clustered it says little
+            continue
+        for reading in itertools.product(*options):
+            mass[tuple(unit_id[u] for u in reading)] += 1.0 / (n * len(known_words))
+    keys = list(mass)
+    key_mass = [mass[k] for k in keys]
+    keys_of: list[list[int]] = [[] for _ in units]
+    for j, key in enumerate(keys):
+        for u in set(key):
+            keys_of[u].append(j)
+
+    # The background: lengths and signs as the lost words have them.
+    sign_counts = Counter(s for w in lost for s in w)
+    total = sum(sign_counts.values())
+    lengths = Counter(len(w) for w in lost)
+    background = [
+        math.log(lengths[len(w)] / len(lost)) + sum(math.log(sign_counts[s] / total) for s in w) for w in lost
+    ]
+    bg_mass = [(1 - COGNATE_PRIOR) * math.exp(b) for b in background]
+    lost_at: dict[tuple[int, ...], list[int]] = defaultdict(list)
+    for i, w in enumerate(lost):
+        lost_at[w].append(i)
+
+    w_map = [rng.randrange(len(signs)) for _ in units]
+    for u, sign in {**(start or {}), **(fixed or {})}.items():
+        if u in unit_id and sign in sign_id:
+            w_map[unit_id[u]] = sign_id[sign]
+    movable = [unit_id[u] for u in units if u not in (fixed or {})]
+    written: dict[tuple[int, ...], float] = defaultdict(float)  # lost string -> mass the map writes there
+    for j, key in enumerate(keys):
+        written[tuple(w_map[u] for u in key)] += key_mass[j]
+
+    def word_ll(i: int) -> float:
+        return math.log(COGNATE_PRIOR * written.get(lost[i], 0.0) + bg_mass[i])
+
+    current = [word_ll(i) for i in range(len(lost))]
+    score = sum(current)
+
+    def move_keys(changed: dict[int, int], old: dict[int, int]) -> set[tuple[int, ...]]:
+        """Move the mass of every key that holds a changed unit from its old string to its new."""
+        touched: set[tuple[int, ...]] = set()
+        for j in {j for u in changed for j in keys_of[u]}:
+            key = keys[j]
+            before = tuple(old.get(u, w_map[u]) for u in key)
+            after = tuple(w_map[u] for u in key)
+            if before != after:
+                written[before] -= key_mass[j]
+                written[after] += key_mass[j]
+                touched.add(before)
+                touched.add(after)
+        return touched
+
+    per_sign = total / len(signs)  # tokens of a sign in the lost words
+    for step in range(moves):
+        if step % 10_000 == 0:
+            if should_stop():
+                return None
+            if on_progress is not None:
+                on_progress(step, moves, -score / len(lost))
+        heat = per_sign * HOT * (COLD / HOT) ** (step / moves)
+        if len(movable) < 2:
+            break
+        if rng.random() < 0.5:
+            u = rng.choice(movable)
+            old = {u: w_map[u]}
+            w_map[u] = rng.randrange(len(signs))
+        else:
+            u, v = rng.sample(movable, 2)
+            old = {u: w_map[u], v: w_map[v]}
+            w_map[u], w_map[v] = w_map[v], w_map[u]
+        touched = move_keys(old, old)
+        affected = [i for x in touched for i in lost_at.get(x, ())]
+        new = {i: word_ll(i) for i in affected}
+        delta = sum(new[i] - current[i] for i in new)
+        if delta >= 0 or rng.random() < math.exp(delta / heat):
+            for i, value in new.items():
+                current[i] = value
+            score += delta
+        else:  # undo: the keys go back from the new map to the old
+            now = {u: w_map[u] for u in old}
+            for u, s in old.items():
+                w_map[u] = s
+            move_keys(now, now)
+    if on_progress is not None:
+        on_progress(moves, moves, -score / len(lost))
+    return SyllableMap(
+        tuple(sorted(vowels)), {u: signs[w_map[k]] for k, u in enumerate(units)}, sum(current),
+        sum(background), len(lost),
+    )  # fmt: skip
+
+
+def value_units(values: Sequence[tuple[str, Word]], vowels: frozenset[str]) -> dict[tuple[str, str], str]:
+    """Known sign values (lost sign, known letters) as the units they fix: a consonant and a vowel
+    ("ko") or a bare vowel ("a"); a value of any other shape says nothing of a unit and is left out."""
+    out: dict[tuple[str, str], str] = {}
+    for sign, letters in values:
+        if len(letters) == 1 and letters[0] in vowels:
+            out["", letters[0]] = sign
+        elif len(letters) == 2 and letters[0] not in vowels and letters[1] in vowels:
+            out[letters[0], letters[1]] = sign
+    return out
+
+
+def seed_channel(
+    channel: CharacterChannel, found: SyllableMap, lost_charset: Charset, known_charset: Charset,
+    strength: float = SEED_STRENGTH,
+) -> None:
+    """Raise the pieces channel's logits toward a found map, in place: a unit (consonant, vowel)
+    is the two-letter piece consonant+vowel (theta1 of the consonant, theta2 of the vowel), a bare
+    vowel the one-letter piece (theta1 of the vowel, theta2 of "none"). Training then goes on from
+    there and may move any of it."""
+    with torch.no_grad():
+        for (consonant, vowel), sign in found.sign_of.items():
+            if sign not in lost_charset.index or vowel not in known_charset.index:
+                continue
+            s = lost_charset.index[sign]
+            first = known_charset.index.get(consonant) if consonant else known_charset.index[vowel]
+            second = known_charset.index[vowel] if consonant else channel.none
+            if first is None:
+                continue
+            channel.first[first, s] += strength
+            channel.second[second, s] += strength

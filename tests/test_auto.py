@@ -275,8 +275,14 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
     result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60))
     d = result.decisions
     assert d["channel_kind"] == "pieces" and d["script"]["syllabary"]
-    starts, search_steps = d["syllables"]["starts"], SCHEDULES["pieces"].scaled(60).syllables.total_steps
-    assert len(starts) == SCHEDULES["pieces"].syllables.starts
+    starts = d["syllables"]["starts"]
+    search_steps = len(starts) * SCHEDULES["pieces"].scaled(60).syllables.steps_each
+    search = SCHEDULES["pieces"].syllables
+    # More starts only until two agree: the first never agrees with none, and the last tried is
+    # the first that agreed or the last allowed.
+    assert search.starts <= len(starts) <= search.max_starts and not starts[0]["agrees"]
+    assert [s["agrees"] for s in starts[search.starts - 1 : -1]] == [False] * (len(starts) - search.starts)
+    assert starts[-1]["agrees"] or len(starts) == search.max_starts
     assert [s["kept"] for s in starts].count(True) == 1 and max(starts, key=lambda s: s["gain"])["kept"]
     assert d["syllables"]["used"] is explains and d["syllables"]["why"] in d["line"]
     # Every fresh channel (the lexicon probe, the transport search's starts) starts from the map.

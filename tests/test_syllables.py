@@ -63,6 +63,10 @@ def test_the_search_finds_a_generated_syllabarys_map_and_starts_the_channel_from
     # The same words under a map that has not been searched explain far less.
     unsearched = search_syllables(corpus.lost_words, corpus.known_words, seed=1, moves=0)
     assert unsearched is not None and unsearched.gain < found.gain - 1.0
+    # Another start finds the same map; a chance map shares little of it.
+    other = search_syllables(corpus.lost_words, corpus.known_words, seed=2, moves=200_000)
+    assert other is not None and found.agreement(other) >= 0.9
+    assert found.agreement(unsearched) < 0.1
     # A map to start from is where the search starts: with no moves it is the map returned.
     again = search_syllables(corpus.lost_words, corpus.known_words, seed=2, moves=0, start=found.sign_of)
     assert again is not None and again.sign_of == found.sign_of

@@ -98,6 +98,7 @@ class SyllableMap:
     log_likelihood: float  # sum_i log P(x_i) under the map
     background: float  # sum_i log P_bg(x_i): no word has a cognate
     n_lost: int
+    weight: dict[tuple[str, str], float]  # each unit's share of the known words' syllables
 
     @property
     def gain(self) -> float:
@@ -107,6 +108,11 @@ class SyllableMap:
     def units_of(self, sign: str) -> list[str]:
         """The units a sign writes, as known letters ("ka", "a")."""
         return sorted(c + v for (c, v), s in self.sign_of.items() if s == sign)
+
+    def agreement(self, other: SyllableMap) -> float:
+        """The share of the known words' syllables (by weight) that two maps send to one sign: maps
+        found from different starts agree where the words pin them, and chance maps do not."""
+        return sum(w for u, w in self.weight.items() if self.sign_of[u] == other.sign_of.get(u))
 
     def as_dict(self) -> dict[str, object]:
         return {"vowels": "".join(self.vowels), "gain": round(self.gain, 4),
@@ -226,9 +232,14 @@ def search_syllables(
             move_keys(now, now)
     if on_progress is not None:
         on_progress(moves, moves, -score / len(lost))
+    weight = np.zeros(len(units))
+    for j, key in enumerate(keys):
+        for u in key:
+            weight[u] += key_mass[j]
+    weight /= max(weight.sum(), 1e-300)
     return SyllableMap(
         tuple(sorted(vowels)), {u: signs[w_map[k]] for k, u in enumerate(units)}, sum(current),
-        sum(background), len(lost),
+        sum(background), len(lost), {u: float(weight[k]) for k, u in enumerate(units)},
     )  # fmt: skip
 
 

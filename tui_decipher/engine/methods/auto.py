@@ -69,16 +69,24 @@ from .channel import finish_channel_result, refine_channel, save_channel
 @dataclass(frozen=True)
 class SyllableSearch:
     """Before any probe, on a syllabary: the sign map searched as a whole (channels/syllables.py)
-    from `starts` random maps, `moves` annealing moves each; the map that explains the lost words
-    best (its log-likelihood over the signs' own frequencies) starts every channel auto trains."""
+    from random maps, `moves` annealing moves each: at least `starts`, and more up to `max_starts`
+    until two of them agree (AGREEMENT; an annealing from one start finds the map only sometimes,
+    and found maps agree where chance ones do not). The map that explains the lost words best
+    (its log-likelihood over the signs' own frequencies) starts every channel auto trains."""
 
     starts: int
+    max_starts: int
     moves: int
 
     @property
+    def steps_each(self) -> int:
+        """One start's length on the progress bar: MOVES_A_STEP moves count as one channel step."""
+        return max(1, self.moves // MOVES_A_STEP)
+
+    @property
     def total_steps(self) -> int:
-        """Its length on the progress bar: MOVES_A_STEP moves count as one channel step."""
-        return self.starts * max(1, self.moves // MOVES_A_STEP)
+        """Its most steps (every start tried)."""
+        return self.max_starts * self.steps_each
 
 
 @dataclass(frozen=True)
@@ -152,10 +160,13 @@ class Schedule:
 SCHEDULES: dict[str, Schedule] = {
     "edit": Schedule((Probe("transport", 150),), 150, 0.5),
     "pieces": Schedule(
-        (Probe("lexicon", 300), Probe("transport", 150, Search(2, 600))), 300, 0.8, SyllableSearch(3, 200_000)
+        (Probe("lexicon", 300), Probe("transport", 150, Search(2, 600))), 300, 0.8, SyllableSearch(2, 5, 200_000)
     ),
 }
 MOVES_A_STEP = 1000  # annealing moves shown as one step of the progress bar (about a channel step's time)
+# Two searched maps that send this share of the known words' syllables to the same signs found one
+# map: chance maps share a few percent, maps that found a generated syllabary's key over 90%.
+AGREEMENT = 0.5
 # The final loss of a search start: the mean batch loss over its last tenth of steps (one batch is noisy).
 SEARCH_LOSS_TAIL = 0.1
 # The lexicon objective explains every lost word by some known word: its probe is kept without
@@ -275,7 +286,7 @@ class AutoMethod:
             syllables, searched = None, 0
             if schedule.syllables is not None and profile.syllabary:
                 syllables = _search_syllables(problem, schedule.syllables)
-                searched = schedule.syllables.total_steps
+                searched = len(syllables.starts) * schedule.syllables.steps_each
                 on_event(Decided("syllables", syllables.why, problem.elapsed()))
             probed = self._probe(problem, schedule, syllables, searched)
             estimate = probed.estimate
@@ -444,12 +455,17 @@ class _Syllables:
         return self.map.gain > 0
 
     @property
+    def agreed(self) -> bool:
+        return any(s["agrees"] for s in self.starts)
+
+    @property
     def why(self) -> str:
         vowels = "".join(self.map.vowels)
         gain = f"{self.map.gain:.2f} nats a word beyond the signs' frequencies (vowels {vowels})"
+        tried = f"of {len(self.starts)} maps ({'two agree' if self.agreed else 'none agree'})"
         if not self.used:
-            return f"signs searched as syllables, no map found: the best of {len(self.starts)} explains {gain}"
-        return f"signs searched as syllables: the best of {len(self.starts)} maps explains the lost words {gain}"
+            return f"signs searched as syllables, no map found: {tried} the best explains {gain}"
+        return f"signs searched as syllables: {tried} the best explains the lost words {gain}"
 
     def as_dict(self) -> dict[str, Any]:
         return {**self.map.as_dict(), "starts": self.starts, "used": self.used, "why": self.why}
@@ -460,11 +476,14 @@ def _search_syllables(problem: Problem, search: SyllableSearch) -> _Syllables:
     log-likelihood, reporting its moves as steps (MOVES_A_STEP a step) from the first. The
     scholar's known sign values, where given, hold their units' signs in every start."""
     cfg, corpus = problem.cfg, problem.corpus
-    steps_each = max(1, search.moves // MOVES_A_STEP)
+    steps_each = search.steps_each
     values = [(v.lost, v.known) for v in problem.signs.values] if problem.signs else []
     fixed = value_units(values, known_vowels(corpus.known_words)) if values else None
     maps: list[SyllableMap] = []
-    for k in range(search.starts):
+    agrees: list[bool] = []
+    for k in range(search.max_starts):
+        if k >= search.starts and any(agrees):
+            break
         last = [0]
 
         def on_progress(moves: int, total: int, loss: float, k: int = k, last: list[int] = last) -> None:
@@ -481,9 +500,13 @@ def _search_syllables(problem: Problem, search: SyllableSearch) -> _Syllables:
             )  # fmt: skip
         if found is None:
             raise RunCancelled()
+        agrees.append(any(found.agreement(m) >= AGREEMENT for m in maps))
         maps.append(found)
     kept = int(np.argmax([m.log_likelihood for m in maps]))
-    starts = [{"start": k, "gain": round(m.gain, 4), "kept": k == kept} for k, m in enumerate(maps)]
+    starts = [
+        {"start": k, "gain": round(m.gain, 4), "agrees": a, "kept": k == kept}
+        for k, (m, a) in enumerate(zip(maps, agrees, strict=True))
+    ]
     return _Syllables(maps[kept], starts)
 
 

@@ -895,12 +895,23 @@ def test_cli_bench_resume(tmp_path, fake_settings, data_dir):
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "bench.json").write_text("{not json", encoding="utf-8")
     for args, what in ((["--resume"], "--resume needs --out"),
-                       (["--resume", "--out", str(tmp_path / "empty")], "no bench report to resume"),
                        (["--resume", "--out", str(tmp_path / "broken")], "not a readable bench report")):  # fmt: skip
         result = runner.invoke(app, ["bench", "--only", "fake", *args])
         assert result.exit_code == 2, args
         lines = [ln for ln in result.output.splitlines() if ln.strip()]
         assert len(lines) == 1 and what in lines[0] and "Traceback" not in result.output
+
+
+def test_cli_bench_resume_on_a_folder_with_no_report_starts_the_bench_there(tmp_path, fake_settings, data_dir):
+    # Long benches are started with --resume from their first run, so that a rerun continues them.
+    out = tmp_path / "new"
+    result = runner.invoke(app, ["bench", "--only", "fake", "--seeds", "1", "--out", str(out), "--resume"])
+    assert result.exit_code == 0, result.output
+    assert "no bench report in" in result.output and "kept from" not in result.output
+    jobs = json.loads((out / "bench.json").read_text(encoding="utf-8"))["jobs"]
+    assert [j["reused_from"] for j in jobs] == [None, None]
+    again = runner.invoke(app, ["bench", "--only", "fake", "--seeds", "1", "--out", str(out), "--resume"])
+    assert again.exit_code == 0 and again.output.count("kept from") == 2
 
 
 def test_a_job_is_kept_only_while_the_engine_it_ran_is_unchanged(tmp_path, monkeypatch) -> None:

@@ -174,6 +174,11 @@ def job_fingerprint(spec: JobSpec, quick: bool) -> str:
 # --- resuming and skipping -------------------------------------------------------------------------
 
 
+def has_bench_report(out_dir: Path) -> bool:
+    """Whether `out_dir` holds a bench report to resume (its bench.json)."""
+    return (out_dir / "bench.json").is_file()
+
+
 def load_earlier_jobs(out_dir: Path) -> tuple[list[JobResult], str]:
     """The jobs of the bench report in `out_dir` and when that run started (BenchError, one line,
     when there is none or it cannot be read)."""

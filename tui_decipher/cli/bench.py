@@ -183,7 +183,8 @@ def bench(
             "--resume",
             help="Continue the bench in --out: keep its finished jobs whose configs are unchanged, run the rest "
             "(a cancelled or failed bench, or more settings and seeds added later). A job runs again when the "
-            "engine's code changed since it ran.",
+            "engine's code changed since it ran. A folder with no bench report yet starts a new bench, so a long "
+            "bench can be started with --resume from its first run.",
         ),
     ] = False,
     report_copy: Annotated[
@@ -213,7 +214,7 @@ def bench(
     import shlex
 
     from ..bench.core import BenchError
-    from ..bench.jobs import load_earlier_jobs, plan_jobs
+    from ..bench.jobs import has_bench_report, load_earlier_jobs, plan_jobs
     from ..bench.report import check_report_copy, schedule_text
     from ..bench.runner import check_parallel, default_out_dir, new_report, run_bench
 
@@ -225,13 +226,17 @@ def bench(
         check_parallel(jobs)
         if resume and out is None:
             raise BenchError("--resume needs --out: the folder of the bench to continue")
-        earlier = load_earlier_jobs(out) if resume and out is not None else None
+        # Nothing to resume yet is a first run, not an error; an unreadable report is refused.
+        resuming = resume and out is not None and has_bench_report(out)
+        earlier = load_earlier_jobs(out) if resuming and out is not None else None
         if report_copy is not None:
             check_report_copy(report_copy)
     except BenchError as exc:
         raise fail(str(exc)) from None
     out_dir = out or default_out_dir(data_dir(data), quick)
     n_jobs = len(plan_jobs(report.settings, report.seeds))
+    if resume and earlier is None:
+        console.print(f"bench: --resume: no bench report in {out_dir} yet, so this bench starts there")
     console.print(
         f"bench: {len(report.settings)} setting(s), {len(report.seeds)} seed(s), {n_jobs} job(s), {jobs} at once; "
         f"{schedule_text(report)}; writing to {out_dir}"

@@ -253,21 +253,26 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
     assert result.decisions["steps"] == sum(p["steps"] for p in probes) + auto.SCHEDULES["pieces"].scaled(60).fit_steps
 
 
-@pytest.mark.parametrize("explains", [True, False])
-def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_channels_only_where_it_explains(
-    tmp_path, single_thread, monkeypatch, explains
+@pytest.mark.parametrize(("agree", "explains"), [(True, True), (False, True), (True, False)])
+def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_channels_only_where_found(
+    tmp_path, single_thread, monkeypatch, agree, explains
 ) -> None:
-    # The search runs for real (few moves within auto_steps = 60); where it is made to return a
-    # map that explains nothing (gain below 0), no channel starts from it.
+    # The search runs for real (few moves within auto_steps = 60); its maps are then made to agree
+    # or not (every start the same map, or each start's signs rotated) and to explain the lost
+    # words beyond the signs' frequencies or not. Channels start from the map only where both hold.
     import tui_decipher.engine.methods.auto as auto
 
-    real_search, seeded = auto.search_syllables, []
+    real_search, seeded, calls = auto.search_syllables, [], []
 
     def search(*args, **kwargs):
         found = real_search(*args, **kwargs)
-        if not explains and found is not None:
-            found = dataclasses.replace(found, log_likelihood=found.background - found.n_lost)
-        return found
+        calls.append(found)
+        base = calls[0] if agree else found
+        signs = sorted(set(base.sign_of.values()))
+        shift = 0 if agree else len(calls)
+        rotated = {u: signs[(signs.index(x) + shift) % len(signs)] for u, x in base.sign_of.items()}
+        gain = 1.0 if explains else -0.5
+        return dataclasses.replace(base, sign_of=rotated, log_likelihood=base.background + gain * base.n_lost)
 
     monkeypatch.setattr(auto, "search_syllables", search)
     monkeypatch.setattr(auto, "seed_channel", lambda *args, **kwargs: seeded.append(args[1]))
@@ -275,22 +280,23 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
     result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60))
     d = result.decisions
     assert d["channel_kind"] == "pieces" and d["script"]["syllabary"]
-    starts = d["syllables"]["starts"]
-    search_steps = len(starts) * SCHEDULES["pieces"].scaled(60).syllables.steps_each
-    search = SCHEDULES["pieces"].syllables
-    # More starts only until two agree: the first never agrees with none, and the last tried is
-    # the first that agreed or the last allowed.
-    assert search.starts <= len(starts) <= search.max_starts and not starts[0]["agrees"]
-    assert [s["agrees"] for s in starts[search.starts - 1 : -1]] == [False] * (len(starts) - search.starts)
-    assert starts[-1]["agrees"] or len(starts) == search.max_starts
+    starts, search = d["syllables"]["starts"], SCHEDULES["pieces"].syllables
+    # More starts only until two agree: the first agrees with none, and every start tried after the
+    # least is there because none before it agreed.
+    assert len(starts) == (search.starts if agree else search.max_starts) == len(calls)
+    assert [s["agrees"] for s in starts] == [False] + [agree] * (len(starts) - 1)
     assert [s["kept"] for s in starts].count(True) == 1 and max(starts, key=lambda s: s["gain"])["kept"]
-    assert d["syllables"]["used"] is explains and d["syllables"]["why"] in d["line"]
+    used = agree and explains
+    assert d["syllables"]["used"] is used and d["syllables"]["why"] in d["line"]
     # Every fresh channel (the lexicon probe, the transport search's starts) starts from the map.
     fresh = 1 + sum(len(p.get("search", [])) for p in d["probes"])
-    assert len(seeded) == (fresh if explains else 0)
-    assert ("no map found" in d["line"]) is not explains
+    assert len(seeded) == (fresh if used else 0)
+    assert ("no map found" in d["line"]) is not used
     # Its steps are on the progress bar before the probes'.
-    assert d["steps"] == search_steps + sum(p["steps"] for p in d["probes"]) + SCHEDULES["pieces"].scaled(60).fit_steps
+    scaled = SCHEDULES["pieces"].scaled(60)
+    assert d["steps"] == len(starts) * scaled.syllables.steps_each + sum(p["steps"] for p in d["probes"]) + (
+        scaled.fit_steps
+    )
 
 
 def test_a_cipher_of_an_alphabet_is_not_searched_as_syllables(tmp_path, single_thread) -> None:

@@ -43,6 +43,7 @@ COGNATE_PRIOR = 0.5  # pi: the share of lost words written from a known word (D 
 # change of log-likelihood grows with how many words hold the signs it moves, so the heat does too.
 HOT, COLD = 0.12, 0.04
 MOVES = 400_000  # moves of the search; its cost is about 0.2 ms a move on 2 cores
+MAX_READINGS = 256  # a known word with more readings than this is left out (it bounds memory)
 SEED_STRENGTH = 2.5  # how far the found map raises a sign's logits in the channel's start
 
 
@@ -147,7 +148,7 @@ def search_syllables(
     for w in known_words:
         options = readings(w, vowels)
         n = math.prod(len(o) for o in options)
-        if not options or n > 4096:  # a word of no vowel, or one so clustered it says little
+        if not options or n > MAX_READINGS:  # a word of no vowel, or one so clustered it says little
             continue
         for reading in itertools.product(*options):
             mass[tuple(unit_id[u] for u in reading)] += 1.0 / (n * len(known_words))

@@ -8,8 +8,9 @@ many lost words have a cognate. This method decides both, and says why, from the
    get the edit channel with its copy prior; different scripts get the pieces channel. Where the
    lost script reads as a syllabary (many more symbols than the known alphabet, shorter words),
    its sign map is first searched as a whole (`SyllableSearch`, engine/channels/syllables.py):
-   the map that explains the lost words best starts every channel auto trains, where it explains
-   them better than the signs' own frequencies do; otherwise channels start at random.
+   the map that explains the lost words best starts every channel auto trains, where two starts
+   agree on it and it explains them better than the signs' own frequencies do; otherwise channels
+   start at random.
 2. **Demand D** (engine/demand.py): a probe channel is trained on part of the lost words (half
    for the edit channel; 80% for the pieces channel, whose sign map a syllabary's short words
    pin only with more of them); on the rest, held out, each lost word's best known word is
@@ -450,9 +451,10 @@ class _Syllables:
 
     @property
     def used(self) -> bool:
-        """Whether channels start from the map: only where it explains the lost words better than
-        their signs' own frequencies do (a gain above 0); a map that does not is no start."""
-        return self.map.gain > 0
+        """Whether channels start from the map: only where two starts found one map (a map no other
+        start reproduces is partly chance: on Linear B five such maps each read part of it) and it
+        explains the lost words better than their signs' own frequencies do (a gain above 0)."""
+        return self.agreed and self.map.gain > 0
 
     @property
     def agreed(self) -> bool:

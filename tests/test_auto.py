@@ -31,6 +31,7 @@ from tui_decipher.engine.methods.auto import (
     choose_channel,
     doubted,
     kept_probe,
+    kept_syllable_map,
     probe_split,
 )
 from tui_decipher.engine.scripts import ScriptProfile
@@ -253,6 +254,22 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
     assert result.decisions["steps"] == sum(p["steps"] for p in probes) + auto.SCHEDULES["pieces"].scaled(60).fit_steps
 
 
+def test_the_kept_syllable_map_is_the_best_of_those_another_start_reproduced() -> None:
+    from tui_decipher.engine.channels.syllables import SyllableMap
+
+    units = [("k", "a"), ("t", "a"), ("", "a")]
+
+    def found(signs: str, log_likelihood: float) -> SyllableMap:
+        return SyllableMap(("a",), dict(zip(units, signs, strict=True)), log_likelihood, -100.0, 10,
+                           {("k", "a"): 0.5, ("t", "a"): 0.3, ("", "a"): 0.2})  # fmt: skip
+
+    lone, first, again = found("XYZ", -10.0), found("ABC", -50.0), found("ABD", -40.0)  # 80% shared
+    assert first.agreement(again) == pytest.approx(0.8) and lone.agreement(first) == 0.0
+    assert kept_syllable_map([lone, first, again]) == (2, [False, True, True])
+    # Where no two agree, the best of all.
+    assert kept_syllable_map([first, lone]) == (1, [False, False])
+
+
 @pytest.mark.parametrize(("agree", "explains"), [(True, True), (False, True), (True, False)])
 def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_channels_only_where_found(
     tmp_path, single_thread, monkeypatch, agree, explains
@@ -281,10 +298,9 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
     d = result.decisions
     assert d["channel_kind"] == "pieces" and d["script"]["syllabary"]
     starts, search = d["syllables"]["starts"], SCHEDULES["pieces"].syllables
-    # More starts only until two agree: the first agrees with none, and every start tried after the
-    # least is there because none before it agreed.
+    # More starts only until two agree.
     assert len(starts) == (search.starts if agree else search.max_starts) == len(calls)
-    assert [s["agrees"] for s in starts] == [False] + [agree] * (len(starts) - 1)
+    assert [s["agrees"] for s in starts] == [agree] * len(starts)
     assert [s["kept"] for s in starts].count(True) == 1 and max(starts, key=lambda s: s["gain"])["kept"]
     used = agree and explains
     assert d["syllables"]["used"] is used and d["syllables"]["why"] in d["line"]

@@ -482,9 +482,8 @@ def _search_syllables(problem: Problem, search: SyllableSearch) -> _Syllables:
     values = [(v.lost, v.known) for v in problem.signs.values] if problem.signs else []
     fixed = value_units(values, known_vowels(corpus.known_words)) if values else None
     maps: list[SyllableMap] = []
-    agrees: list[bool] = []
     for k in range(search.max_starts):
-        if k >= search.starts and any(agrees):
+        if k >= search.starts and any(_agreeing(maps)):
             break
         last = [0]
 
@@ -502,14 +501,26 @@ def _search_syllables(problem: Problem, search: SyllableSearch) -> _Syllables:
             )  # fmt: skip
         if found is None:
             raise RunCancelled()
-        agrees.append(any(found.agreement(m) >= AGREEMENT for m in maps))
         maps.append(found)
-    kept = int(np.argmax([m.log_likelihood for m in maps]))
+    kept, agrees = kept_syllable_map(maps)
     starts = [
         {"start": k, "gain": round(m.gain, 4), "agrees": a, "kept": k == kept}
         for k, (m, a) in enumerate(zip(maps, agrees, strict=True))
     ]
     return _Syllables(maps[kept], starts)
+
+
+def kept_syllable_map(maps: list[SyllableMap]) -> tuple[int, list[bool]]:
+    """(the kept map, whether each map agrees with another): the map that explains the lost words
+    best among those another start reproduced, or among all where none was."""
+    agrees = _agreeing(maps)
+    candidates = [k for k in range(len(maps)) if agrees[k]] or list(range(len(maps)))
+    return max(candidates, key=lambda k: maps[k].log_likelihood), agrees
+
+
+def _agreeing(maps: list[SyllableMap]) -> list[bool]:
+    """For each map, whether another agrees with it (AGREEMENT)."""
+    return [any(a.agreement(b) >= AGREEMENT for j, b in enumerate(maps) if j != k) for k, a in enumerate(maps)]
 
 
 def _seeded(problem: Problem, found: SyllableMap | None, seed: int) -> Channel | None:

@@ -199,6 +199,7 @@ def test_auto_reads_a_shared_alphabet_with_the_edit_channel(tmp_path, single_thr
     assert abs(d["demand"]["demand"] - 60) <= 20  # 60 of the 100 lost words have a cognate
     assert result.accuracy >= 0.85
     assert result.config.method == "auto" and "auto: edit channel" in d["line"]
+    assert result.config.sparsify == "grown-top-k"  # its flows' graph grows (engine/flow.py)
 
 
 def test_auto_reads_a_cipher_with_the_pieces_channel(tmp_path, single_thread) -> None:

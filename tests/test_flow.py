@@ -376,6 +376,52 @@ def test_union_top_k_edges() -> None:
     assert len(union_top_k_edges(cost, 5)) == 15
 
 
+def crowded_costs(n_lost: int, n_known: int, seed: int) -> np.ndarray:
+    """Costs whose rows all prefer the same few known words: each row's own top few crowd out."""
+    rng = np.random.default_rng(seed)
+    popular = np.linspace(0.0, 3.0, n_known)[None, :]  # every row likes the low columns best
+    return popular + rng.random((n_lost, n_known))
+
+
+def test_grown_graph_reaches_the_full_flow_where_top_k_crowds_out() -> None:
+    from scipy.optimize import linear_sum_assignment
+
+    cost = crowded_costs(40, 120, seed=3)
+    rows, cols = linear_sum_assignment(cost)  # the exact one-to-one matching over every pair
+    exact = float(cost[rows, cols].sum())
+    narrow = flow.solve_sparsified(cost, 40, 1, 2, "top-k")
+    grown = flow.solve_sparsified(cost, 40, 1, 2, "grown-top-k")
+    assert narrow.flow < 40 or narrow.cost > exact * 1.01  # the narrow graph cannot reach the exact flow
+    assert grown.flow == 40
+    assert exact <= grown.cost <= exact * (1 + 2 * flow.GROWN_TOLERANCE)
+    assert np.bincount(grown.known).max() == 1
+
+
+def test_grown_graph_stops_where_widening_no_longer_pays(monkeypatch: pytest.MonkeyPatch) -> None:
+    widths: list[int] = []
+    real_solve = flow.solve_flow
+
+    def counting(n_lost: int, n_known: int, edges: FlowEdges, *args: object, **kwargs: object) -> FlowSolution:
+        widths.append(int(np.bincount(edges.lost).max()))
+        return real_solve(n_lost, n_known, edges, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(flow, "solve_flow", counting)
+    cost = np.random.default_rng(5).random((30, 600))  # no crowding: each row's own top 2 suffice
+    flow.solve_sparsified(cost, 30, 1, 2, "grown-top-k")
+    assert widths[:2] == [2, 4] and len(widths) < 6  # widened a little, never to the 512 cap
+    widths.clear()
+    flow.solve_sparsified(crowded_costs(60, 600, seed=4), 60, 1, 2, "grown-top-k")
+    assert len(widths) >= 4  # the crowded graph is widened further
+
+
+def test_grown_graph_honours_forced_pairs() -> None:
+    cost = crowded_costs(10, 30, seed=6)
+    forced = edges_of([(0, 29, float(cost[0, 29]))])  # the dearest known word, forced on word 0
+    sol = flow.solve_sparsified(cost, 10, 1, 1, "grown-top-k", forced)
+    assert (0, 29) in pairs_of(sol) and sol.flow == 10
+    assert np.bincount(sol.lost).max() == 1 and np.bincount(sol.known).max() == 1
+
+
 # ---------------------------------------------------------------- scale
 
 

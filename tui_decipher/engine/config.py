@@ -19,7 +19,7 @@ from .presets import resolve as resolve_preset
 
 Regularizer = Literal["alphabetic", "syllabic", "none"]
 CostKind = Literal["nll", "eed"]
-Sparsify = Literal["top-k", "union-top-k"]
+Sparsify = Literal["top-k", "union-top-k", "grown-top-k"]
 SampleWeights = Literal["sharpened", "model"]
 InitFlow = Literal["uniform", "edit-distance", "channel"]
 Method = Literal["auto", "neural", "channel"]
@@ -105,7 +105,7 @@ class DecipherConfig:
     demand_step: int = 50  # D grows by this each EM round up to N (0 = D = N from round 1)
     flow_decay: float = 0.9  # gamma: f = gamma * f_prev + (1 - gamma) * f_new
     top_k: int = 5  # candidate known words per lost word kept in the flow graph
-    sparsify: Sparsify = "top-k"  # "union-top-k" = the published code's variant
+    sparsify: Sparsify = "top-k"  # "union-top-k" = the published code's variant; "grown-top-k": k widened (flow.py)
     # --- [channel] (beyond the paper; engine/channels/) -------------------------------------------
     # "pieces": each lost symbol written from one or two known letters (a syllabary against an
     # alphabet). "edit": letter by letter with insertions and drops and a copy prior (two alphabets).

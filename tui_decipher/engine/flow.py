@@ -325,6 +325,46 @@ def flow_matrix(solution: FlowSolution, n_lost: int, n_known: int) -> np.ndarray
     return m
 
 
+# "grown-top-k": the sparse graph only approximates the flow over every pair, and each lost word's
+# own top 5 can be too narrow for it: with C = 1 and D = N, words crowd one another out of their
+# few candidates into dear ones (docs/experiments.md). The graph is widened while that lowers the
+# flow's cost by more than this share of it...
+GROWN_TOLERANCE = 1e-3
+GROWN_MAX_K = 512  # ...up to this many known words per lost word (bounds the graph: 7235 x 512 edges)
+
+
+def solve_grown(
+    cost: np.ndarray, demand: int, capacity: int, top_k: int, forced: FlowEdges | None = None
+) -> FlowSolution:
+    """The min-cost flow over each lost word's top k known words of a (n_lost, n_known) cost
+    matrix, k doubled from `top_k` until doubling it carries no more flow and lowers the flow's
+    cost by at most GROWN_TOLERANCE of it, or the graph holds every known word (or GROWN_MAX_K).
+    A wider graph's flow is never worse on the flow's own objective; gold plays no part."""
+    n_lost, n_known = cost.shape
+    widest = max(1, min(n_known, max(top_k, GROWN_MAX_K)))
+    edges = top_k_edges(cost, widest)  # every width's edges: each row's first k of these
+    if len(edges) == 0:
+        return solve_flow(n_lost, n_known, edges, demand, capacity, forced=forced)
+    row_start = np.searchsorted(edges.lost, np.arange(n_lost))  # edges are grouped by lost word
+    rank = np.arange(len(edges)) - row_start[edges.lost]  # (n_edges,) each edge's rank in its row
+
+    def solve(k: int) -> FlowSolution:
+        keep = rank < k
+        return solve_flow(n_lost, n_known, FlowEdges(edges.lost[keep], edges.known[keep], edges.cost[keep]),
+                          demand, capacity, forced=forced)  # fmt: skip
+
+    k = max(1, min(top_k, widest))
+    best = solve(k)
+    while k < widest:
+        k = min(2 * k, widest)
+        wider = solve(k)
+        settled = wider.flow == best.flow and best.cost - wider.cost <= GROWN_TOLERANCE * abs(best.cost)
+        best = wider  # the wider graph's flow: as much flow or more, at no more cost per the same flow
+        if settled:
+            break
+    return best
+
+
 def solve_sparsified(
     cost: np.ndarray,
     demand: int,
@@ -333,8 +373,10 @@ def solve_sparsified(
     sparsify: str = "top-k",
     forced: FlowEdges | None = None,
 ) -> FlowSolution:
-    """Sparsify a (n_lost, n_known) cost matrix ("top-k" or "union-top-k", see above) and solve
-    the min-cost flow of demand D and capacity C over it, with optional forced pairs."""
+    """Sparsify a (n_lost, n_known) cost matrix ("top-k", "union-top-k" or "grown-top-k", see
+    above) and solve the min-cost flow of demand D and capacity C over it, with optional forced pairs."""
+    if sparsify == "grown-top-k":
+        return solve_grown(cost, demand, capacity, top_k, forced)
     sparsifier = union_top_k_edges if sparsify == "union-top-k" else top_k_edges
     # The edges are built in the call so that no name here keeps them alive while the solver runs.
     return solve_flow(cost.shape[0], cost.shape[1], sparsifier(cost, top_k), demand, capacity, forced=forced)

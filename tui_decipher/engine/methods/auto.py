@@ -34,7 +34,8 @@ many lost words have a cognate. This method decides both, and says why, from the
    and the estimated D (C: the least that lets D lost words reach the known list).
 4. **Capacity C** (engine/capacity.py): read from the fitted channel's surest readings: 1 unless
    a fair share of them choose the same known word as another (inflected forms of one word).
-   Its costs then give the proposals (a flow with D and C) and the evaluation.
+   Its costs then give the proposals (a flow with D and C) and the evaluation, each flow over a
+   graph widened until a wider one no longer lowers its cost (FLOW_GRAPH).
 
 Every decision and its evidence is in the result's `decisions` (summary.json), and in one line.
 """
@@ -55,7 +56,7 @@ from ..channels.protocol import Channel
 from ..channels.syllables import SyllableMap, known_vowels, search_syllables, seed_channel, value_units
 from ..channels.trainer import ChannelFit, channel_log_probs, fit_channel, new_channel
 from ..checkpoint import Checkpoint, CheckpointError
-from ..config import SECTIONS, ChannelKind, ChannelObjective, DecipherConfig
+from ..config import SECTIONS, ChannelKind, ChannelObjective, DecipherConfig, Sparsify
 from ..corpus import Corpus, Word
 from ..demand import DemandEstimate, decoy_lexicon, estimate_demand, synthetic_cognates
 from ..events import ChannelStep, Decided, EventCallback, RunStarted
@@ -164,6 +165,10 @@ SCHEDULES: dict[str, Schedule] = {
         (Probe("lexicon", 300), Probe("transport", 150, Search(2, 600))), 300, 0.8, SyllableSearch(2, 5, 200_000)
     ),
 }
+# The flows' graph: each lost word's top 5 known words is too narrow where D nears N and C = 1 (on
+# Romance, words crowd one another out into dear candidates); it is widened while that lowers the
+# flow's own cost (engine/flow.py), a check on the flow's objective, not on gold.
+FLOW_GRAPH: Sparsify = "grown-top-k"
 MOVES_A_STEP = 1000  # annealing moves shown as one step of the progress bar (about a channel step's time)
 # Two searched maps that send this share of the known words' syllables to the same signs found one
 # map: chance maps share a few percent, maps that found a generated syllabary's key over 90%.
@@ -272,7 +277,7 @@ class AutoMethod:
         kind, kind_why = choose_channel(profile, signs)
         schedule = SCHEDULES[kind] if not cfg.auto_steps else SCHEDULES[kind].scaled(cfg.auto_steps)
         chosen = own_settings(cfg).replace(
-            channel_kind=kind, channel_objective="transport", channel_steps=schedule.budget
+            channel_kind=kind, channel_objective="transport", channel_steps=schedule.budget, sparsify=FLOW_GRAPH
         )
         problem = Problem.prepare(corpus, chosen, on_event, cancel, review=review, signs=signs)
         on_event(

@@ -32,7 +32,7 @@ from torch import nn
 
 from ..charset import SPECIALS, Charset
 from ..corpus import Word
-from .lattice import NEG, encode_padded, final_cells
+from .lattice import NEG, encode_padded, final_cells, pair_cells
 
 INSERT, WRITE, DROP = 0, 1, 2  # operations before/at a known letter; at the end: INSERT, STOP (= WRITE)
 STOP = WRITE
@@ -151,6 +151,37 @@ class EditChannel(nn.Module):
             new = torch.logaddexp(dropped, torch.cat([blank, written], 1)).clamp_min(NEG)
             alphas.append(with_insertions(new, m))
         return final_cells(alphas, lost_len, known_len) + operation[self.none, STOP]  # then stop: (n_x, n_y)
+
+    def log_prob_pairs(
+        self, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor
+    ) -> torch.Tensor:
+        """log P(x_p | y_p) for aligned pairs only: lost (P, N) and known (P, M) ids as in
+        `log_prob`, row p with row p. Returns (P,): `log_prob`'s diagonal, without its other cells."""
+        n_p = lost.shape[0]
+        big_n, big_m = int(lost_len.max()), int(known_len.max())
+        lost = lost[:, :big_n]
+        nxt = torch.cat([known[:, :big_m], torch.full((n_p, 1), self.none, dtype=known.dtype)], 1)  # (P, M+1)
+        operation = self.log_operations()  # (K+1, 3)
+        write, insert = self.log_emissions()  # (K+1, S) each
+        drop = operation[:, DROP]  # (K+1,)
+        blank = torch.full((n_p, 1), NEG)
+
+        def with_insertions(alpha: torch.Tensor, m: int) -> torch.Tensor:
+            emit = insert[nxt[:, m, None], lost]  # (P, N): each lost symbol inserted before letter m+1
+            rows = [alpha[:, 0]]
+            for k in range(1, big_n + 1):
+                rows.append(torch.logaddexp(alpha[:, k], rows[-1] + emit[:, k - 1]).clamp_min(NEG))
+            return torch.stack(rows, 1)
+
+        start = torch.cat([torch.zeros(n_p, 1), torch.full((n_p, big_n), NEG)], 1)
+        alphas = [with_insertions(start, 0)]  # alphas[m] (P, N+1)
+        for m in range(1, big_m + 1):
+            prev = alphas[-1]
+            dropped = prev + drop[nxt[:, m - 1]][:, None]
+            written = prev[:, :-1] + write[nxt[:, m - 1, None], lost]  # (P, N)
+            new = torch.logaddexp(dropped, torch.cat([blank, written], 1)).clamp_min(NEG)
+            alphas.append(with_insertions(new, m))
+        return pair_cells(alphas, lost_len, known_len) + operation[self.none, STOP]
 
     @torch.no_grad()
     def sample(self, known: list[int], generator: torch.Generator, max_symbols: int = 64) -> list[int]:

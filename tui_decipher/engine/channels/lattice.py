@@ -1,6 +1,7 @@
 """What both character channels' dynamic programmes share: word encoding and reading each pair's
 final cell. A channel's lattice alphas[m] (n_x, N+1, n_y) holds log P(the first m known letters
-wrote the first k lost symbols) for every pair."""
+wrote the first k lost symbols) for every pair; its paired lattice alphas[m] (P, N+1), for aligned
+pairs only (`log_prob_pairs`)."""
 
 from __future__ import annotations
 
@@ -34,3 +35,10 @@ def final_cells(alphas: list[torch.Tensor], lost_len: torch.Tensor, known_len: t
         parts.append(alphas[m][:, :, cols].gather(1, rows.expand(n_x, 1, len(cols))).squeeze(1))
     out = torch.cat(parts, 1)  # (n_x, n_y) in the order of `order`
     return out[:, torch.argsort(torch.cat(order))]
+
+
+def pair_cells(alphas: list[torch.Tensor], lost_len: torch.Tensor, known_len: torch.Tensor) -> torch.Tensor:
+    """log P(x_p | y_p) (P,) from a paired lattice (alphas[m]: (P, N+1)): each pair's cell at its
+    known word's length m and its lost word's length k."""
+    stacked = torch.stack(alphas)  # (M+1, P, N+1)
+    return stacked[known_len, torch.arange(lost_len.shape[0]), lost_len]

@@ -29,7 +29,7 @@ from torch import nn
 from ..charset import SPECIALS, Charset
 from ..config import DecipherConfig
 from ..corpus import Word
-from .lattice import NEG, encode_padded, final_cells
+from .lattice import NEG, encode_padded, final_cells, pair_cells
 
 INIT_SCALE = DecipherConfig.channel_init_scale  # one default, the config field's
 
@@ -126,6 +126,33 @@ class CharacterChannel(nn.Module):
             new = torch.logaddexp(dropped, torch.cat([head, written], 1))
             alphas.append(new.clamp_min(NEG))
         return final_cells(alphas, lost_len, known_len)
+
+    def log_prob_pairs(
+        self, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor
+    ) -> torch.Tensor:
+        """log P(x_p | y_p) for aligned pairs only: lost (P, N) and known (P, M) ids as in
+        `log_prob`, row p with row p. Returns (P,): `log_prob`'s diagonal, without its other cells."""
+        n_p = lost.shape[0]
+        big_n, big_m = int(lost_len.max()), int(known_len.max())
+        lost, known = lost[:, :big_n], known[:, :big_m]
+        action = torch.log_softmax(self.action, -1)  # (K+1, 3)
+        drop, take_one, take_two = (action[known, a] for a in (DROP, ONE, TWO))  # (P, M) each
+        one = torch.log_softmax(self._one_logits(), -1)  # (K+1, S)
+        start = torch.full((n_p, big_n + 1), NEG)
+        start[:, 0] = 0.0
+        alphas = [start]  # alphas[m] (P, N+1)
+        head = torch.full((n_p, 1), NEG)
+        for m in range(1, big_m + 1):
+            prev = alphas[m - 1]
+            dropped = prev + drop[:, m - 1, None]
+            # The one-letter piece at letter m writing each lost symbol of the pair's word: (P, N).
+            written = prev[:, :-1] + one[known[:, m - 1, None], lost] + take_one[:, m - 1, None]
+            if m >= 2:
+                two = torch.log_softmax(self._two_logits(known[:, m - 2], known[:, m - 1]), -1)  # (P, S)
+                piece = two.gather(1, lost) + take_two[:, m - 2, None]  # (P, N)
+                written = torch.logaddexp(written, alphas[m - 2][:, :-1] + piece)
+            alphas.append(torch.logaddexp(dropped, torch.cat([head, written], 1)).clamp_min(NEG))
+        return pair_cells(alphas, lost_len, known_len)
 
     @torch.no_grad()
     def sample(self, known: list[int], generator: torch.Generator, tries: int = 100) -> list[int]:

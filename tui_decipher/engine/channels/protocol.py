@@ -40,6 +40,13 @@ class Channel(Protocol):
         `none`; lengths without padding. Returns (n_x, n_y)."""
         ...
 
+    def log_prob_pairs(
+        self, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor
+    ) -> torch.Tensor:
+        """log P(x_p | y_p) for aligned pairs (row p of lost with row p of known): (P,), the
+        diagonal of `log_prob` at the cost of P pairs rather than P x P."""
+        ...
+
     def pin_signs(self, values: Sequence[tuple[int, tuple[int, ...]]]) -> None:
         """Hold the channel to known sign values (lost symbol id, known letter ids): a symbol is
         written from its values only (engine/sign_values.py). ValueError for a value the channel

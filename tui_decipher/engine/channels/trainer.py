@@ -151,9 +151,9 @@ def fit_channel(
         else:
             log_fit = (plan[idx] * log_p).sum(1)
         if sure_lost.size:  # every accepted pair, at every step
-            log_sure = channel.log_prob(
+            log_sure = channel.log_prob_pairs(
                 lost[sure_lost_t], lost_len[sure_lost_t], known[sure_known_t], known_len[sure_known_t]
-            ).diagonal()  # (A,)
+            )  # (A,)
             if sure_share is None:  # each as one more word of the batch
                 loss = -torch.cat([log_fit, log_sure]).mean()
             else:

@@ -1,0 +1,44 @@
+"""A channel's paired scoring (`log_prob_pairs`) is its all-pairs scoring's diagonal, gradients included."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import torch
+
+from tui_decipher.engine.channels.lattice import encode_padded
+from tui_decipher.engine.channels.trainer import new_channel
+from tui_decipher.engine.charset import Charset
+
+
+def _words(alphabet: str, n: int, rng: random.Random, longest: int) -> list[tuple[str, ...]]:
+    return [tuple(rng.choice(alphabet) for _ in range(rng.randint(1, longest))) for _ in range(n)]
+
+
+@pytest.mark.parametrize("kind", ["pieces", "edit"])
+@pytest.mark.parametrize("pinned", [False, True])
+def test_paired_scores_are_the_all_pairs_diagonal(kind: str, pinned: bool) -> None:
+    rng = random.Random(7)
+    lost_cs, known_cs = Charset("abcdefg"), Charset("abcxyz")
+    channel = new_channel(kind, lost_cs, known_cs, torch.Generator().manual_seed(3), 1.0, 1.5)
+    if pinned:  # a known sign value: lost "c" is written from known "x" only
+        channel.pin_signs([(lost_cs.index["c"], (known_cs.index["x"],))])
+    lost_words = _words("abcdefg", 24, rng, 5)  # lengths 1-5 and 1-7: padding on both sides
+    known_words = _words("abcxyz", 24, rng, 7)
+    lost, lost_len = encode_padded(lost_words, lost_cs, 0)
+    known, known_len = encode_padded(known_words, known_cs, channel.none)
+
+    every = channel.log_prob(lost, lost_len, known, known_len).diagonal()  # (24,)
+    every_grad = torch.autograd.grad(every.sum(), list(channel.parameters()), allow_unused=True)
+    paired = channel.log_prob_pairs(lost, lost_len, known, known_len)  # (24,)
+    paired_grad = torch.autograd.grad(paired.sum(), list(channel.parameters()), allow_unused=True)
+
+    assert paired.shape == (24,)
+    torch.testing.assert_close(paired, every, rtol=1e-5, atol=1e-4)
+    assert (every > -1e3).sum() >= 12  # most pairs are possible: the check compares real probabilities
+    for a, b in zip(paired_grad, every_grad, strict=True):
+        if a is None or b is None:
+            assert a is None and b is None
+        else:
+            torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 import torch
 
 from tui_decipher.engine.channels.lattice import encode_padded
-from tui_decipher.engine.channels.trainer import new_channel
+from tui_decipher.engine.channels.trainer import channel_log_probs, new_channel, pair_log_probs
 from tui_decipher.engine.charset import Charset
 
 
@@ -42,3 +43,17 @@ def test_paired_scores_are_the_all_pairs_diagonal(kind: str, pinned: bool) -> No
             assert a is None and b is None
         else:
             torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["pieces", "edit"])
+def test_listed_pairs_are_the_all_pairs_table_at_those_cells(kind: str) -> None:
+    rng = random.Random(11)
+    lost_cs, known_cs = Charset("abcdefg"), Charset("abcxyz")
+    channel = new_channel(kind, lost_cs, known_cs, torch.Generator().manual_seed(4), 1.0, 1.5)
+    lost_words, known_words = _words("abcdefg", 15, rng, 6), _words("abcxyz", 20, rng, 8)
+    table = channel_log_probs(channel, lost_words, known_words, lost_cs, known_cs)  # (15, 20)
+    pairs = np.random.default_rng(2).integers(0, [15, 20], size=(90, 2))  # repeats and every length
+    listed = pair_log_probs(channel, lost_words, known_words, pairs[:, 0], pairs[:, 1], lost_cs, known_cs,
+                            max_pairs=16)  # fmt: skip
+    torch.testing.assert_close(listed, table[pairs[:, 0], pairs[:, 1]], rtol=1e-5, atol=1e-4)
+    assert pair_log_probs(channel, lost_words, known_words, pairs[:0, 0], pairs[:0, 1], lost_cs, known_cs).shape == (0,)

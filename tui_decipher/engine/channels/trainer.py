@@ -252,6 +252,35 @@ def channel_log_probs(
     return out
 
 
+@torch.no_grad()
+def pair_log_probs(
+    channel: Channel,
+    lost_words: Sequence[Word],
+    known_words: Sequence[Word],
+    lost_idx: np.ndarray,
+    known_idx: np.ndarray,
+    lost_charset: Charset,
+    known_charset: Charset,
+    max_pairs: int = MAX_PAIRS,
+) -> torch.Tensor:
+    """log P(x_i | y_j) for the listed pairs only (lost_idx[p], known_idx[p]): (P,), float32; the
+    cells of `channel_log_probs` at those pairs, at the cost of P pairs. Pairs are sorted by their
+    words' lengths and scored in blocks of at most `max_pairs`, so a block pads little."""
+    lost_idx, known_idx = torch.as_tensor(lost_idx, dtype=torch.long), torch.as_tensor(known_idx, dtype=torch.long)
+    out = torch.empty(len(lost_idx))
+    if not len(lost_idx):
+        return out
+    lost, lost_len = encode_padded(lost_words, lost_charset, 0)
+    known, known_len = encode_padded(known_words, known_charset, channel.none)
+    width = int(known_len.max()) + 1
+    order = torch.argsort(lost_len[lost_idx] * width + known_len[known_idx], stable=True)  # (P,)
+    for start in range(0, len(order), max_pairs):
+        block = order[start : start + max_pairs]
+        i, j = lost_idx[block], known_idx[block]
+        out[block] = channel.log_prob_pairs(lost[i], lost_len[i], known[j], known_len[j])
+    return out
+
+
 def fit_best_channel(problem: Problem, restart: int) -> ChannelFit:
     """Train the restart's channels (`channel_restarts` of them, reporting ChannelStep events) on
     a problem and return the one with the lowest lexicon loss, with its costs -log P(x_i | y_j)

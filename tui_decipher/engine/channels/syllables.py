@@ -42,7 +42,7 @@ COGNATE_PRIOR = 0.5  # pi: the share of lost words written from a known word (D 
 # The annealing's first and last temperature, in nats per lost-word token of a sign: a move's
 # change of log-likelihood grows with how many words hold the signs it moves, so the heat does too.
 HOT, COLD = 0.12, 0.04
-MOVES = 400_000  # moves of the search; its cost is about 0.2 ms a move on 2 cores
+MOVES = 400_000  # moves of one search by default (auto sets its own: SyllableSearch)
 MAX_READINGS = 256  # a known word with more readings than this is left out (it bounds memory)
 SEED_STRENGTH = 2.5  # how far the found map raises a sign's logits in the channel's start
 
@@ -105,10 +105,6 @@ class SyllableMap:
     def gain(self) -> float:
         """Nats a lost word that the map explains beyond the signs' own frequencies."""
         return (self.log_likelihood - self.background) / max(1, self.n_lost)
-
-    def units_of(self, sign: str) -> list[str]:
-        """The units a sign writes, as known letters ("ka", "a")."""
-        return sorted(c + v for (c, v), s in self.sign_of.items() if s == sign)
 
     def agreement(self, other: SyllableMap) -> float:
         """The share of the known words' syllables (by weight) that two maps send to one sign: maps

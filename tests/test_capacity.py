@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tui_decipher.engine.capacity import MAX_CAPACITY, estimate_capacity
+from tui_decipher.engine.capacity import MAX_CAPACITY, _best_and_margin, estimate_capacity
 
 
 def _costs(n_known: int, owners: list[int], seed: int = 0, wrong: float = 0.0) -> np.ndarray:
@@ -43,3 +43,12 @@ def test_c_is_capped_and_never_below_what_d_needs() -> None:
 
 def test_too_few_words() -> None:
     assert estimate_capacity(np.zeros((1, 5)), demand=1, n_known=5).capacity == 1
+
+
+def test_best_readings_and_margins_are_the_same_read_in_row_chunks() -> None:
+    cost = _costs(40, list(range(30)), seed=3).astype(np.float32)  # float32, as channels' costs are
+    best, margin = _best_and_margin(cost, chunk_elements=1 << 30)  # one chunk
+    chunked_best, chunked_margin = _best_and_margin(cost, chunk_elements=100)  # two rows at a time
+    ordered = np.sort(cost, axis=1)
+    assert np.array_equal(best, cost.argmin(1)) and np.allclose(margin, ordered[:, 1] - ordered[:, 0])
+    assert np.array_equal(chunked_best, best) and np.array_equal(chunked_margin, margin)

@@ -11,7 +11,9 @@ import pytest
 import torch
 
 from tui_decipher.engine.channels.pieces import DROP, ONE, TWO, CharacterChannel
-from tui_decipher.engine.channels.trainer import channel_log_probs, fit_channel, transport_plan
+from tui_decipher.engine.channels.scoring import channel_log_probs
+from tui_decipher.engine.channels.trainer import fit_channel
+from tui_decipher.engine.channels.transport import transport_plan
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, preset
 from tui_decipher.engine.corpus import Corpus

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from tui_decipher.engine.channels.lattice import encode_padded
-from tui_decipher.engine.channels.trainer import channel_log_probs, new_channel, pair_log_probs
+from tui_decipher.engine.channels.scoring import channel_log_probs, pair_log_probs
+from tui_decipher.engine.channels.trainer import new_channel
 from tui_decipher.engine.charset import Charset
 
 
@@ -54,6 +55,6 @@ def test_listed_pairs_are_the_all_pairs_table_at_those_cells(kind: str) -> None:
     table = channel_log_probs(channel, lost_words, known_words, lost_cs, known_cs)  # (15, 20)
     pairs = np.random.default_rng(2).integers(0, [15, 20], size=(90, 2))  # repeats and every length
     listed = pair_log_probs(channel, lost_words, known_words, pairs[:, 0], pairs[:, 1], lost_cs, known_cs,
-                            max_pairs=16)  # fmt: skip
+                            block=16)  # fmt: skip
     torch.testing.assert_close(listed, table[pairs[:, 0], pairs[:, 1]], rtol=1e-5, atol=1e-4)
     assert pair_log_probs(channel, lost_words, known_words, pairs[:0, 0], pairs[:0, 1], lost_cs, known_cs).shape == (0,)

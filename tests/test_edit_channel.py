@@ -12,7 +12,8 @@ import torch
 from scipy.optimize import linear_sum_assignment
 
 from tui_decipher.engine.channels.edit import DROP, INSERT, STOP, WRITE, EditChannel
-from tui_decipher.engine.channels.trainer import channel_log_probs, fit_channel, new_channel
+from tui_decipher.engine.channels.scoring import channel_log_probs
+from tui_decipher.engine.channels.trainer import fit_channel, new_channel
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, DecipherConfig, apply_overrides
 from tui_decipher.engine.corpus import Corpus

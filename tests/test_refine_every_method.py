@@ -15,7 +15,7 @@ import torch
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app as cli_app
-from tui_decipher.engine.channels.trainer import transport_plan
+from tui_decipher.engine.channels.transport import transport_plan
 from tui_decipher.engine.checkpoint import CHECKPOINT_NAME, load_checkpoint
 from tui_decipher.engine.config import DecipherConfig, preset
 from tui_decipher.engine.generators import GeneratorSpec, write_generated

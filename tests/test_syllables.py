@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import torch
 
+from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.syllables import (
     known_vowels,
     readings,
     search_syllables,
     seed_channel,
 )
-from tui_decipher.engine.channels.trainer import channel_log_probs, new_channel
+from tui_decipher.engine.channels.trainer import new_channel
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.corpus import graphemes, read_cog
 from tui_decipher.engine.generators import GeneratorSpec, syllabary_key, write_generated

@@ -48,6 +48,21 @@ def least_capacity(demand: int, n_known: int) -> int:
     return max(1, -(-demand // max(1, n_known)))
 
 
+def _best_and_margin(cost: np.ndarray, chunk_elements: int = 1 << 22) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's cheapest column and its margin over the second cheapest: (n_rows,) each. In row
+    chunks, so a 7235 x 39451 matrix needs no index array of its size."""
+    n_rows, n_cols = cost.shape
+    best, margin = np.empty(n_rows, dtype=np.int64), np.empty(n_rows)
+    step = max(1, chunk_elements // n_cols)
+    for start in range(0, n_rows, step):
+        c = cost[start : start + step]
+        two = np.argpartition(c, 1, axis=1)[:, :2]  # (rows, 2), unordered
+        a, b = np.take_along_axis(c, two[:, :1], 1)[:, 0], np.take_along_axis(c, two[:, 1:], 1)[:, 0]
+        best[start : start + step] = np.where(a <= b, two[:, 0], two[:, 1])
+        margin[start : start + step] = np.abs(a.astype(np.float64) - b)
+    return best, margin
+
+
 def estimate_capacity(cost: np.ndarray, demand: int, n_known: int) -> CapacityEstimate:
     """C from a channel's costs -log P(x_i | y_j) (n_lost, n_known) and the demand D: 1 unless
     at least SHARED_MIN of the confident words share their best known word; never below what D
@@ -56,11 +71,7 @@ def estimate_capacity(cost: np.ndarray, demand: int, n_known: int) -> CapacityEs
     n_lost = cost.shape[0]
     if n_known < 2 or n_lost < 2:
         return CapacityEstimate(0, 0, 0, least, "too few words to read collisions")
-    best_two = np.argpartition(cost, 1, axis=1)[:, :2]  # (n_lost, 2), unordered
-    rows = np.arange(n_lost)
-    a, b = cost[rows, best_two[:, 0]], cost[rows, best_two[:, 1]]
-    best = np.where(a <= b, best_two[:, 0], best_two[:, 1])  # (n_lost,)
-    margin = np.abs(a - b)  # (n_lost,)
+    best, margin = _best_and_margin(cost)  # (n_lost,) each
     n_confident = max(2, min(n_lost, round(CONFIDENT_SHARE * demand)))
     confident = np.argsort(-margin, kind="stable")[:n_confident]
     claims = Counter(best[confident].tolist())

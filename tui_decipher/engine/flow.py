@@ -59,7 +59,7 @@ def _check_cost_matrix(cost: np.ndarray, k: int) -> np.ndarray:
     return cost
 
 
-def _row_top_k(cost: np.ndarray, k: int) -> np.ndarray:
+def row_top_k(cost: np.ndarray, k: int) -> np.ndarray:
     """(n_rows, k) column indices of each row's k smallest entries, ordered by (cost, column).
 
     Requires 0 < k < n_cols. Among entries equal to a row's k-th smallest value the lowest columns
@@ -126,7 +126,7 @@ def top_k_edges(cost: np.ndarray, k: int, known_mask: np.ndarray | None = None) 
     if k == 0 or n_cols == 0 or n_lost == 0:
         return _empty_edges()
     # k >= n_cols keeps everything, still ordered by (cost, index) within each row for a uniform contract.
-    cols = np.argsort(cost, axis=1, kind="stable") if k >= n_cols else _row_top_k(cost, k)
+    cols = np.argsort(cost, axis=1, kind="stable") if k >= n_cols else row_top_k(cost, k)
     return _edges_from_columns(cost, cols, col_ids)
 
 
@@ -145,7 +145,7 @@ def union_top_k_edges(cost: np.ndarray, k: int) -> FlowEdges:
     n_lost, n_known = cost.shape
     if k == 0 or n_lost == 0 or n_known == 0:
         return _empty_edges()
-    union = np.arange(n_known, dtype=np.int64) if k >= n_known else np.unique(_row_top_k(cost, k))
+    union = np.arange(n_known, dtype=np.int64) if k >= n_known else np.unique(row_top_k(cost, k))
     cols = np.broadcast_to(np.arange(union.size), (n_lost, union.size))
     return _edges_from_columns(cost[:, union], cols, union)
 

@@ -133,6 +133,32 @@ class ReviewConstraints:
             log_p[torch.from_numpy(lost), torch.from_numpy(known)] = kept
         return log_p
 
+    def mask_listed(
+        self, log_p: torch.Tensor, cols: torch.Tensor, rows: np.ndarray | None = None, floor: float = -1e4,
+        inplace: bool = False,
+    ) -> torch.Tensor:
+        """`mask_log_probs` over listed pairs: log_p (n_rows, M) scores each row's listed known
+        words cols (n_rows, M) (a trainer's shortlists). A listed rejected pair, and in an accepted
+        lost word's row every listed known word it was not accepted with, is set to `floor`."""
+        if not len(self):
+            return log_p
+        if not inplace:
+            log_p = log_p.clone()
+
+        def listed(pairs: tuple[tuple[int, int], ...]) -> tuple[torch.Tensor, torch.Tensor]:
+            lost, known = (torch.from_numpy(a) for a in self._rows(pairs, rows))
+            hit, at = (cols[lost] == known[:, None]).nonzero(as_tuple=True)  # (pair, list position)
+            return lost[hit], at
+
+        if self.rejected:
+            log_p[listed(self.rejected)] = floor
+        if self.accepted:
+            lost, at = listed(self.accepted)
+            kept = log_p[lost, at]
+            log_p[torch.from_numpy(np.unique(self.accepted_rows(rows)[0]))] = floor
+            log_p[lost, at] = kept
+        return log_p
+
     def accepted_rows(self, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(row positions, known indices) of the accepted pairs, renumbered by `rows` if given."""
         return self._rows(self.accepted, rows)

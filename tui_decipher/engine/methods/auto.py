@@ -31,7 +31,8 @@ many lost words have a cognate. This method decides both, and says why, from the
    words were trained on in the search, so they beat the decoys more often than fresh ones would:
    D reads high there, and the comparison with the lexicon probe leans its way (docs/experiments.md).
 3. **Fit**: the kept probe channel goes on training on every lost word with the transport objective
-   and the estimated D (C: the least that lets D lost words reach the known list).
+   and the estimated D (C: the least that lets D lost words reach the known list). On long lists
+   (the full Ugaritic list) both train through shortlists (engine/channels/shortlist.py).
 4. **Capacity C** (engine/capacity.py): read from the fitted channel's surest readings: 1 unless
    a fair share of them choose the same known word as another (inflected forms of one word).
    Its costs then give the proposals (a flow with D and C) and the evaluation, each flow over a
@@ -53,8 +54,9 @@ import torch
 
 from ..capacity import estimate_capacity, least_capacity
 from ..channels.protocol import Channel
+from ..channels.scoring import channel_log_probs
 from ..channels.syllables import SyllableMap, known_vowels, search_syllables, seed_channel, value_units
-from ..channels.trainer import ChannelFit, channel_log_probs, fit_channel, new_channel
+from ..channels.trainer import ChannelFit, fit_channel, new_channel
 from ..checkpoint import Checkpoint, CheckpointError
 from ..config import SECTIONS, ChannelKind, ChannelObjective, DecipherConfig, Sparsify
 from ..corpus import Corpus, Word

@@ -21,19 +21,14 @@ import numpy as np
 import torch
 
 from ..channels.protocol import Channel
-from ..channels.trainer import (
-    ChannelFit,
-    channel_log_probs,
-    fit_best_channel,
-    fit_channel,
-    new_channel,
-    score_channel,
-)
+from ..channels.scoring import channel_log_probs
+from ..channels.trainer import ChannelFit, fit_best_channel, fit_channel, new_channel, score_channel
 from ..charset import Charset
 from ..checkpoint import Checkpoint, CheckpointError, save_checkpoint
 from ..config import DecipherConfig
 from ..corpus import Corpus, Word
 from ..events import ChannelStep, EventCallback, RestartEnd, RunStarted, epochs_of_round
+from ..flow import row_top_k
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
 from ..sign_values import SignValues
@@ -53,7 +48,7 @@ class ChannelFitted:
         self, lost_words: list[Word], known_words: list[Word], lost_charset: Charset, known_charset: Charset,
         generator: torch.Generator | None = None,
     ) -> PairScores:
-        """Scored in bounded blocks (channels.trainer.MAX_PAIRS); `generator` is unused (no sampling)."""
+        """Scored in bounded blocks (channels.scoring.MAX_PAIRS); `generator` is unused (no sampling)."""
         t0 = time.perf_counter()
         log_prob = channel_log_probs(self.channel, lost_words, known_words, lost_charset, known_charset)
         seconds = time.perf_counter() - t0
@@ -124,19 +119,26 @@ def finish_channel_result(problem: Problem, result: DecipherResult, fit: Channel
 
 def flow_proposals(problem: Problem, cost: np.ndarray) -> list[Proposal]:
     """The final flow with D = N over the channel's costs (n_lost, n_known), best first, each with
-    the channel's top 5 known words as alternatives."""
+    the channel's top 5 known words as alternatives. Only the cells shown are read again, so a
+    7235 x 39451 matrix needs no copy of its size."""
     corpus = problem.corpus
-    lost_len = np.array([len(w) for w in corpus.lost_words], dtype=np.float64)[:, None]  # (n_lost, 1)
-    per_symbol = np.exp(-cost / lost_len)  # P(x | y) ** (1 / |x|): (n_lost, n_known)
+    lost_len = np.array([len(w) for w in corpus.lost_words], dtype=np.float64)  # (n_lost,)
+
+    def per_symbol(i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        return np.exp(-cost[i, j].astype(np.float64) / lost_len[i])  # P(x | y) ** (1 / |x|)
+
     solution = problem.solve(cost, problem.n_cognates)
-    top_known = np.argsort(cost, axis=1, kind="stable")[:, : min(5, problem.n_known)]  # (n_lost, 5)
+    top = min(5, problem.n_known)
+    top_known = row_top_k(cost, top) if top < problem.n_known else np.argsort(cost, axis=1, kind="stable")
+    top_score = per_symbol(np.arange(problem.n_lost)[:, None], top_known)  # (n_lost, 5)
+    chosen_score = per_symbol(solution.lost, solution.known)  # (n_used,)
     out = [
         Proposal(
-            i, j, float(per_symbol[i, j]), float(cost[i, j]),
+            i, j, float(s), float(cost[i, j]),
             (j in corpus.gold.get(i, ())) if corpus.has_gold else None,
-            [(int(k), float(per_symbol[i, k])) for k in top_known[i]],
+            [(int(k), float(p)) for k, p in zip(top_known[i], top_score[i], strict=True)],
         )
-        for i, j in zip(solution.lost.tolist(), solution.known.tolist(), strict=True)
+        for i, j, s in zip(solution.lost.tolist(), solution.known.tolist(), chosen_score.tolist(), strict=True)
     ]  # fmt: skip
     out.sort(key=lambda p: (-p.score, p.lost))
     return out

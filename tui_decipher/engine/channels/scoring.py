@@ -1,0 +1,115 @@
+"""Scoring word pairs with a channel: every pair in bounded blocks, or listed pairs only.
+
+A channel's dynamic programme pads every word of a block to the block's longest, so both ways
+sort words by length first: all pairs in blocks of lost words x known words of like lengths, listed
+pairs in short runs of pairs with like lengths (a run spanning every length pads the short ones
+tenfold on the Ugaritic lists, whose words are 4-5 symbols long but up to 13).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import torch
+
+from ..charset import Charset
+from ..corpus import Word
+from .lattice import encode_padded
+from .protocol import Channel
+
+MAX_PAIRS = 1 << 18  # pairs in one forward pass of all-pair scoring: about 0.3 GB of DP tables
+PAIR_BLOCK = 1 << 12  # listed pairs in one forward pass: short runs of like lengths pad little
+LOST_BLOCK = 128  # lost words in one all-pair block
+
+
+def encode_both(
+    channel: Channel, lost_words: Sequence[Word], known_words: Sequence[Word], lost_charset: Charset,
+    known_charset: Charset,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(lost ids, lost lengths, known ids, known lengths), the known words padded with the
+    channel's `none`. A symbol the charsets lack is the unknown symbol, whose parameters were never
+    trained, so a channel trained on one corpus scores another of the same scripts."""
+    lost, lost_len = encode_padded(lost_words, lost_charset, 0)
+    known, known_len = encode_padded(known_words, known_charset, channel.none)
+    return lost, lost_len, known, known_len
+
+
+def row_blocks(
+    channel: Channel, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
+    max_pairs: int = MAX_PAIRS,
+) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """(rows, log P(x_rows | y_j) for every known word j: (len(rows), n_known)) for up to
+    LOST_BLOCK lost words at a time, shortest first; each row block scored against the known words
+    in length-sorted blocks of at most `max_pairs` pairs. Memory: one row block's table."""
+    n_lost, n_known = lost.shape[0], known.shape[0]
+    lost_order = torch.argsort(lost_len, stable=True)
+    known_order = torch.argsort(known_len, stable=True)
+    lost_chunk = max(1, min(n_lost, LOST_BLOCK))
+    known_chunk = max(1, max_pairs // lost_chunk)
+    for i in range(0, n_lost, lost_chunk):
+        rows = lost_order[i : i + lost_chunk]
+        out = torch.empty(len(rows), n_known)
+        for j in range(0, n_known, known_chunk):
+            cols = known_order[j : j + known_chunk]
+            out[:, cols] = channel.log_prob(lost[rows], lost_len[rows], known[cols], known_len[cols])
+        yield rows, out
+
+
+@torch.no_grad()
+def channel_log_probs(
+    channel: Channel,
+    lost_words: Sequence[Word],
+    known_words: Sequence[Word],
+    lost_charset: Charset,
+    known_charset: Charset,
+    max_pairs: int = MAX_PAIRS,
+) -> torch.Tensor:
+    """log P(x_i | y_j) for every pair: (n_lost, n_known), float32.
+
+    The words are encoded with the charsets the channel was trained with (`encode_both`). Words
+    are sorted by length and scored in blocks of at most `max_pairs` pairs, so memory stays bounded
+    beside the table itself (2182 x 39451 for the full Ugaritic list) and short words are not
+    padded to the longest."""
+    lost, lost_len, known, known_len = encode_both(channel, lost_words, known_words, lost_charset, known_charset)
+    out = torch.empty(len(lost_words), len(known_words))
+    for rows, block in row_blocks(channel, lost, lost_len, known, known_len, max_pairs):
+        out[rows] = block
+    return out
+
+
+def score_pairs(
+    channel: Channel, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
+    lost_idx: torch.Tensor, known_idx: torch.Tensor, block: int = PAIR_BLOCK,
+) -> torch.Tensor:
+    """log P(x_i | y_j) for the listed pairs (lost_idx[p], known_idx[p]) of encoded words: (P,),
+    differentiable (the trainer's steps use it). Pairs are sorted by their words' lengths and
+    scored in runs of at most `block`, so a run pads little."""
+    if not len(lost_idx):
+        return torch.empty(0)
+    width = int(known_len.max()) + 1
+    order = torch.argsort(lost_len[lost_idx] * width + known_len[known_idx], stable=True)  # (P,)
+    parts = []
+    for start in range(0, len(order), block):
+        run = order[start : start + block]
+        i, j = lost_idx[run], known_idx[run]
+        parts.append(channel.log_prob_pairs(lost[i], lost_len[i], known[j], known_len[j]))
+    return torch.cat(parts)[torch.argsort(order)]
+
+
+@torch.no_grad()
+def pair_log_probs(
+    channel: Channel,
+    lost_words: Sequence[Word],
+    known_words: Sequence[Word],
+    lost_idx: np.ndarray,
+    known_idx: np.ndarray,
+    lost_charset: Charset,
+    known_charset: Charset,
+    block: int = PAIR_BLOCK,
+) -> torch.Tensor:
+    """log P(x_i | y_j) for the listed pairs only (lost_idx[p], known_idx[p]): (P,), float32; the
+    cells of `channel_log_probs` at those pairs, at the cost of P pairs (`score_pairs`)."""
+    encoded = encode_both(channel, lost_words, known_words, lost_charset, known_charset)
+    lost_idx, known_idx = torch.as_tensor(lost_idx, dtype=torch.long), torch.as_tensor(known_idx, dtype=torch.long)
+    return score_pairs(channel, *encoded, lost_idx, known_idx, block)

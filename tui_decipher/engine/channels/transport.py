@@ -1,0 +1,104 @@
+"""The transport objective's soft flow: which known words explain each lost word, under D and C.
+
+`channel_objective = "transport"` weights each pair's gradient by an entropic transport plan
+(Sinkhorn, in log space) instead of the posterior over known words (engine/channels/trainer.py).
+The plan is over every pair (`transport_plan`), or over each lost word's listed known words only
+(`listed_transport_plan`, for long word lists: engine/channels/shortlist.py); with every known
+word listed the two are the same plan.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .lattice import NEG
+
+PLAN_EVERY = 5  # channel steps between two transport plans (a plan scores every pair, or every listed pair)
+PLAN_ITERS = 50  # Sinkhorn sweeps per plan; warm-started from the last plan's potentials
+
+
+def _masses(n_lost: int, n_known: int, n_cognates: int, capacity: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The log marginals (n_lost + 1,), (n_known + 1,): one unit per lost word and the slack row's
+    n_known * C - D; C per known word and "no cognate"'s n_lost - D. A zero mass would be log 0, so
+    the dummies keep a sliver when D fills everything."""
+    d = min(n_cognates, n_lost, n_known * capacity)
+    row_mass = torch.cat([torch.zeros(n_lost), torch.tensor([math.log(max(n_known * capacity - d, 1e-6))])])
+    col_mass = torch.cat([torch.full((n_known,), math.log(capacity)), torch.tensor([math.log(max(n_lost - d, 1e-6))])])
+    return row_mass, col_mass
+
+
+def transport_plan(
+    log_p: torch.Tensor, n_cognates: int, capacity: int, iters: int = PLAN_ITERS,
+    potentials: tuple[torch.Tensor, torch.Tensor] | None = None, forced_rows: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+    """A soft flow for the channel's objective: the entropic transport plan (Sinkhorn, in log
+    space) of log_p (n_lost, n_known) in which each lost word sends one unit, each known word
+    takes at most `capacity`, and `n_cognates` (D) units reach known words. A "no cognate" column
+    takes the other n_lost - D units and a slack row fills the known words' unused capacity
+    (n_known * C - D units). "No cognate" scores each word at its average known word, so it does
+    not sort words by length; it takes about 1 - D/N of every word's unit, more of a word whose
+    known words are taken by others. Within a word the plan is the posterior over known words,
+    reshaped so that no known word is over capacity. `forced_rows`: lost words that must send
+    their unit to known words (accepted by a reviewer): their "no cognate" is closed. Returns the
+    plan over real pairs (n_lost, n_known) and the potentials, to warm-start the next plan."""
+    n_lost, n_known = log_p.shape
+    scores = torch.zeros(n_lost + 1, n_known + 1)  # the slack row scores 0 everywhere...
+    scores[:n_lost, :n_known] = log_p
+    scores[:n_lost, n_known] = torch.logsumexp(log_p, 1) - math.log(n_known)  # "no cognate"
+    scores[n_lost, n_known] = NEG  # ...but never fills "no cognate": then exactly D units are real
+    if forced_rows is not None and forced_rows.numel():
+        scores[forced_rows, n_known] = NEG
+    row_mass, col_mass = _masses(n_lost, n_known, n_cognates, capacity)
+    u, v = potentials if potentials is not None else (torch.zeros(n_lost + 1), torch.zeros(n_known + 1))
+    for _ in range(iters):
+        u = row_mass - torch.logsumexp(scores + v[None, :], 1)
+        v = col_mass - torch.logsumexp(scores + u[:, None], 0)
+    plan = (scores + u[:, None] + v[None, :]).exp()
+    return plan[:n_lost, :n_known], (u, v)
+
+
+def _column_logsumexp(values: torch.Tensor, cols: torch.Tensor, n_cols: int, base: torch.Tensor) -> torch.Tensor:
+    """Per column c: logsumexp of `base[c]` and every values[p] with cols[p] == c: (n_cols,).
+    values, cols (P,); base (n_cols,), finite (so every column has a term)."""
+    top = base.clone().scatter_reduce_(0, cols, values, "amax")  # (n_cols,)
+    total = (base - top).exp().index_add_(0, cols, (values - top[cols]).exp())
+    return top + total.log()
+
+
+def listed_transport_plan(
+    log_p: torch.Tensor, cols: torch.Tensor, n_known: int, n_cognates: int, capacity: int, iters: int = PLAN_ITERS,
+    potentials: tuple[torch.Tensor, torch.Tensor] | None = None, forced_rows: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+    """`transport_plan` over listed pairs only: log_p (n_lost, M) scores each lost word's M listed
+    known words cols (n_lost, M) (distinct within a row) among n_known. A pair not listed carries
+    nothing; "no cognate" scores a word at its listed words' average over all n_known (the words
+    left out add little to it). The slack row still reaches every known word, so the marginals are
+    `transport_plan`'s. Returns the plan over the listed pairs (n_lost, M) and the potentials
+    ((n_lost + 1,), (n_known + 1,)), to warm-start the next plan (also after the lists change)."""
+    n_lost = log_p.shape[0]
+    none = torch.logsumexp(log_p, 1) - math.log(n_known)  # (n_lost,) "no cognate"
+    if forced_rows is not None and forced_rows.numel():
+        none = none.clone()
+        none[forced_rows] = NEG
+    flat_cols = cols.reshape(-1)
+    row_mass, col_mass = _masses(n_lost, n_known, n_cognates, capacity)
+    u, v = potentials if potentials is not None else (torch.zeros(n_lost + 1), torch.zeros(n_known + 1))
+    neg = torch.tensor([NEG])
+    for _ in range(iters):
+        # Rows: each lost word over its listed words and "no cognate"; the slack row over every
+        # known word (score 0) and "no cognate" (NEG).
+        real = log_p + v[cols]  # (n_lost, M)
+        u_lost = -torch.logsumexp(torch.cat([real, (none + v[n_known])[:, None]], 1), 1)
+        u_slack = row_mass[n_lost] - torch.logsumexp(torch.cat([v[:n_known], neg + v[n_known]]), 0)
+        u = torch.cat([u_lost, u_slack[None]])
+        # Columns: each known word over the lost words listing it and the slack row; "no cognate"
+        # over every lost word and the slack row (NEG).
+        v_known = col_mass[:n_known] - _column_logsumexp(
+            (log_p + u_lost[:, None]).reshape(-1), flat_cols, n_known, u_slack.expand(n_known)
+        )  # fmt: skip
+        v_none = col_mass[n_known] - torch.logsumexp(torch.cat([none + u_lost, neg + u_slack]), 0)
+        v = torch.cat([v_known, v_none[None]])
+    plan = (log_p + u[:n_lost, None] + v[cols]).exp()  # (n_lost, M)
+    return plan, (u, v)

@@ -145,17 +145,19 @@ class ReviewConstraints:
         if not inplace:
             log_p = log_p.clone()
 
-        def listed(pairs: tuple[tuple[int, int], ...]) -> tuple[torch.Tensor, torch.Tensor]:
+        def listed(pairs: tuple[tuple[int, int], ...]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            """(the pairs' rows, the listed ones' rows, their list positions)."""
             lost, known = (torch.from_numpy(a) for a in self._rows(pairs, rows))
             hit, at = (cols[lost] == known[:, None]).nonzero(as_tuple=True)  # (pair, list position)
-            return lost[hit], at
+            return lost, lost[hit], at
 
         if self.rejected:
-            log_p[listed(self.rejected)] = floor
+            _, lost, at = listed(self.rejected)
+            log_p[lost, at] = floor
         if self.accepted:
-            lost, at = listed(self.accepted)
+            accepted_rows, lost, at = listed(self.accepted)
             kept = log_p[lost, at]
-            log_p[torch.from_numpy(np.unique(self.accepted_rows(rows)[0]))] = floor
+            log_p[accepted_rows.unique()] = floor
             log_p[lost, at] = kept
         return log_p
 

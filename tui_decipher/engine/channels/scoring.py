@@ -71,8 +71,17 @@ def channel_log_probs(
     are sorted by length and scored in blocks of at most `max_pairs` pairs, so memory stays bounded
     beside the table itself (2182 x 39451 for the full Ugaritic list) and short words are not
     padded to the longest."""
-    lost, lost_len, known, known_len = encode_both(channel, lost_words, known_words, lost_charset, known_charset)
-    out = torch.empty(len(lost_words), len(known_words))
+    encoded = encode_both(channel, lost_words, known_words, lost_charset, known_charset)
+    return score_every_pair(channel, *encoded, max_pairs)
+
+
+@torch.no_grad()
+def score_every_pair(
+    channel: Channel, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
+    max_pairs: int = MAX_PAIRS,
+) -> torch.Tensor:
+    """`channel_log_probs` of encoded words (`encode_both`): (n_lost, n_known), float32."""
+    out = torch.empty(lost.shape[0], known.shape[0])
     for rows, block in row_blocks(channel, lost, lost_len, known, known_len, max_pairs):
         out[rows] = block
     return out

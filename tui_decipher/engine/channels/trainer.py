@@ -30,7 +30,7 @@ from ..review import ReviewConstraints
 from .edit import EditChannel
 from .pieces import INIT_SCALE, CharacterChannel
 from .protocol import Channel
-from .scoring import channel_log_probs, encode_both, score_pairs
+from .scoring import channel_log_probs, encode_both, score_every_pair, score_pairs
 from .shortlist import REFRESH_EVERY, draw_shortlist, shortlisted
 from .transport import PLAN_EVERY, listed_transport_plan, transport_plan
 
@@ -160,7 +160,7 @@ def fit_channel(
                                   rows=rows)  # fmt: skip
         if objective == "transport" and (step - 1) % PLAN_EVERY == 0:
             if cols is None:
-                every = channel_log_probs(channel, lost_words, known_words, lost_charset, known_charset)
+                every = score_every_pair(channel, lost, lost_len, known, known_len)
                 if judged:
                     every = review.mask_log_probs(every, rows, inplace=True)  # (n_lost, n_known): held once
                 plan, potentials = transport_plan(every, demand, capacity, potentials=potentials,
@@ -181,10 +181,10 @@ def fit_channel(
         # weights; the transport objective puts the plan's weights there: sum_j w_ij log P(x_i | y_j).
         if plan is None:
             allowed = log_p
-            if judged and cols is None:
-                allowed = review.mask_log_probs(log_p, corpus_rows[idx.numpy()])
-            elif judged:
-                allowed = review.mask_listed(log_p, cols[idx], corpus_rows[idx.numpy()])
+            if judged:
+                batch_rows = corpus_rows[idx.numpy()]
+                allowed = (review.mask_log_probs(log_p, batch_rows) if cols is None
+                           else review.mask_listed(log_p, cols[idx], batch_rows))  # fmt: skip
             log_fit = torch.logsumexp(allowed, 1) - log_n_known
         else:
             log_fit = (plan[idx] * log_p).sum(1)

@@ -20,13 +20,18 @@ from tui_decipher.engine.demand import (
     DemandEstimate,
     decoy_lexicon,
     estimate_demand,
+    paired_z,
+    win_count,
+    word_wins,
 )
 from tui_decipher.engine.events import ChannelStep
 from tui_decipher.engine.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.methods import run_decipherment
 from tui_decipher.engine.methods.auto import (
+    DRIFT_Z,
     LEXICON_TRUSTED_SHARE,
     SCHEDULES,
+    FitCheck,
     Probe,
     choose_channel,
     doubted,
@@ -179,6 +184,36 @@ def test_demand_corrected_by_the_rate_at_which_cognates_lose() -> None:
     assert blind.share == UNSEPARATED_SHARE and "D unknown" in blind.why
 
 
+def test_word_wins_and_the_paired_test_between_two_channels() -> None:
+    real = torch.tensor([[0.0, 5.0], [1.0, 1.0], [-1.0, -2.0], [float("-inf"), float("-inf")]])
+    decoy = torch.tensor([[4.0, 3.0], [2.0, 0.0], [-1.0, -3.0], [float("-inf"), float("-inf")]])
+    assert word_wins(real, decoy).tolist() == [1.0, 0.0, 0.5, 0.5]  # ties (and -inf against -inf): half
+    assert win_count(real, decoy) == 2.0
+    # The paired test counts only the words two channels disagree on: 40 of 1000 flips, all one
+    # way, is decisive though the win rates differ by 4 points only.
+    first = torch.cat([torch.ones(700), torch.zeros(300)]).double()
+    second = first.clone()
+    second[:40] = 0.0
+    assert paired_z(first, second) == pytest.approx(40 / 40**0.5) and paired_z(second, first) < -6
+    assert paired_z(first, first) == 0.0
+    # As many flips each way: no evidence either way.
+    second[700:740] = 1.0
+    assert paired_z(first, second) == 0.0
+
+
+def test_the_fit_is_kept_unless_the_probe_leads_it_clearly() -> None:
+    ones, zeros = torch.ones(50).double(), torch.zeros(50).double()
+    level = torch.cat([ones, zeros])
+    # The fit wins more (it trained on the held-out words): kept.
+    assert FitCheck.of(level, torch.cat([ones, ones[:10], zeros[10:]])).kept_fit
+    # Three words lost, none gained: z = 1.7, within chance: kept.
+    assert FitCheck.of(level, torch.cat([ones[3:], zeros[:3], zeros])).kept_fit
+    # Six lost, none gained: z = 2.4, the fit drifted.
+    drifted = FitCheck.of(level, torch.cat([ones[6:], zeros[:6], zeros]))
+    assert drifted.z >= DRIFT_Z and not drifted.kept_fit
+    assert drifted.as_dict()["fit_wins"] == 44 and "the probe's channel kept" in drifted.why
+
+
 # --- whole runs on generated corpora -------------------------------------------------------------
 
 
@@ -200,6 +235,40 @@ def test_auto_reads_a_shared_alphabet_with_the_edit_channel(tmp_path, single_thr
     assert result.accuracy >= 0.85
     assert result.config.method == "auto" and "auto: edit channel" in d["line"]
     assert result.config.sparsify == "grown-top-k"  # its flows' graph grows (engine/flow.py)
+    # The fit on every word beats the decoys at least as often as the probe: it is kept.
+    assert d["fit_check"]["kept_fit"] and d["fit_check"]["fit_wins"] >= d["fit_check"]["probe_wins"] - 2
+    assert "drifted" not in d["line"]
+
+
+def test_a_fit_that_drifted_from_its_probe_gives_way_to_the_probes_channel(
+    tmp_path, single_thread, monkeypatch
+) -> None:
+    # The fit's held-out evidence is set here (FitCheck is tested above); the probe, the fit and
+    # the flows run for real.
+    import tui_decipher.engine.methods.auto as auto
+
+    real_probe, real_score, probed, scored = auto.AutoMethod._probe, auto.score_channel, [], []
+
+    def probe(self, *args, **kwargs):
+        probed.append(real_probe(self, *args, **kwargs))
+        probed.append({k: v.clone() for k, v in probed[0].channel.state_dict().items()})
+        return probed[0]
+
+    def score(channel, *args):
+        scored.append(channel)
+        return real_score(channel, *args)
+
+    monkeypatch.setattr(auto.AutoMethod, "_probe", probe)
+    monkeypatch.setattr(auto, "score_channel", score)
+    monkeypatch.setattr(auto, "_held_wins", lambda problem, channel, p: torch.zeros_like(p.estimate.wins_each))
+    result = _run(_generated(tmp_path, "shared-alphabet", seed=5, lost_words=100, cognate_share=0.6))
+    check = result.decisions["fit_check"]
+    assert not check["kept_fit"] and check["fit_wins"] == 0 and check["z"] >= DRIFT_Z
+    assert "the probe's channel kept (the fit drifted)" in result.decisions["line"]
+    # The probe's own channel, untouched by the fit, gave the run's costs.
+    assert scored == [probed[0].channel]
+    assert all(torch.equal(v, probed[1][k]) for k, v in probed[0].channel.state_dict().items())
+    assert result.accuracy >= 0.8
 
 
 def test_auto_reads_a_cipher_with_the_pieces_channel(tmp_path, single_thread) -> None:
@@ -235,7 +304,9 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
         n = estimate.held.n_lost
         wins = [n // 2, transport_wins * n // 60][len(calls)]  # the lexicon probe: chance
         calls.append(wins)
-        return auto._Estimate(DemandEstimate(n, wins, 0.3, round(0.3 * n), n, n, "set by the test"), problem.n_lost)
+        each = torch.cat([torch.ones(wins), torch.zeros(n - wins)]).double()
+        held = DemandEstimate(n, wins, 0.3, round(0.3 * n), n, n, "set by the test")
+        return auto._Estimate(held, problem.n_lost, each)
 
     monkeypatch.setattr(auto, "_estimate", evidence)
     path = _generated(tmp_path, "substitution", seed=5, lost_words=300)

@@ -85,12 +85,28 @@ def synthetic_cognates(
     return out
 
 
-def win_count(real_log_p: torch.Tensor, decoy_log_p: torch.Tensor) -> float:
-    """How many rows' best real known word beats their best decoy: (n, n_known) and (n, n_decoys);
-    a tie (both at -inf, or an exact tie) counts as half a win, as a coin would."""
+def word_wins(real_log_p: torch.Tensor, decoy_log_p: torch.Tensor) -> torch.Tensor:
+    """Per row, whether its best real known word beats its best decoy: (n, n_known) and
+    (n, n_decoys) -> (n,) of 1 (a win), 0 or, on a tie (both at -inf, or an exact tie), 0.5, as a
+    coin would."""
     real_best = real_log_p.max(1).values  # (n,)
     decoy_best = decoy_log_p.max(1).values  # (n,)
-    return float((real_best > decoy_best).sum()) + 0.5 * float((real_best == decoy_best).sum())
+    return (real_best > decoy_best).double() + 0.5 * (real_best == decoy_best).double()
+
+
+def win_count(real_log_p: torch.Tensor, decoy_log_p: torch.Tensor) -> float:
+    """How many rows' best real known word beats their best decoy (`word_wins`, summed)."""
+    return float(word_wins(real_log_p, decoy_log_p).sum())
+
+
+def paired_z(first: torch.Tensor, second: torch.Tensor) -> float:
+    """How far `first`'s wins exceed `second`'s on the same words, in standard errors of a paired
+    sign test: sum(d) / sqrt(sum(d^2)) over the per-word differences d (`word_wins` of two
+    channels); 0 where no word differs. Pairing counts only the words the channels disagree on,
+    so it tells two channels apart where two win rates, each uncertain by a few points, cannot."""
+    d = first - second
+    spread = float((d * d).sum()) ** 0.5
+    return float(d.sum()) / spread if spread > 0 else 0.0
 
 
 @dataclass(frozen=True)

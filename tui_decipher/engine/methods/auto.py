@@ -33,6 +33,11 @@ many lost words have a cognate. This method decides both, and says why, from the
 3. **Fit**: the kept probe channel goes on training on every lost word with the transport objective
    and the estimated D (C: the least that lets D lost words reach the known list). On long lists
    (the full Ugaritic list) both train through shortlists (engine/channels/shortlist.py).
+   The fit is kept unless its held-out words beat the decoys clearly less often than the probe's
+   did (`kept_fit`: a paired test on the same words), though it has trained on them: then it has
+   drifted from the map the probe found, and the probe's channel is kept. On the full Ugaritic
+   list the fit's channel drifts to drop Hebrew's y and h and read them into other letters, and
+   prefers known words spelled with them (docs/experiments.md).
 4. **Capacity C** (engine/capacity.py): read from the fitted channel's surest readings: 1 unless
    a fair share of them choose the same known word as another (inflected forms of one word).
    Its costs then give the proposals (a flow with D and C) and the evaluation, each flow over a
@@ -43,6 +48,7 @@ Every decision and its evidence is in the result's `decisions` (summary.json), a
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import threading
 from dataclasses import dataclass
@@ -56,11 +62,11 @@ from ..capacity import estimate_capacity, least_capacity
 from ..channels.protocol import Channel
 from ..channels.scoring import channel_log_probs
 from ..channels.syllables import SyllableMap, known_vowels, search_syllables, seed_channel, value_units
-from ..channels.trainer import ChannelFit, fit_channel, new_channel
+from ..channels.trainer import ChannelFit, fit_channel, new_channel, score_channel
 from ..checkpoint import Checkpoint, CheckpointError
 from ..config import SECTIONS, ChannelKind, ChannelObjective, DecipherConfig, Sparsify
 from ..corpus import Corpus, Word
-from ..demand import DemandEstimate, decoy_lexicon, estimate_demand, synthetic_cognates
+from ..demand import DemandEstimate, decoy_lexicon, estimate_demand, paired_z, synthetic_cognates, word_wins
 from ..events import ChannelStep, Decided, EventCallback, RunStarted
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
@@ -181,6 +187,10 @@ SEARCH_LOSS_TAIL = 0.1
 # trying the next while its held-out evidence allows that at least this share has a cognate.
 LEXICON_TRUSTED_SHARE = 0.8
 MAX_HELD_OUT = 1000  # held-out lost words the demand is estimated on (bounds its scoring time)
+# The fit is kept unless the probe's held-out words beat the decoys more often than the fit's by
+# this many standard errors of a paired test: the fit trained on those words, so it is expected
+# to win at least as often, and chance alone rarely puts the probe 2 errors ahead.
+DRIFT_Z = 2.0
 
 
 @dataclass
@@ -198,14 +208,16 @@ class AutoDecisions:
     probes: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # each candidate's evidence
     probe_why: str = ""  # which probe was kept and why, where there was a choice
     syllables: dict[str, Any] = dataclasses.field(default_factory=dict)  # the syllable search, where it ran
+    fit_check: dict[str, Any] = dataclasses.field(default_factory=dict)  # the fit against its probe (FitCheck)
 
     def line(self) -> str:
         """The decisions in one line, for the CLI summary and the TUI's run detail."""
         syllables = f"; {self.syllables['why']}" if self.syllables else ""
         probe = f"; {self.probe_why}" if self.probe_why else ""
+        drift = f"; {self.fit_check['why']}" if self.fit_check and not self.fit_check["kept_fit"] else ""
         return (
             f"auto: {self.channel_kind} channel ({self.channel_why}){syllables}{probe}; "
-            f"{_demand_phrase(self.demand)}; C = {self.capacity} ({self.capacity_why})"
+            f"{_demand_phrase(self.demand)}{drift}; C = {self.capacity} ({self.capacity_why})"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -236,6 +248,35 @@ def doubted(probe: Probe, estimate: DemandEstimate) -> bool:
     known word, and is doubted when even the highest share of lost words with a cognate that its
     held-out evidence allows (`DemandEstimate.share_upper`) is below LEXICON_TRUSTED_SHARE."""
     return probe.objective == "lexicon" and estimate.share_upper() < LEXICON_TRUSTED_SHARE
+
+
+@dataclass(frozen=True)
+class FitCheck:
+    """The fit against the probe it started from, on the probe's held-out words and decoys."""
+
+    n_held: int
+    probe_wins: float
+    fit_wins: float
+    z: float  # the probe's lead in paired standard errors (`demand.paired_z`)
+
+    @classmethod
+    def of(cls, probe_wins: torch.Tensor, fit_wins: torch.Tensor) -> FitCheck:
+        """From the two channels' `word_wins` on the same held-out words (n,)."""
+        return cls(len(probe_wins), float(probe_wins.sum()), float(fit_wins.sum()), paired_z(probe_wins, fit_wins))
+
+    @property
+    def kept_fit(self) -> bool:
+        """Whether the fit is kept: unless the probe leads it by DRIFT_Z paired errors or more."""
+        return self.z < DRIFT_Z
+
+    @property
+    def why(self) -> str:
+        kept = "the fit kept" if self.kept_fit else "the probe's channel kept (the fit drifted)"
+        return (f"{kept}: held-out words beat decoys {100 * self.fit_wins / self.n_held:.0f}% after the fit, "
+                f"{100 * self.probe_wins / self.n_held:.0f}% after the probe (z = {self.z:.1f})")  # fmt: skip
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "z": round(self.z, 2), "kept_fit": self.kept_fit, "why": self.why}
 
 
 def kept_probe(held_out_wins: list[int]) -> int:
@@ -313,7 +354,13 @@ class AutoMethod:
                                    channel_steps=steps_run),
             )  # fmt: skip
             fit = _train(training, corpus.lost_words, schedule.fit_steps, probed.steps,
-                         chosen.seed + 13, demand, least, start=probed.channel, score_all=True)  # fmt: skip
+                         chosen.seed + 13, demand, least, start=copy.deepcopy(probed.channel))  # fmt: skip
+            check = FitCheck.of(probed.estimate.wins_each, _held_wins(problem, fit.channel, probed))
+            if not check.kept_fit:
+                on_event(Decided("fit", check.why, problem.elapsed()))
+            with problem.timer("score"):
+                fit = score_channel(fit.channel if check.kept_fit else probed.channel, corpus.lost_words,
+                                    corpus.known_words, problem.lost_charset, problem.known_charset)  # fmt: skip
             with problem.timer("capacity"):
                 capacity = estimate_capacity(fit.cost, demand, problem.n_known)
         except RunCancelled:
@@ -323,6 +370,7 @@ class AutoMethod:
         decisions = AutoDecisions(
             profile.as_dict(), kind, kind_why, estimate.as_dict(), capacity.capacity, capacity.why,
             steps_run, capacity.as_dict(), probed.evidence, probed.why, syllables.as_dict() if syllables else {},
+            check.as_dict(),
         )  # fmt: skip
         result.decisions = decisions.as_dict()
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
@@ -368,7 +416,7 @@ class AutoMethod:
              **({"search": searched[k]} if p.search else {})}
             for k, (p, e, _) in enumerate(tried)
         ]  # fmt: skip
-        return _Probed(estimate, channel, evidence, _probe_why(schedule, tried, kept), done)
+        return _Probed(estimate, channel, evidence, _probe_why(schedule, tried, kept), done, held_words, decoys)
 
     def refine(
         self,
@@ -409,7 +457,15 @@ def _estimate(problem: Problem, channel: Channel, held_words: list[Word], decoys
             estimate = estimate_demand(real, fake, score(synthetic, corpus.known_words), score(synthetic, decoys))
         else:  # a channel that drops every letter writes nothing to measure on
             estimate = estimate_demand(real, fake)
-    return _Estimate(estimate, problem.n_lost)
+    return _Estimate(estimate, problem.n_lost, word_wins(real, fake))
+
+
+def _held_wins(problem: Problem, channel: Channel, probed: _Probed) -> torch.Tensor:
+    """`word_wins` of a channel on the kept probe's held-out words against its decoys: (n_held,)."""
+    cs = (problem.lost_charset, problem.known_charset)
+    with problem.timer("score"):
+        real = channel_log_probs(channel, probed.held_words, problem.corpus.known_words, *cs)
+        return word_wins(real, channel_log_probs(channel, probed.held_words, probed.decoys, *cs))
 
 
 def _probe_why(schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]], kept: int) -> str:
@@ -579,6 +635,7 @@ class _Estimate:
 
     held: DemandEstimate
     n_lost_all: int
+    wins_each: torch.Tensor  # each held-out word's `word_wins`: (n_held,)
 
     @property
     def share(self) -> float:
@@ -601,3 +658,5 @@ class _Probed:
     evidence: list[dict[str, Any]]
     why: str
     steps: int
+    held_words: list[Word]  # the held-out lost words the estimate was made on
+    decoys: list[Word]

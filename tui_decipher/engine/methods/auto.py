@@ -449,23 +449,28 @@ def _estimate(problem: Problem, channel: Channel, held_words: list[Word], decoys
             channel, corpus.known_words, problem.lost_charset, problem.known_charset, len(held_words), cfg.seed + 19,
         )  # fmt: skip
 
-        def score(lost: list[Word], known: list[Word]) -> torch.Tensor:
-            return channel_log_probs(channel, lost, known, problem.lost_charset, problem.known_charset)
-
-        real, fake = score(held_words, corpus.known_words), score(held_words, decoys)
+        real, fake = _against(problem, channel, held_words, decoys)
         if synthetic:
-            estimate = estimate_demand(real, fake, score(synthetic, corpus.known_words), score(synthetic, decoys))
+            estimate = estimate_demand(real, fake, *_against(problem, channel, synthetic, decoys))
         else:  # a channel that drops every letter writes nothing to measure on
             estimate = estimate_demand(real, fake)
     return _Estimate(estimate, problem.n_lost, word_wins(real, fake))
 
 
+def _against(
+    problem: Problem, channel: Channel, lost: list[Word], decoys: list[Word]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A channel's log P(x | y) of `lost` words against the known words and against the decoys:
+    (n, n_known) and (n, n_decoys)."""
+    cs = (problem.lost_charset, problem.known_charset)
+    return (channel_log_probs(channel, lost, problem.corpus.known_words, *cs),
+            channel_log_probs(channel, lost, decoys, *cs))  # fmt: skip
+
+
 def _held_wins(problem: Problem, channel: Channel, probed: _Probed) -> torch.Tensor:
     """`word_wins` of a channel on the kept probe's held-out words against its decoys: (n_held,)."""
-    cs = (problem.lost_charset, problem.known_charset)
     with problem.timer("score"):
-        real = channel_log_probs(channel, probed.held_words, problem.corpus.known_words, *cs)
-        return word_wins(real, channel_log_probs(channel, probed.held_words, probed.decoys, *cs))
+        return word_wins(*_against(problem, channel, probed.held_words, probed.decoys))
 
 
 def _probe_why(schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]], kept: int) -> str:
@@ -602,13 +607,13 @@ def _seeded(problem: Problem, found: SyllableMap | None, seed: int) -> Channel |
 def _train(
     problem: Problem, lost_words: list[Word], steps: int, done: int, seed: int, demand: int, capacity: int,
     start: Channel | None = None, rows: np.ndarray | None = None, objective: ChannelObjective = "transport",
-    score_all: bool = False, losses: list[float] | None = None,
+    losses: list[float] | None = None,
 ) -> ChannelFit:
     """Train the problem's channel kind on `lost_words` (the corpus's lost words `rows`, None: all)
     against every known word with `objective` (transport: D = `demand`, C = `capacity`) under the
     problem's judgments, from `start` (None: a fresh channel), reporting steps after the `done`
-    ones and appending each batch loss to `losses`; only with `score_all` (the final fit) is every
-    pair scored. Raises RunCancelled when the cancel flag is set."""
+    ones and appending each batch loss to `losses`. No pair is scored after training (the fit's
+    cost is empty): the caller scores the channel it keeps. Raises RunCancelled when the cancel flag is set."""
     cfg = problem.cfg
 
     def on_step(step: int, loss: float) -> None:
@@ -621,7 +626,7 @@ def _train(
             lost_words, problem.corpus.known_words, problem.lost_charset, problem.known_charset, steps,
             cfg.channel_lr, cfg.channel_batch, seed, cfg.channel_init_scale, on_step=on_step,
             should_stop=problem.cancel.is_set, objective=objective, n_cognates=demand, capacity=capacity,
-            kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=start, score_all=score_all,
+            kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=start, score_all=False,
             review=problem.review, rows=rows, signs=problem.pinned_signs,
         )  # fmt: skip
     if fit is None:

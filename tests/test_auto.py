@@ -35,6 +35,7 @@ from tui_decipher.engine.methods.auto import (
     Probe,
     choose_channel,
     doubted,
+    identity_reads,
     kept_probe,
     kept_syllable_map,
     probe_split,
@@ -214,6 +215,25 @@ def test_the_fit_is_kept_unless_the_probe_leads_it_clearly() -> None:
     assert drifted.as_dict()["fit_wins"] == 44 and "the probe's channel kept" in drifted.why
 
 
+def test_identity_reads_count_words_read_as_their_own_spelling() -> None:
+    known = [("a", "b", "y"), ("a", "b", "y", "h"), ("b", "y"), ("k", "l")]
+    lost = [("a", "b", "y"), ("b", "y"), ("m", "t"), ("k", "l")]  # "mt" is spelled as no known word
+    log_p = torch.full((4, 4), -9.0)
+    log_p[0, 1] = -1.0  # "aby" read as "abyh": not its own spelling
+    log_p[1, 2] = -1.0  # "by" read as "by"
+    log_p[2, 0] = -1.0
+    log_p[3, 3] = -1.0  # "kl" read as "kl"
+    assert identity_reads(log_p, lost, known).tolist() == [0.0, 1.0, 1.0]
+    assert len(identity_reads(log_p, [("m", "t")], known)) == 0  # no shared spelling: no evidence
+    # Recorded beside the decoy test, and not (yet) a rule: the decision follows the decoy wins.
+    ones = torch.ones(100).double()
+    check = FitCheck.of(ones, ones, torch.ones(40).double(), torch.cat([torch.ones(20), torch.zeros(20)]).double())
+    d = check.as_dict()
+    assert (d["n_identical"], d["probe_identical"], d["fit_identical"]) == (40, 40.0, 20.0)
+    assert d["identity_z"] == pytest.approx(20 / 20**0.5, abs=0.01) and check.kept_fit
+    assert FitCheck.of(ones, ones).as_dict()["n_identical"] == 0
+
+
 # --- whole runs on generated corpora -------------------------------------------------------------
 
 
@@ -238,6 +258,8 @@ def test_auto_reads_a_shared_alphabet_with_the_edit_channel(tmp_path, single_thr
     # The fit on every word beats the decoys at least as often as the probe: it is kept.
     assert d["fit_check"]["kept_fit"] and d["fit_check"]["fit_wins"] >= d["fit_check"]["probe_wins"] - 2
     assert "drifted" not in d["line"]
+    # Shared spellings on a shared alphabet: both channels' readings of them are recorded.
+    assert d["fit_check"]["n_identical"] > 0 and d["fit_check"]["fit_identical"] <= d["fit_check"]["n_identical"]
 
 
 def test_a_fit_that_drifted_from_its_probe_gives_way_to_the_probes_channel(
@@ -260,7 +282,10 @@ def test_a_fit_that_drifted_from_its_probe_gives_way_to_the_probes_channel(
 
     monkeypatch.setattr(auto.AutoMethod, "_probe", probe)
     monkeypatch.setattr(auto, "score_channel", score)
-    monkeypatch.setattr(auto, "_held_wins", lambda problem, channel, p: torch.zeros_like(p.estimate.wins_each))
+    monkeypatch.setattr(
+        auto, "_held_evidence",
+        lambda problem, channel, p: (torch.zeros_like(p.estimate.wins_each), p.estimate.reads_each),
+    )  # fmt: skip
     result = _run(_generated(tmp_path, "shared-alphabet", seed=5, lost_words=100, cognate_share=0.6))
     check = result.decisions["fit_check"]
     assert not check["kept_fit"] and check["fit_wins"] == 0 and check["z"] >= DRIFT_Z
@@ -306,7 +331,7 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
         calls.append(wins)
         each = torch.cat([torch.ones(wins), torch.zeros(n - wins)]).double()
         held = DemandEstimate(n, wins, 0.3, round(0.3 * n), n, n, "set by the test")
-        return auto._Estimate(held, problem.n_lost, each)
+        return auto._Estimate(held, problem.n_lost, each, estimate.reads_each)
 
     monkeypatch.setattr(auto, "_estimate", evidence)
     path = _generated(tmp_path, "substitution", seed=5, lost_words=300)

@@ -250,19 +250,52 @@ def doubted(probe: Probe, estimate: DemandEstimate) -> bool:
     return probe.objective == "lexicon" and estimate.share_upper() < LEXICON_TRUSTED_SHARE
 
 
+def identity_reads(real_log_p: torch.Tensor, lost: list[Word], known_words: list[Word]) -> torch.Tensor:
+    """Of the lost words spelled exactly as some known word, whether the channel reads each as a
+    known word of that spelling (1) or as another (0): (n_identical,), in `lost`'s order. From
+    log P(x | y) of `lost` against every known word (n, n_known); empty where no spelling is shared."""
+    spelled = set(known_words)
+    rows = [i for i, word in enumerate(lost) if word in spelled]
+    if not rows:
+        return torch.zeros(0, dtype=torch.float64)
+    best = real_log_p[rows].argmax(1).tolist()  # (n_identical,)
+    return torch.tensor([float(known_words[j] == lost[i]) for i, j in zip(rows, best, strict=True)],
+                        dtype=torch.float64)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class FitCheck:
-    """The fit against the probe it started from, on the probe's held-out words and decoys."""
+    """The fit against the probe it started from, on the probe's held-out words and decoys.
+
+    Beside the decision it records, as evidence only, how many held-out words spelled exactly as
+    a known word each channel reads as that word (`identity_reads`): on the full Ugaritic list
+    that share fell with the fit's drift where the decoy wins did not (docs/experiments.md). It is
+    not yet a rule: the bench must first show what it does on every dataset."""
 
     n_held: int
     probe_wins: float
     fit_wins: float
     z: float  # the probe's lead in paired standard errors (`demand.paired_z`)
+    n_identical: int = 0  # held-out words spelled as a known word
+    probe_identical: float = 0.0  # of them, those the probe reads as that word
+    fit_identical: float = 0.0  # and the fit
+    identity_z: float = 0.0  # the probe's lead there, in paired standard errors
 
     @classmethod
-    def of(cls, probe_wins: torch.Tensor, fit_wins: torch.Tensor) -> FitCheck:
-        """From the two channels' `word_wins` on the same held-out words (n,)."""
-        return cls(len(probe_wins), float(probe_wins.sum()), float(fit_wins.sum()), paired_z(probe_wins, fit_wins))
+    def of(
+        cls, probe_wins: torch.Tensor, fit_wins: torch.Tensor, probe_reads: torch.Tensor | None = None,
+        fit_reads: torch.Tensor | None = None,
+    ) -> FitCheck:  # fmt: skip
+        """From the two channels' `word_wins` on the same held-out words (n,), and their
+        `identity_reads` on the same words (n_identical,) where given."""
+        identity = {}
+        if probe_reads is not None and fit_reads is not None and len(probe_reads):
+            identity = {
+                "n_identical": len(probe_reads), "probe_identical": float(probe_reads.sum()),
+                "fit_identical": float(fit_reads.sum()), "identity_z": paired_z(probe_reads, fit_reads),
+            }  # fmt: skip
+        return cls(len(probe_wins), float(probe_wins.sum()), float(fit_wins.sum()), paired_z(probe_wins, fit_wins),
+                   **identity)  # fmt: skip
 
     @property
     def kept_fit(self) -> bool:
@@ -276,7 +309,8 @@ class FitCheck:
                 f"{100 * self.probe_wins / self.n_held:.0f}% after the probe (z = {self.z:.1f})")  # fmt: skip
 
     def as_dict(self) -> dict[str, Any]:
-        return {**dataclasses.asdict(self), "z": round(self.z, 2), "kept_fit": self.kept_fit, "why": self.why}
+        return {**dataclasses.asdict(self), "z": round(self.z, 2), "identity_z": round(self.identity_z, 2),
+                "kept_fit": self.kept_fit, "why": self.why}  # fmt: skip
 
 
 def kept_probe(held_out_wins: list[int]) -> int:
@@ -355,7 +389,8 @@ class AutoMethod:
             )  # fmt: skip
             fit = _train(training, corpus.lost_words, schedule.fit_steps, probed.steps,
                          chosen.seed + 13, demand, least, start=copy.deepcopy(probed.channel))  # fmt: skip
-            check = FitCheck.of(probed.estimate.wins_each, _held_wins(problem, fit.channel, probed))
+            fit_wins, fit_reads = _held_evidence(problem, fit.channel, probed)
+            check = FitCheck.of(probed.estimate.wins_each, fit_wins, probed.estimate.reads_each, fit_reads)
             if not check.kept_fit:
                 on_event(Decided("fit", check.why, problem.elapsed()))
             with problem.timer("score"):
@@ -454,7 +489,8 @@ def _estimate(problem: Problem, channel: Channel, held_words: list[Word], decoys
             estimate = estimate_demand(real, fake, *_against(problem, channel, synthetic, decoys))
         else:  # a channel that drops every letter writes nothing to measure on
             estimate = estimate_demand(real, fake)
-    return _Estimate(estimate, problem.n_lost, word_wins(real, fake))
+    reads = identity_reads(real, held_words, corpus.known_words)
+    return _Estimate(estimate, problem.n_lost, word_wins(real, fake), reads)
 
 
 def _against(
@@ -467,10 +503,12 @@ def _against(
             channel_log_probs(channel, lost, decoys, *cs))  # fmt: skip
 
 
-def _held_wins(problem: Problem, channel: Channel, probed: _Probed) -> torch.Tensor:
-    """`word_wins` of a channel on the kept probe's held-out words against its decoys: (n_held,)."""
+def _held_evidence(problem: Problem, channel: Channel, probed: _Probed) -> tuple[torch.Tensor, torch.Tensor]:
+    """A channel's `word_wins` on the kept probe's held-out words against its decoys (n_held,) and
+    its `identity_reads` of them (n_identical,)."""
     with problem.timer("score"):
-        return word_wins(*_against(problem, channel, probed.held_words, probed.decoys))
+        real, fake = _against(problem, channel, probed.held_words, probed.decoys)
+        return word_wins(real, fake), identity_reads(real, probed.held_words, problem.corpus.known_words)
 
 
 def _probe_why(schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]], kept: int) -> str:
@@ -641,6 +679,7 @@ class _Estimate:
     held: DemandEstimate
     n_lost_all: int
     wins_each: torch.Tensor  # each held-out word's `word_wins`: (n_held,)
+    reads_each: torch.Tensor  # the held-out words' `identity_reads`: (n_identical,)
 
     @property
     def share(self) -> float:

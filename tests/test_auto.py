@@ -225,13 +225,22 @@ def test_identity_reads_count_words_read_as_their_own_spelling() -> None:
     log_p[3, 3] = -1.0  # "kl" read as "kl"
     assert identity_reads(log_p, lost, known).tolist() == [0.0, 1.0, 1.0]
     assert len(identity_reads(log_p, [("m", "t")], known)) == 0  # no shared spelling: no evidence
-    # Recorded beside the decoy test, and not (yet) a rule: the decision follows the decoy wins.
-    ones = torch.ones(100).double()
-    check = FitCheck.of(ones, ones, torch.ones(40).double(), torch.cat([torch.ones(20), torch.zeros(20)]).double())
-    d = check.as_dict()
+
+
+def test_a_fit_that_reads_shared_spellings_as_other_words_drifted_though_it_beats_the_decoys() -> None:
+    ones, level = torch.ones(100).double(), torch.ones(40).double()
+    # The decoy wins level, 20 of 40 shared spellings now read as other words: z = 4.5, drifted.
+    drifted = FitCheck.of(ones, ones, level, torch.cat([torch.ones(20), torch.zeros(20)]).double())
+    d = drifted.as_dict()
     assert (d["n_identical"], d["probe_identical"], d["fit_identical"]) == (40, 40.0, 20.0)
-    assert d["identity_z"] == pytest.approx(20 / 20**0.5, abs=0.01) and check.kept_fit
-    assert FitCheck.of(ones, ones).as_dict()["n_identical"] == 0
+    assert d["identity_z"] == pytest.approx(20 / 20**0.5, abs=0.01) and d["z"] == 0.0
+    assert not drifted.kept_fit
+    assert "of 40 held-out words spelled as a known word it reads 50% as that word, the probe 100%" in drifted.why
+    # Three of 40 read otherwise (z = 1.7): within chance, kept; and so where it reads more of them.
+    assert FitCheck.of(ones, ones, level, torch.cat([torch.ones(37), torch.zeros(3)]).double()).kept_fit
+    assert FitCheck.of(ones, ones, torch.cat([torch.ones(30), torch.zeros(10)]).double(), level).kept_fit
+    # No shared spelling (two scripts): the decoys decide alone.
+    assert FitCheck.of(ones, ones).as_dict()["n_identical"] == 0 and FitCheck.of(ones, ones).kept_fit
 
 
 # --- whole runs on generated corpora -------------------------------------------------------------

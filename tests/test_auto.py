@@ -235,7 +235,7 @@ def test_a_fit_that_reads_shared_spellings_as_other_words_drifted_though_it_beat
     assert (d["n_identical"], d["probe_identical"], d["fit_identical"]) == (40, 40.0, 20.0)
     assert d["identity_z"] == pytest.approx(20 / 20**0.5, abs=0.01) and d["z"] == 0.0
     assert not drifted.kept_fit
-    assert "of 40 held-out words spelled as a known word it reads 50% as that word, the probe 100%" in drifted.why
+    assert "of 40 held-out words spelled as a known word the fit reads 50% as that word, the probe 100%" in drifted.why
     # Three of 40 read otherwise (z = 1.7): within chance, kept; and so where it reads more of them.
     assert FitCheck.of(ones, ones, level, torch.cat([torch.ones(37), torch.zeros(3)]).double()).kept_fit
     assert FitCheck.of(ones, ones, torch.cat([torch.ones(30), torch.zeros(10)]).double(), level).kept_fit

@@ -315,8 +315,8 @@ class FitCheck:
         if self.identity_z < DRIFT_Z or self.z >= DRIFT_Z:
             return f"{kept}: {decoys}"
         fit, probe = (100 * x / self.n_identical for x in (self.fit_identical, self.probe_identical))
-        return (f"{kept}: of {self.n_identical} held-out words spelled as a known word it reads {fit:.0f}% as "
-                f"that word, the probe {probe:.0f}% (z = {self.identity_z:.1f}); {decoys}")  # fmt: skip
+        return (f"{kept}: of {self.n_identical} held-out words spelled as a known word the fit reads {fit:.0f}% "
+                f"as that word, the probe {probe:.0f}% (z = {self.identity_z:.1f}); {decoys}")  # fmt: skip
 
     def as_dict(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "z": round(self.z, 2), "identity_z": round(self.identity_z, 2),

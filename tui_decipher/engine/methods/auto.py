@@ -499,8 +499,7 @@ def _estimate(problem: Problem, channel: Channel, held_words: list[Word], decoys
             estimate = estimate_demand(real, fake, *_against(problem, channel, synthetic, decoys))
         else:  # a channel that drops every letter writes nothing to measure on
             estimate = estimate_demand(real, fake)
-    reads = identity_reads(real, held_words, corpus.known_words)
-    return _Estimate(estimate, problem.n_lost, word_wins(real, fake), reads)
+    return _Estimate(estimate, problem.n_lost, *_fit_check_evidence(real, fake, held_words, corpus.known_words))
 
 
 def _against(
@@ -513,12 +512,20 @@ def _against(
             channel_log_probs(channel, lost, decoys, *cs))  # fmt: skip
 
 
+def _fit_check_evidence(
+    real: torch.Tensor, fake: torch.Tensor, held_words: list[Word], known_words: list[Word]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """One channel's evidence for `FitCheck` from its `_against` scores of the held-out words: its
+    `word_wins` (n_held,) and its `identity_reads` (n_identical,). The probe's and the fit's are
+    both taken here, so that the paired tests compare like with like."""
+    return word_wins(real, fake), identity_reads(real, held_words, known_words)
+
+
 def _held_evidence(problem: Problem, channel: Channel, probed: _Probed) -> tuple[torch.Tensor, torch.Tensor]:
-    """A channel's `word_wins` on the kept probe's held-out words against its decoys (n_held,) and
-    its `identity_reads` of them (n_identical,)."""
+    """A channel's `_fit_check_evidence` on the kept probe's held-out words and decoys."""
     with problem.timer("score"):
         real, fake = _against(problem, channel, probed.held_words, probed.decoys)
-        return word_wins(real, fake), identity_reads(real, probed.held_words, problem.corpus.known_words)
+        return _fit_check_evidence(real, fake, probed.held_words, problem.corpus.known_words)
 
 
 def _probe_why(schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]], kept: int) -> str:

@@ -161,6 +161,8 @@ def test_sizes_can_be_overridden() -> None:
         (GeneratorSpec(cognate_share=1.5), "0..1"),
         (GeneratorSpec(kind="syllabary", known_ratio=0.3), "known ratio"),
         (GeneratorSpec(variants=-0.1), "variants must be in 0..1"),
+        (GeneratorSpec(kind="shared-alphabet", false_friends=2.0), "false friends must be in 0..1"),
+        (GeneratorSpec(kind="syllabary", false_friends=0.5), "one alphabet on both sides"),
     ],
 )
 def test_bad_specs_are_refused(spec: GeneratorSpec, message: str) -> None:
@@ -208,3 +210,24 @@ def test_variants_give_known_words_two_lost_cognates(tmp_path: Path) -> None:
     assert claims.count(2) == len(doubled)
     # Without variants the bytes are those of a spec that never heard of them.
     assert generate(GeneratorSpec("shared-alphabet", seed=3, lost_words=N, variants=0.0)).rows == plain.rows
+
+
+def test_false_friends_are_known_words_spelled_as_a_cognates_lost_form(tmp_path: Path) -> None:
+    plain = generate(GeneratorSpec("shared-alphabet", seed=3, lost_words=N))
+    spec = GeneratorSpec("shared-alphabet", seed=3, lost_words=N, false_friends=1.0)
+    friendly = write_generated(tmp_path / "f.cog", spec)
+    _, plain_known, plain_cognates = _columns(plain.rows)
+    _, known, cognates = _columns(friendly.rows)
+    assert sorted(cognates) == sorted(plain_cognates)  # the same cognate rows, shuffled otherwise
+    friends = sorted(set(known) - set(plain_known))
+    # Every cognate whose lost form is not already a known word's spelling gets its false friend.
+    changed = sorted({lost for lost, k in cognates if lost not in plain_known})
+    assert friends == changed and len(friends) > N // 10
+    corpus = read_cog(tmp_path / "f.cog", "lost", "known")
+    known_text = ["".join(w) for w in corpus.known_words]
+    for i, gold in corpus.gold.items():
+        spelled = "".join(corpus.lost_words[i])
+        if spelled in friends:  # the identically spelled known word is never the cognate
+            assert known_text.index(spelled) not in gold
+    # A spec without them gives the bytes it gave before they existed.
+    assert generate(GeneratorSpec("shared-alphabet", seed=3, lost_words=N, false_friends=0.0)).rows == plain.rows

@@ -106,6 +106,13 @@ def corpus_generate(
     variants: Annotated[
         float, typer.Option(help="Share of cognates that also get a second lost form (an ending added): C > 1 data.")
     ] = 0.0,
+    false_friends: Annotated[
+        float,
+        typer.Option(
+            help="shared-alphabet only: share of cognates whose lost form is also spelled as an unrelated known "
+            "word (a false friend, added to the known words).",
+        ),
+    ] = 0.0,
     key: Annotated[
         Path | None,
         typer.Option(
@@ -117,7 +124,7 @@ def corpus_generate(
     """Write a synthetic corpus of one kind (see `decipher corpus generate --help`)."""
     spec = GeneratorSpec(
         kind=kind, seed=seed, lost_words=lost_words, cognate_share=cognate_share, known_ratio=known_ratio, base=base,
-        variants=variants,
+        variants=variants, false_friends=false_friends,
     )
     path = out if out is not None else Path(f"{kind}-seed{seed}.cog")
     try:

@@ -356,6 +356,10 @@ class GeneratorSpec:
     # Share of cognates that also appear as a second lost form (the reflex plus an ending), so that
     # one known word has two lost cognates, as Ugaritic's inflected forms share a Hebrew word.
     variants: float = 0.0
+    # Share of cognates whose lost form is also written as an unrelated known word (added as a
+    # known word with no lost cognate): a false friend, where reading by identical spelling is
+    # wrong. Only where the scripts share symbols (shared-alphabet, or large-known on it).
+    false_friends: float = 0.0
 
     def resolved(self) -> GeneratorSpec:
         """The spec with defaults filled in and checked; raises ValueError naming the problem."""
@@ -377,6 +381,11 @@ class GeneratorSpec:
             raise ValueError(f"noise must be in 0..1, got {spec.noise:g}")
         if not 0.0 <= spec.variants <= 1.0:
             raise ValueError(f"variants must be in 0..1, got {spec.variants:g}")
+        if not 0.0 <= spec.false_friends <= 1.0:
+            raise ValueError(f"false friends must be in 0..1, got {spec.false_friends:g}")
+        derived = spec.base if spec.kind == "large-known" else spec.kind
+        if spec.false_friends and derived != "shared-alphabet":
+            raise ValueError(f"false friends need one alphabet on both sides (shared-alphabet), not {derived!r}")
         n_cognates, _, n_known_only = spec.sizes()
         if n_cognates + n_known_only < 1 or n_known_only < 0:
             raise ValueError(
@@ -481,6 +490,15 @@ def generate(spec: GeneratorSpec) -> GeneratedCorpus:
                 used.add(variant)
                 cell += "|" + "".join(variant)
         rows.append((cell, word))
+    # A false friend: a known word spelled as a cognate's lost form but unrelated to it (its own
+    # generator, so a spec without them gives the same bytes as before).
+    friend_rng = random.Random(f"false-friends-{spec.kind}-{spec.seed}")
+    friends: list[str] = []
+    for cell, _ in rows if spec.false_friends else []:
+        written = cell.split("|")[0]
+        if friend_rng.random() < spec.false_friends and written not in seen_known and written not in friends:
+            friends.append(written)
+    rows += [(MISSING, w) for w in friends]
     rows += [("".join(r), MISSING) for r in reflexes[n_cognates + n_known_only :]]
     rows += [(MISSING, w) for w in known[n_cognates : n_cognates + n_known_only]]
     random.Random(f"shuffle-{spec.kind}-{spec.seed}").shuffle(rows)

@@ -383,9 +383,10 @@ class GeneratorSpec:
             raise ValueError(f"variants must be in 0..1, got {spec.variants:g}")
         if not 0.0 <= spec.false_friends <= 1.0:
             raise ValueError(f"false friends must be in 0..1, got {spec.false_friends:g}")
-        derived = spec.base if spec.kind == "large-known" else spec.kind
-        if spec.false_friends and derived != "shared-alphabet":
-            raise ValueError(f"false friends need one alphabet on both sides (shared-alphabet), not {derived!r}")
+        if spec.false_friends and spec.derivation != "shared-alphabet":
+            raise ValueError(
+                f"false friends need one alphabet on both sides (shared-alphabet), not {spec.derivation!r}"
+            )
         n_cognates, _, n_known_only = spec.sizes()
         if n_cognates + n_known_only < 1 or n_known_only < 0:
             raise ValueError(
@@ -393,6 +394,11 @@ class GeneratorSpec:
                 f"(cognate share {spec.cognate_share:g}); use a known ratio of at least the cognate share"
             )
         return spec
+
+    @property
+    def derivation(self) -> str:
+        """The base kind whose laws derive the lost words (large-known enlarges `base`)."""
+        return self.base if self.kind == "large-known" else self.kind
 
     def sizes(self) -> tuple[int, int, int]:
         """(cognate rows, lost-only rows, known-only rows); call on a resolved spec."""
@@ -446,7 +452,7 @@ def generate(spec: GeneratorSpec) -> GeneratedCorpus:
     """Generate a corpus in memory; deterministic for a spec. Raises ValueError on a bad spec."""
     spec = spec.resolved()
     rng = random.Random(f"{spec.kind}-{spec.seed}")
-    derivation = _DERIVATIONS[spec.base if spec.kind == "large-known" else spec.kind](rng)
+    derivation = _DERIVATIONS[spec.derivation](rng)
     n_cognates, n_lost_only, n_known_only = spec.sizes()
     total = n_cognates + n_known_only + n_lost_only
 
@@ -494,7 +500,7 @@ def generate(spec: GeneratorSpec) -> GeneratedCorpus:
     # generator, so a spec without them gives the same bytes as before).
     friend_rng = random.Random(f"false-friends-{spec.kind}-{spec.seed}")
     friends: list[str] = []
-    for cell, _ in rows if spec.false_friends else []:
+    for cell, _ in rows:
         written = cell.split("|")[0]
         if friend_rng.random() < spec.false_friends and written not in seen_known and written not in friends:
             friends.append(written)

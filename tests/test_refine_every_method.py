@@ -49,6 +49,28 @@ def _others(corpus, given) -> set[int]:
 # --- the constraints on a channel's training ------------------------------------------------------
 
 
+def test_the_overruled_share_counts_unjudged_words_the_flow_reads_against_the_channel() -> None:
+    """Lost word 1's best known word is word 0, but the one-to-one flow gives word 0 to lost word 0
+    (cheaper as a whole) and word 1 to lost word 1: one word of n overruled, none once it is judged."""
+    import threading
+
+    from tui_decipher.engine.methods.channel import overruled_share
+    from tui_decipher.engine.problem import Problem
+
+    cfg = preset("demo").replace(device="cpu", capacity=1)
+    corpus = load_corpus(cfg).corpus
+    n = len(corpus.lost_words)
+    cost = np.full((n, len(corpus.known_words)), 10.0)
+    cost[np.arange(n), np.arange(n)] = 0.0  # each lost word reads as "its" known word ...
+    cost[1, 0] = -1.0  # ... but lost word 1 reads best as known word 0
+    problem = dataclasses.replace(Problem.prepare(corpus, cfg, lambda _e: None, threading.Event()), n_cognates=n)
+    assert overruled_share(problem, cost) == pytest.approx(1 / n)
+    judged = dataclasses.replace(problem, review=ReviewConstraints(rejected=((1, 0),)))
+    assert overruled_share(judged, cost) == 0.0
+    cost[1, 0] = 1.0  # now its own best: the flow overrules nothing
+    assert overruled_share(problem, cost) == 0.0
+
+
 def test_judgments_mask_a_channels_log_probs_on_the_right_rows() -> None:
     review = ReviewConstraints(accepted=((2, 1),), rejected=((0, 0),))
     log_p = torch.zeros(4, 3)
@@ -112,6 +134,10 @@ def test_refining_a_channel_run_with_secure_pairs_beats_the_control(syllabary_ru
     # Measured when written: 4% before, 3% for the control, 43% refined (20 secure pairs pin the signs they spell).
     assert after >= same_steps + 0.25 and after >= before + 0.25
     assert refined.refined == 1 and control.refined == 1
+    # The flow overrules a weak map's readings often, so the secure pairs weigh in (gold-free).
+    weight = refined.decisions["refinement"]
+    assert weight["overruled"] > 0.1 and weight["sure_share"] == min(0.5, weight["overruled"])
+    assert "refinement" not in control.decisions  # no accepted pairs: nothing to weigh
     pairs = {(p.lost, p.known) for p in refined.proposals}
     assert set(given) <= pairs and not pairs & set(wrong)
     assert load_checkpoint(tmp_path).refined == 1  # saved: it can be refined again
@@ -161,6 +187,8 @@ def test_an_auto_run_refines_with_its_own_decisions(tmp_path, single_thread) -> 
     review = ReviewConstraints(((wrong.lost, result.proposals[0].known),), ((result.proposals[1].lost,
                                                                               result.proposals[1].known),))
     refined = refine_decipherment(corpus, checkpoint, review, 1)
+    weight = refined.decisions.pop("refinement")  # the accepted pairs' weight, beside auto's decisions
+    assert 0.0 <= weight["sure_share"] <= 0.5
     assert refined.decisions == result.decisions and refined.config.channel_kind == result.config.channel_kind
     pairs = {(p.lost, p.known) for p in refined.proposals}
     assert (wrong.lost, result.proposals[0].known) in pairs  # the reviewer's pair, though the model chose otherwise

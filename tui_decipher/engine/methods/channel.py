@@ -145,10 +145,28 @@ def flow_proposals(problem: Problem, cost: np.ndarray) -> list[Proposal]:
 
 
 REFINE_STEPS = 50  # channel steps one refinement round adds (the neural EM's round is one EM round)
-# In a refinement the accepted pairs together weigh half of every step: its few steps must move a
-# map the channel has settled on, which one word's weight each barely does. A run from its start
-# lets the lexicon shape the map beside them (each one word's weight): docs/experiments.md.
+# In a refinement the accepted pairs together weigh up to half of every step: its few steps must
+# move a map the channel has settled on, which one word's weight each barely does. A run from its
+# start lets the lexicon shape the map beside them (each one word's weight): docs/experiments.md.
 REFINE_SURE_SHARE = 0.5
+
+
+def overruled_share(problem: Problem, cost: np.ndarray) -> float:
+    """Of the lost words the flow reads and the reviewer has not judged, the share it reads as
+    another known word than the channel's own best: how much the one-to-one flow still corrects
+    the channel's map. `cost` (n_lost, n_known).
+
+    A refinement weighs the accepted pairs by it (up to REFINE_SURE_SHARE): a map the flow must
+    overrule often lacks what a few secure pairs teach, while on a map whose readings the flow
+    already keeps, pairs it already reads only sharpen those readings at the cost of the rest
+    (docs/experiments.md, "a gold-free rule for the accepted pairs' weight")."""
+    best = cost.argmin(axis=1)  # (n_lost,): a judged word's row, rejections and all, is not counted
+    solution = problem.solve(cost, problem.n_cognates)
+    judged = problem.review.judged_lost() if problem.review is not None else set()
+    read = [(i, j) for i, j in zip(solution.lost.tolist(), solution.known.tolist(), strict=True) if i not in judged]
+    if not read:
+        return 0.0
+    return float(sum(best[i] != j for i, j in read) / len(read))
 
 
 def save_channel(
@@ -207,6 +225,15 @@ def refine_channel(
     result = empty_result(problem)
     result.decisions = dict(start.state.get("decisions", {}))
     result.refined = refined
+    sure_share = REFINE_SURE_SHARE
+    if review.accepted:
+        with problem.timer("score"):
+            start_fit = score_channel(channel, corpus.lost_words, corpus.known_words, problem.lost_charset,
+                                      problem.known_charset)  # fmt: skip
+        overruled = overruled_share(problem, start_fit.cost)
+        del start_fit
+        sure_share = min(REFINE_SURE_SHARE, overruled)
+        result.decisions["refinement"] = {"overruled": overruled, "sure_share": sure_share}
     with problem.timer("train"):
         # A fresh seed per refinement: each draws other batches, and a refinement repeats exactly.
         fit = fit_channel(
@@ -214,7 +241,7 @@ def refine_channel(
             cfg.channel_lr, cfg.channel_batch, cfg.seed + 7919 * refined, cfg.channel_init_scale, on_step=on_step,
             should_stop=cancel.is_set, objective=cfg.channel_objective, n_cognates=problem.n_cognates,
             capacity=cfg.capacity, kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=channel,
-            review=review, sure_share=REFINE_SURE_SHARE,
+            review=review, sure_share=sure_share,
         )  # fmt: skip
     if fit is None:  # cancelled: the run's proposals stay those of the channel it had, its checkpoint too
         result.status = "cancelled"

@@ -23,6 +23,7 @@ from tui_decipher.engine.methods import refine_decipherment, run_decipherment
 from tui_decipher.engine.registry import load_corpus
 from tui_decipher.engine.review import ReviewConstraints
 from tui_decipher.reviewer_simulation import accuracy_on
+from tui_decipher.run_views import run_fields
 from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
 
 CHANNEL = dict(method="channel", channel_steps=300, channel_objective="transport", channel_kind="pieces")
@@ -69,6 +70,14 @@ def test_the_overruled_share_counts_unjudged_words_the_flow_reads_against_the_ch
     assert overruled_share(judged, cost) == 0.0
     cost[1, 0] = 1.0  # now its own best: the flow overrules nothing
     assert overruled_share(problem, cost) == 0.0
+
+
+def test_a_refinements_weight_reads_as_one_line() -> None:
+    from tui_decipher.engine.methods import describe_refinement
+
+    assert describe_refinement({}) is None and describe_refinement({"line": "auto: ..."}) is None
+    line = describe_refinement({"refinement": {"overruled": 0.383, "sure_share": 0.383}})
+    assert line is not None and "weighed 38% of each step" in line and "38% of the unjudged words" in line
 
 
 def test_judgments_mask_a_channels_log_probs_on_the_right_rows() -> None:
@@ -226,6 +235,8 @@ def test_refine_out_branches_into_a_new_run_and_leaves_the_run_untouched(tmp_pat
     with Store(db) as store:
         new = store.run(run.id + 1)
         assert new.status == "finished" and new.run_dir == str((tmp_path / "branch").resolve())
+        assert "refinement" in new.decisions  # the accepted pair's weight, stored with the run
+        assert dict(run_fields(new, None))["refinement"].startswith("accepted pairs weighed")
         assert store.decisions(new.id) == store.decisions(run.id)  # the branch carries the judgments on
         assert [p.lost_index for p in store.proposals(run.id)] == [p.lost_index for p in proposals]
         refined_pairs = {(p.lost_index, p.known_index) for p in store.proposals(new.id)}

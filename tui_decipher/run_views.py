@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from .engine.methods import describe_run
+from .engine.methods import describe_refinement, describe_run
 from .store import DECIDED, OPEN, RUNNING, RunRow
 
 # The Runs table's columns: (label, key).
@@ -57,6 +57,7 @@ def run_fields(run: RunRow, counts: dict[str, int] | None, judged: int = 0) -> l
         ("status", run.status + (f": {run.error}" if run.error else "")),
         ("words", f"{s.get('lost_words', '?')} lost x {s.get('known_words', '?')} known"),
         ("method", describe_run(cfg, run.decisions)),
+        *((("refinement", line),) if (line := describe_refinement(run.decisions)) else ()),
         ("seed / device", f"{cfg.get('seed')} / {run.device or '-'}"),
     ]
     if run.has_gold and run.accuracy is not None:

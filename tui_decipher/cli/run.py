@@ -26,7 +26,7 @@ from ..engine.events import (
     RoundEnd,
     RunStarted,
 )
-from ..engine.methods import DecipherResult, describe_run
+from ..engine.methods import DecipherResult, describe_refinement, describe_run
 from ..engine.review import REFINE_ROUNDS
 from ..results import data_dir
 from ..session import RunSession
@@ -132,6 +132,9 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
     table.add_row("status", result.status)
     table.add_row("seed / device", f"{result.config.seed} / {result.device}")
     table.add_row("method", describe_run(result.config.to_dict(), result.decisions))
+    refinement = describe_refinement(result.decisions)
+    if refinement:
+        table.add_row("refinement", refinement)
     if result.rounds:
         table.add_row("rounds completed", str(len(result.rounds)))
     if result.accuracy is not None:

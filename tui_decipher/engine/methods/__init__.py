@@ -35,6 +35,7 @@ __all__ = [
     "Proposal",
     "RoundMetrics",
     "char_map_source",
+    "describe_refinement",
     "describe_run",
     "method_for",
     "refine_decipherment",
@@ -54,6 +55,18 @@ def describe_run(config: dict[str, Any], decisions: dict[str, Any] | None = None
     if decisions and decisions.get("line"):
         return str(decisions["line"])
     return method_for(config.get("method", "neural")).describe(config)
+
+
+def describe_refinement(decisions: dict[str, Any] | None) -> str | None:
+    """One line on how much a channel refinement's accepted pairs weighed and why (None for a run
+    that no refinement with accepted pairs made): see `channel.overruled_share`."""
+    weight = (decisions or {}).get("refinement")
+    if not weight:
+        return None
+    return (
+        f"accepted pairs weighed {100 * weight['sure_share']:.0f}% of each step (at most 50%): the flow "
+        f"overruled the channel's own best reading of {100 * weight['overruled']:.0f}% of the unjudged words"
+    )
 
 
 def char_map_source(config: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ...engine.checkpoint import CHECKPOINT_NAME
-from ...engine.methods import describe_run
+from ...engine.methods import describe_refinement, describe_run
 from ...run_views import RUN_COLUMNS, percent, review_summary, run_cells
 from ...store import RUNNING, RunRow
 from ..widgets.mode_bar import ModeBar
@@ -104,6 +104,9 @@ class RunsScreen(Screen):
             f"{s.get('lost_words', '?')} lost x {s.get('known_words', '?')} known words; "
             f"{schedule}, seed {cfg.get('seed')}",
         ]
+        refinement = describe_refinement(run.decisions)
+        if refinement:
+            lines.append(refinement)
         if run.has_gold and run.accuracy is not None:
             lines.append(
                 f"accuracy {percent(run.accuracy)} (flow), {percent(run.accuracy_model)} (model) "

@@ -77,7 +77,7 @@ def test_a_refinements_weight_reads_as_one_line() -> None:
 
     assert describe_refinement({}) is None and describe_refinement({"line": "auto: ..."}) is None
     line = describe_refinement({"refinement": {"overruled": 0.383, "sure_share": 0.383}})
-    assert line is not None and "weighed 38% of each step" in line and "38% of the unjudged words" in line
+    assert line is not None and "weighed 38% of each step" in line and "overruled 38% of the channel's" in line
 
 
 def test_judgments_mask_a_channels_log_probs_on_the_right_rows() -> None:

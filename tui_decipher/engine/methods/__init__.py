@@ -64,8 +64,8 @@ def describe_refinement(decisions: dict[str, Any] | None) -> str | None:
     if not weight:
         return None
     return (
-        f"accepted pairs weighed {100 * weight['sure_share']:.0f}% of each step (at most 50%): the flow "
-        f"overruled the channel's own best reading of {100 * weight['overruled']:.0f}% of the unjudged words"
+        f"accepted pairs weighed {100 * weight['sure_share']:.0f}% of each step: the flow overruled "
+        f"{100 * weight['overruled']:.0f}% of the channel's best readings (unjudged words; at most 50%)"
     )
 
 

@@ -104,9 +104,6 @@ class RunsScreen(Screen):
             f"{s.get('lost_words', '?')} lost x {s.get('known_words', '?')} known words; "
             f"{schedule}, seed {cfg.get('seed')}",
         ]
-        refinement = describe_refinement(run.decisions)
-        if refinement:
-            lines.append(refinement)
         if run.has_gold and run.accuracy is not None:
             lines.append(
                 f"accuracy {percent(run.accuracy)} (flow), {percent(run.accuracy_model)} (model) "
@@ -115,6 +112,9 @@ class RunsScreen(Screen):
         if run.status not in (RUNNING,):
             counts = self.app.store.review_counts(run.id)
             lines.append(f"review: {review_summary(counts, len(self.app.store.decisions(run.id)))}")
+        refinement = describe_refinement(run.decisions)
+        if refinement:  # last: the detail pane shows the accuracy and the review first
+            lines.append(f"refinement: {refinement}")
         detail.update("\n".join(lines))
 
     def action_new_run(self) -> None:

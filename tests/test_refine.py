@@ -139,6 +139,30 @@ def test_a_refined_checkpoint_is_not_resumed(tiny_run, tmp_path):
         run_decipherment(corpus, result.config, resume=load_checkpoint(tmp_path))
 
 
+@pytest.mark.slow
+def test_a_neural_refinement_continues_from_the_runs_model(tiny_run, monkeypatch):
+    """The paper resets the parameters before every M-step; a refinement must not, since a fresh
+    M-step on a judged flow can miss the map the run had found (docs/experiments.md)."""
+    from tui_decipher.engine.methods import neural_em
+
+    corpus, result, payload = tiny_run
+    assert payload.settings().reset_each_round  # the run itself reset every round
+    at_start: list[dict[str, torch.Tensor]] = []
+    m_step = neural_em.m_step
+
+    def spy(ctx, model, *args, **kwargs):
+        at_start.append({k: v.detach().clone() for k, v in model.state_dict().items()})
+        return m_step(ctx, model, *args, **kwargs)
+
+    monkeypatch.setattr(neural_em, "m_step", spy)
+    refine_decipherment(corpus, payload, _review_of(result), 2)
+    snaps = [s for s in (payload.state["best"], payload.state["current"]) if s is not None]
+    kept = min(snaps, key=lambda s: s["objective"])["weights"]  # the restart a refinement continues
+    assert len(at_start) == 2
+    assert all(torch.equal(at_start[0][k].cpu(), kept[k]) for k in kept)
+    assert any(not torch.equal(at_start[1][k].cpu(), kept[k]) for k in kept)  # round 2 goes on from round 1
+
+
 def test_refinement_refuses_another_corpus(tiny_run):
     corpus, _, payload = tiny_run
     other = dataclasses.replace(corpus, name="other")

@@ -44,10 +44,7 @@ class EMContext(Problem):
     checkpoint_path: Path | None = None  # written after every complete round
     best: _RestartState | None = None  # best completed restart so far (by objective)
     restart_objectives: list[float] = field(default_factory=list)
-    refined: int = 0
-    # A refinement's M-steps continue from the run's model instead of the paper's periodic reset:
-    # the run has found its map, and a fresh M-step on the judged flow can miss it (docs/experiments.md).
-    warm_start: bool = False
+    refined: int = 0  # refinements so far, this one included (0: the run itself)
     # init_flow = "edit-distance": the words' own matching, solved once and shared by all restarts.
     edit_distance_matching: FlowSolution | None = None
 
@@ -314,9 +311,11 @@ def _run_round(
     phase_before = dict(ctx.phases)
     # Periodic reset (paper): every M-step starts from fresh parameters and a fresh optimiser,
     # seeded per round so a round's result does not depend on how earlier rounds used the RNG.
-    # Without it (warm start, and in a refinement) the M-step continues from the last round's parameters.
+    # Without it (warm start) the M-step continues from the last round's parameters. A refinement
+    # never resets: the run has found its map, and a fresh M-step on the judged flow can miss it
+    # (docs/experiments.md).
     torch.manual_seed(seed * 1009 + round_)
-    if (cfg.reset_each_round and not ctx.warm_start) or not state.rounds:
+    if (cfg.reset_each_round and not ctx.refined) or not state.rounds:
         model.reset_parameters()
     with ctx.timer("train"):
         batch_gen = torch.Generator().manual_seed(seed * 7919 + round_)
@@ -530,7 +529,6 @@ def _refine(
     ctx = prepare(
         corpus, cfg, on_event, cancel, review=review, seconds_before=start.seconds, phases_before=start.phases,
         checkpoint_path=checkpoint_path, restart_objectives=list(own["restart_objectives"]), refined=start.refined + 1,
-        warm_start=True,
     )  # fmt: skip
     # The kept restart: the best completed one, or the current one if it is better (or alone).
     snaps = [s for s in (own["best"], own["current"]) if s is not None and s["rounds"]]

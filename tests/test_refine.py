@@ -132,6 +132,24 @@ def test_refinement_never_reads_gold(tiny_run):
 
 
 @pytest.mark.slow
+def test_a_neural_refinements_draw_is_its_own_reproducible_stream(tiny_run):
+    """Draw 0 is the refinement the run always had; another draw trains on other batches and
+    dropout (the bench averages draws), and repeats exactly."""
+    corpus, result, payload = tiny_run
+    review = _review_of(result)
+
+    def losses(draw: int | None) -> list[float]:
+        kw = {} if draw is None else {"draw": draw}
+        return [m.loss for m in refine_decipherment(corpus, payload, review, 1, **kw).rounds]
+
+    own, first, other = losses(None), losses(0), losses(1)
+    assert own == first and own[:-1] == other[:-1]  # the run's own rounds are the checkpoint's
+    assert other[-1] != own[-1] and losses(1) == other
+    with pytest.raises(ValueError, match="draw = -1"):
+        refine_decipherment(corpus, payload, review, 1, draw=-1)
+
+
+@pytest.mark.slow
 def test_a_refined_checkpoint_is_not_resumed(tiny_run, tmp_path):
     corpus, result, payload = tiny_run
     refine_decipherment(corpus, payload, _review_of(result), 1, checkpoint=tmp_path / CHECKPOINT_NAME)

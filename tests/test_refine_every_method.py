@@ -169,9 +169,25 @@ def test_the_benchmarks_control_is_the_refinements_call_for_call(syllabary_run) 
     from tui_decipher.reviewer_simulation import run_refine_benchmark
 
     corpus, cfg, _result, _checkpoint = syllabary_run
-    out = run_refine_benchmark(corpus, cfg, iterations=2, refine_rounds=1, n_accept=0, n_reject=0)
-    assert out.n_accepted == out.n_rejected == 0 and len(out.iterations) == 2
-    assert out.accuracy_refined == out.accuracy_control
+    out = run_refine_benchmark(corpus, cfg, iterations=2, refine_rounds=1, n_accept=0, n_reject=0, draws=2)
+    assert out.n_accepted == out.n_rejected == 0 and len(out.iterations) == 4
+    assert [(s["draw"], s["iteration"]) for s in out.iterations] == [(0, 1), (0, 2), (1, 1), (1, 2)]
+    assert [d["draw"] for d in out.draws] == [0, 1]
+    for draw in out.draws:
+        assert draw["refined"] == draw["control"]  # each draw's control is its own refinements
+    assert out.accuracy_refined == out.accuracy_control == pytest.approx(
+        (out.draws[0]["refined"] + out.draws[1]["refined"]) / 2
+    )
+
+
+def test_a_channel_refinements_draw_is_its_own_reproducible_stream(syllabary_run) -> None:
+    corpus, _cfg, _result, checkpoint = syllabary_run
+
+    def costs(draw: int) -> list[float]:
+        return [p.cost for p in refine_decipherment(corpus, checkpoint, ReviewConstraints(), 1, draw=draw).proposals]
+
+    first = costs(0)
+    assert costs(1) != first and costs(0) == first
 
 
 def test_known_pairs_from_the_start_read_what_the_channel_alone_cannot(syllabary_run) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,7 +57,8 @@ def accuracy_on(predictions: np.ndarray, corpus: Corpus, lost_words: set[int]) -
 
 @dataclass
 class RefineBenchmark:
-    """What `run_refine_benchmark` measured; accuracies are on the never-judged evaluated words."""
+    """What `run_refine_benchmark` measured; accuracies are on the never-judged evaluated words,
+    means over the draws (each draw's own figures in `draws`)."""
 
     accuracy_unrefined: float
     accuracy_refined: float
@@ -72,6 +73,7 @@ class RefineBenchmark:
     phase_seconds: dict[str, float] = field(default_factory=dict)
     seconds_unrefined: float = 0.0  # the run before review
     seconds_refine: float = 0.0  # one refinement, the mean of the cycles'
+    draws: list[dict] = field(default_factory=list)  # per draw: its unjudged words' count and accuracies
 
 
 def run_refine_benchmark(
@@ -84,59 +86,87 @@ def run_refine_benchmark(
     control: bool = True,
     on_event: EventCallback = ignore,
     log: Callable[[str], None] = lambda _line: None,
+    draws: int = 1,
 ) -> RefineBenchmark:
-    """Train, then `iterations` times: simulate a review of the proposals and refine the run."""
+    """Train, then `iterations` times: simulate a review of the proposals and refine the run.
+
+    With `draws` > 1 the cycles (and the control's refinements) are repeated from the same trained
+    run with each refinement draw (`refine_decipherment`'s `draw`), and the figures are their means:
+    one draw's batches and dropout can move a refinement by more than the judgments do. Each draw's
+    reviewer judges the pairs that draw proposes, so each draw is scored on its own unjudged words."""
     started = time.perf_counter()
+    evaluated = {i for i, g in corpus.gold.items() if g}
     with tempfile.TemporaryDirectory(prefix="decipher-refine-") as tmp:
         folder = Path(tmp)
-        base = run_decipherment(corpus, cfg, on_event, checkpoint=folder / CHECKPOINT_NAME)
-        base_payload = load_checkpoint(folder)
+        base = run_decipherment(corpus, cfg, on_event, checkpoint=folder / "base" / CHECKPOINT_NAME)
+        base_payload = load_checkpoint(folder / "base")
         log(f"unrefined: flow accuracy {base.accuracy:.3f}")
-        judged: dict[tuple[int, int], str] = {}
-        result = base
-        steps = []
-        for n in range(1, iterations + 1):
-            judged.update(simulate_review(result, corpus, judged, n_accept, n_reject))
+        steps: list[dict] = []
+        measured: list[dict] = []
+        for draw in range(draws):
+            reviewed = folder / f"review-{draw}"
+            reviewed.mkdir()
+            save_checkpoint(reviewed / CHECKPOINT_NAME, base_payload)
+            judged: dict[tuple[int, int], str] = {}
+            result = base
+            for n in range(1, iterations + 1):
+                judged.update(simulate_review(result, corpus, judged, n_accept, n_reject))
+                review = ReviewConstraints.from_decisions(judged)
+                t0 = time.perf_counter()
+                result = refine_decipherment(
+                    corpus, load_checkpoint(reviewed), review, refine_rounds, on_event,
+                    checkpoint=reviewed / CHECKPOINT_NAME, draw=draw,
+                )  # fmt: skip
+                steps.append({"draw": draw, "iteration": n, "accepted": len(review.accepted),
+                              "rejected": len(review.rejected), "accuracy_all": result.accuracy,
+                              "seconds": time.perf_counter() - t0})  # fmt: skip
+                log(f"draw {draw}, refinement {n}: {len(review.accepted)} accepted, {len(review.rejected)} "
+                    f"rejected, flow accuracy {result.accuracy:.3f}")  # fmt: skip
+            control_result = None
+            if control:
+                # The same refinements, call for call, with no decisions: a refinement starts a fresh
+                # optimiser and draws its own batches, so one long call would not be the same training.
+                controlled = folder / f"control-{draw}"
+                controlled.mkdir()
+                save_checkpoint(controlled / CHECKPOINT_NAME, base_payload)
+                for _ in range(iterations):
+                    control_result = refine_decipherment(
+                        corpus, load_checkpoint(controlled), ReviewConstraints(), refine_rounds, on_event,
+                        checkpoint=controlled / CHECKPOINT_NAME, draw=draw,
+                    )
             review = ReviewConstraints.from_decisions(judged)
-            t0 = time.perf_counter()
-            result = refine_decipherment(
-                corpus, load_checkpoint(folder), review, refine_rounds, on_event, checkpoint=folder / CHECKPOINT_NAME
-            )
-            steps.append({"iteration": n, "accepted": len(review.accepted), "rejected": len(review.rejected),
-                          "accuracy_all": result.accuracy, "seconds": time.perf_counter() - t0})  # fmt: skip
-            log(f"refinement {n}: {len(review.accepted)} accepted, {len(review.rejected)} rejected, "
-                f"flow accuracy {result.accuracy:.3f}")  # fmt: skip
-        control_result = None
-        if control:
-            # The same refinements, call for call, with no decisions: a refinement starts a fresh
-            # optimiser and draws its own batches, so one long call would not be the same training.
-            control_folder = folder / "control"
-            control_folder.mkdir()
-            save_checkpoint(control_folder / CHECKPOINT_NAME, base_payload)
-            for _ in range(iterations):
-                control_result = refine_decipherment(
-                    corpus, load_checkpoint(control_folder), ReviewConstraints(), refine_rounds, on_event,
-                    checkpoint=control_folder / CHECKPOINT_NAME,
-                )
-    review = ReviewConstraints.from_decisions(judged)
-    evaluated = {i for i, g in corpus.gold.items() if g}
-    unjudged = evaluated - review.judged_lost()
-    out = RefineBenchmark(
-        accuracy_unrefined=accuracy_on(base.predictions, corpus, unjudged),
-        accuracy_refined=accuracy_on(result.predictions, corpus, unjudged),
-        accuracy_control=None if control_result is None else accuracy_on(control_result.predictions, corpus, unjudged),
+            unjudged = evaluated - review.judged_lost()
+            measured.append({
+                "draw": draw, "n_unjudged": len(unjudged), "accepted": len(review.accepted),
+                "rejected": len(review.rejected),
+                "unrefined": accuracy_on(base.predictions, corpus, unjudged),
+                "refined": accuracy_on(result.predictions, corpus, unjudged),
+                "control": None if control_result is None
+                else accuracy_on(control_result.predictions, corpus, unjudged),
+                "refined_all": float(result.accuracy or 0.0),
+            })  # fmt: skip
+    controls = [m["control"] for m in measured]
+    return RefineBenchmark(
+        accuracy_unrefined=_mean(m["unrefined"] for m in measured),
+        accuracy_refined=_mean(m["refined"] for m in measured),
+        accuracy_control=None if None in controls else _mean(controls),
         accuracy_unrefined_all=float(base.accuracy or 0.0),
-        accuracy_refined_all=float(result.accuracy or 0.0),
-        n_unjudged=len(unjudged),
-        n_accepted=len(review.accepted),
-        n_rejected=len(review.rejected),
+        accuracy_refined_all=_mean(m["refined_all"] for m in measured),
+        n_unjudged=round(_mean(m["n_unjudged"] for m in measured)),
+        n_accepted=measured[-1]["accepted"],
+        n_rejected=measured[-1]["rejected"],
         iterations=steps,
         seconds=time.perf_counter() - started,
         phase_seconds=dict(result.phase_seconds),
         seconds_unrefined=base.seconds,
         seconds_refine=sum(step["seconds"] for step in steps) / max(1, len(steps)),
+        draws=measured,
     )
-    return out
+
+
+def _mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return sum(values) / len(values)
 
 
 @dataclass

@@ -26,6 +26,7 @@ from typing import Any
 from .core import BenchError, BenchSetting, RowSpec
 from .experiments import (
     KNOWN_READINGS,
+    REFINE_DRAWS,
     REFINE_ITERATIONS,
     REFINE_JUDGMENTS,
     ROMANCE_PAIRS,
@@ -287,11 +288,14 @@ def refine_setting(dataset: str, method: str) -> BenchSetting:
     name = "ugaritic-refine" if (dataset, method) == ("ugaritic-small", "neural") else f"refine-{dataset}-{method}"
     return BenchSetting(
         name,
-        f"{dataset}, {method}, with a simulated reviewer (gold plays the epigrapher, in this benchmark only)",
+        f"{dataset}, {method}, with a simulated reviewer (gold plays the epigrapher, in this benchmark only), "
+        f"its refinements drawn {REFINE_DRAWS} times",
         (
             RowSpec("unrefined", f"{dataset} ({method}), words never judged: the run before review"),
-            RowSpec("refined", f"same words after {REFINE_ITERATIONS} cycles of review + 1-round refine"),
-            RowSpec("control", f"same words after the same {REFINE_ITERATIONS} refinements without decisions"),
+            RowSpec("refined", f"same words after {REFINE_ITERATIONS} cycles of review + 1-round refine "
+                               f"(mean of {REFINE_DRAWS} draws)"),
+            RowSpec("control", f"same words after the same {REFINE_ITERATIONS} refinements without decisions "
+                               f"(mean of {REFINE_DRAWS} draws)"),
         ),
         exp.run, (corpus,), group="refine", note=_REFINE_NOTE, configs=exp.configs, extra=True,
     )  # fmt: skip

@@ -107,15 +107,21 @@ def refine_decipherment(
     on_event: EventCallback = ignore,
     cancel: threading.Event | None = None,
     checkpoint: str | Path | None = None,
+    draw: int = 0,
 ) -> DecipherResult:
     """Continue a run from its checkpoint for `rounds` more rounds under the reviewer's judgments
-    (accepted pairs fixed, rejected ones removed); settings come from the checkpoint."""
+    (accepted pairs fixed, rejected ones removed); settings come from the checkpoint. `draw`: the
+    refinement's random stream (0: the run's own; see `Method.refine`)."""
     if not 1 <= rounds <= 1000:
         raise ValueError(f"refinement rounds = {rounds} is out of range (allowed 1..1000)")
     start.check_corpus(corpus.name, (len(corpus.lost_words), len(corpus.known_words)))
     review.check(len(corpus.lost_words), len(corpus.known_words))
     path = Path(checkpoint) if checkpoint is not None else None
-    return method_for(start.method).refine(corpus, start, review, rounds, on_event, cancel or threading.Event(), path)
+    if draw < 0:
+        raise ValueError(f"refinement draw = {draw} is out of range (allowed 0 and up)")
+    return method_for(start.method).refine(
+        corpus, start, review, rounds, on_event, cancel or threading.Event(), path, draw
+    )
 
 
 def _check_resumable(resume: Checkpoint, cfg: DecipherConfig, corpus: Corpus) -> None:

@@ -472,9 +472,12 @@ class AutoMethod:
         on_event: EventCallback,
         cancel: threading.Event,
         checkpoint_path: Path | None = None,
+        draw: int = 0,
     ) -> DecipherResult:
         # Its decisions stand: a refinement trains the channel it chose, with its D and C.
-        return refine_channel(self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path)
+        return refine_channel(
+            self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw
+        )
 
     def describe(self, config: dict[str, Any]) -> str:
         # A finished run's own line is its decisions' (describe_run); this is the line before them.

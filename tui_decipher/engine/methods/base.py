@@ -148,9 +148,11 @@ class Method(Protocol):
 
     def refine(
         self, corpus: Corpus, start: Checkpoint, constraints: ReviewConstraints, rounds: int,
-        on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None,
+        on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None, draw: int = 0,
     ) -> DecipherResult:
-        """Continue a finished run for `rounds` more rounds under the reviewer's judgments."""
+        """Continue a finished run for `rounds` more rounds under the reviewer's judgments. `draw`
+        picks the refinement's random stream (batches, dropout, samples): 0 is the run's own; the
+        bench repeats its reviewer over several draws, since one draw's noise can exceed the effect."""
         ...
 
     def describe(self, config: dict[str, Any]) -> str:

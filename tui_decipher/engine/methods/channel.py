@@ -84,9 +84,9 @@ class ChannelAlone:
 
     def refine(
         self, corpus: Corpus, start: Checkpoint, constraints: ReviewConstraints, rounds: int,
-        on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None,
+        on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None, draw: int = 0,
     ) -> DecipherResult:
-        return refine_channel(self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path)
+        return refine_channel(self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw)
 
     def describe(self, config: dict[str, Any]) -> str:
         # Runs stored before a field existed read as its default: the pieces channel, the lexicon objective.
@@ -193,7 +193,7 @@ def save_channel(
 
 def refine_channel(
     method: str, corpus: Corpus, start: Checkpoint, review: ReviewConstraints, rounds: int,
-    on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None,
+    on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None, draw: int = 0,
 ) -> DecipherResult:
     """Continue a finished channel run (the channel method's or auto's) for `rounds` x REFINE_STEPS
     more steps of its own objective under the reviewer's judgments, then its flows with them (see
@@ -235,10 +235,11 @@ def refine_channel(
         sure_share = min(REFINE_SURE_SHARE, overruled)
         result.decisions["refinement"] = {"overruled": overruled, "sure_share": sure_share}
     with problem.timer("train"):
-        # A fresh seed per refinement: each draws other batches, and a refinement repeats exactly.
+        # A fresh seed per refinement (and per draw): each draws other batches, and repeats exactly.
         fit = fit_channel(
             corpus.lost_words, corpus.known_words, problem.lost_charset, problem.known_charset, steps,
-            cfg.channel_lr, cfg.channel_batch, cfg.seed + 7919 * refined, cfg.channel_init_scale, on_step=on_step,
+            cfg.channel_lr, cfg.channel_batch, cfg.seed + 7919 * refined + draw, cfg.channel_init_scale,
+            on_step=on_step,
             should_stop=cancel.is_set, objective=cfg.channel_objective, n_cognates=problem.n_cognates,
             capacity=cfg.capacity, kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=channel,
             review=review, sure_share=sure_share,

@@ -515,7 +515,7 @@ def _conclude(ctx: EMContext, result: DecipherResult) -> DecipherResult:
 
 def _refine(
     corpus: Corpus, start: Checkpoint, review: ReviewConstraints, rounds: int, on_event: EventCallback,
-    cancel: threading.Event, checkpoint_path: Path | None,
+    cancel: threading.Event, checkpoint_path: Path | None, draw: int = 0,
 ) -> DecipherResult:
     """Continue EM from a run's checkpoint for `rounds` more rounds under the reviewer's judgments.
 
@@ -536,7 +536,7 @@ def _refine(
         raise CheckpointError("the checkpoint has no complete round to refine")
     snap = min(snaps, key=lambda s: s["objective"])
     restart = snap["restart"]
-    seed = cfg.seed + 1000 * restart
+    seed = cfg.seed + 1000 * restart + draw  # the rounds' dropout and batches, and the samples, per draw
     state = _RestartState(restart, _new_model(ctx), torch.zeros(0, device=ctx.device))
     _restore_restart(ctx, state, snap)
     if not state.flow.numel():
@@ -616,9 +616,9 @@ class NeuralEM:
 
     def refine(
         self, corpus: Corpus, start: Checkpoint, constraints: ReviewConstraints, rounds: int,
-        on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None,
+        on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None, draw: int = 0,
     ) -> DecipherResult:
-        return _refine(corpus, start, constraints, rounds, on_event, cancel, checkpoint_path)
+        return _refine(corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw)
 
     def describe(self, config: dict[str, Any]) -> str:
         return (

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -218,6 +220,32 @@ def test_cli_refine_updates_the_stored_run_in_place(data_dir, single_thread):
         assert set(accepted) <= pairs and not pairs & set(rejected)
         assert store.decisions(run.id) == before  # decisions kept
     assert load_checkpoint(after.run_dir).refined == 1
+
+
+@pytest.mark.slow
+def test_a_cancelled_refinement_leaves_the_run_finished(data_dir, single_thread):
+    """Stopped after its first round, a refinement keeps that round and leaves a finished run, which
+    is refined again, not offered for --resume; the caller still learns it was cancelled."""
+    import threading
+
+    from tui_decipher.engine.events import RoundEnd
+    from tui_decipher.session import RunSession
+
+    assert CliRunner().invoke(cli_app, ["run", "--quiet", *TINY_FLAGS]).exit_code == 0
+    db = default_path(data_dir)
+    session = RunSession.refine(db, "1", rounds=3)
+    session.open()
+    cancel = threading.Event()
+    result = session.execute(lambda event: isinstance(event, RoundEnd) and cancel.set(), cancel)
+    assert result.status == "cancelled"
+    with Store(db) as store:
+        run = store.run(1)
+        assert run.status == "finished" and [r.round for r in store.rounds(1)] == [1, 2, 3]
+    assert load_checkpoint(run.run_dir).refined == 1 and load_checkpoint(run.run_dir).round == 3
+    assert json.loads((Path(run.run_dir) / "summary.json").read_text())["status"] == "finished"
+    again = RunSession.refine(db, "1", rounds=1)  # and it refines again
+    again.open()
+    assert again.execute(lambda _event: None, threading.Event()).status == "finished"
 
 
 def test_cli_refine_errors_are_one_line(data_dir, tmp_path):

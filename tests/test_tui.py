@@ -539,6 +539,24 @@ async def test_refining_in_place_marks_the_changed_proposals_and_keeps_the_curso
 
 
 @pytest.mark.slow
+async def test_cancelling_a_refinement_leaves_the_run_finished(data_dir, tmp_path, single_thread):
+    """c on Progress stops a refinement; the run it continued stays finished (not offered for resume)."""
+    tiny_channel_run(tmp_path)
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3")
+        run_id = app.screen.run_id
+        await pilot.press("R", "end", "ctrl+u", *"200", "enter")  # 200 rounds: far longer than the test
+        await wait_until(pilot, lambda: app.live is not None and app.live.status == "running")
+        await pilot.press("2", "c")
+        await wait_until(pilot, lambda: app.live.status == "cancelled")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        assert app.store.run(run_id).status == "finished" and len(app.store.runs()) == 1
+        assert any("refinement cancelled" in str(n.message) for n in app._notifications)
+
+
+@pytest.mark.slow
 async def test_refining_as_a_branch_makes_a_new_run_and_leaves_the_source(data_dir, tmp_path, single_thread):
     tiny_channel_run(tmp_path)
     app = DecipherApp(data_dir)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .engine.checkpoint import CHECKPOINT_NAME, Checkpoint, CheckpointError, load_checkpoint
@@ -32,7 +32,7 @@ from .engine.review import REFINE_ROUNDS, ReviewConstraints
 from .engine.sign_values import SignValues, read_sign_values
 from .results import new_run_dir, write_run_files
 from .review_io import RunVocabulary, read_decisions
-from .store import OPEN, RUNNING, RunRecorder, Store, StoreError
+from .store import CANCELLED, FINISHED, OPEN, RUNNING, RunRecorder, Store, StoreError
 
 
 class SessionError(ValueError):
@@ -193,8 +193,14 @@ class RunSession:
                     corpus, self.cfg, recorder, cancel, checkpoint=self.checkpoint_path, resume=self.checkpoint,
                     review=self.known_pairs,
                 )
-            recorder.finish(result, corpus)
-            write_run_files(self.out_dir, result, corpus, self.sources, self.loaded.path)
+            recorded = result
+            if self.review is not None and result.status == CANCELLED:
+                # A refinement continues a finished run: stopped early, the run is still finished,
+                # with the rounds it completed, and is refined again, not resumed. The caller still
+                # gets "cancelled" (the CLI's exit code, the TUI's notice).
+                recorded = replace(result, status=FINISHED)
+            recorder.finish(recorded, corpus)
+            write_run_files(self.out_dir, recorded, corpus, self.sources, self.loaded.path)
         except BaseException as exc:
             recorder.fail(f"{type(exc).__name__}: {exc}")
             raise

@@ -280,6 +280,8 @@ def run(
     result = _execute(session, console, quiet)
     _print_result(result, session, run_id)
     if result.status == "cancelled":
+        if session.review is not None:  # a refinement: the run it continued stays finished (RunSession.execute)
+            console.print(f"refinement cancelled: run #{run_id} keeps the rounds it completed and stays finished")
         raise typer.Exit(EXIT_CANCELLED)
 
 

@@ -238,6 +238,11 @@ class DecipherApp(App[None]):
             hint = f"{changed} proposal(s) changed (Δ on Review); {hint}"
             if refinement.out is not None:
                 hint = f"a branch of run #{refinement.source} (left as it was) in {refinement.out}; {hint}"
+            if message.status == "cancelled":  # the run stays finished (RunSession.execute)
+                self.notify(f"Run #{message.run_id}: refinement cancelled; the run keeps the rounds it completed "
+                            f"and stays finished: {hint}.")  # fmt: skip
+                self._refresh_screen()
+                return
         self.notify(f"Run #{message.run_id} {message.status}: {hint}.")
         self._refresh_screen()
 

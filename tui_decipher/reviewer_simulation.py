@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import fmean
 
 import numpy as np
 
@@ -147,12 +148,12 @@ def run_refine_benchmark(
             })  # fmt: skip
     controls = [m["control"] for m in measured]
     return RefineBenchmark(
-        accuracy_unrefined=_mean(m["unrefined"] for m in measured),
-        accuracy_refined=_mean(m["refined"] for m in measured),
-        accuracy_control=None if None in controls else _mean(controls),
+        accuracy_unrefined=fmean(m["unrefined"] for m in measured),
+        accuracy_refined=fmean(m["refined"] for m in measured),
+        accuracy_control=None if None in controls else fmean(controls),
         accuracy_unrefined_all=float(base.accuracy or 0.0),
-        accuracy_refined_all=_mean(m["refined_all"] for m in measured),
-        n_unjudged=round(_mean(m["n_unjudged"] for m in measured)),
+        accuracy_refined_all=fmean(m["refined_all"] for m in measured),
+        n_unjudged=round(fmean(m["n_unjudged"] for m in measured)),
         n_accepted=measured[-1]["accepted"],
         n_rejected=measured[-1]["rejected"],
         iterations=steps,
@@ -162,11 +163,6 @@ def run_refine_benchmark(
         seconds_refine=sum(step["seconds"] for step in steps) / max(1, len(steps)),
         draws=measured,
     )
-
-
-def _mean(values: Iterable[float]) -> float:
-    values = list(values)
-    return sum(values) / len(values)
 
 
 @dataclass

@@ -554,6 +554,7 @@ async def test_cancelling_a_refinement_leaves_the_run_finished(data_dir, tmp_pat
         await app.workers.wait_for_complete()
         assert app.store.run(run_id).status == "finished" and len(app.store.runs()) == 1
         assert any("refinement cancelled" in str(n.message) for n in app._notifications)
+        assert "cancelling the refinement: the run keeps its channel and stays finished" in app.live.log
 
 
 @pytest.mark.slow

@@ -143,6 +143,7 @@ class DecipherApp(App[None]):
         )
         if launched:  # the worker's messages are handled after this returns, so this is in time
             self.refinement = Refinement(run_id, before, out, run_id if out is None else None)
+            self.live.refining = True
             if out is None:
                 self.selected_run = run_id
         return launched

@@ -38,6 +38,7 @@ class LiveRun:
     round_ends: list[RoundEnd] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     finished_seconds: float | None = None
+    refining: bool = False  # a refinement of a finished run (a cancel leaves that run finished)
     _shape: RunStarted | None = field(default=None, repr=False)
     _round_open: bool = field(default=False, repr=False)
 
@@ -108,6 +109,9 @@ class LiveRun:
     @property
     def cancel_note(self) -> str:
         """What a cancel keeps, for the log."""
+        if self.refining:
+            kept = "the run keeps its channel" if self.no_rounds else "the run keeps the rounds it completed"
+            return f"cancelling the refinement: {kept} and stays finished"
         if self.no_rounds:
             return "cancelling: the channel stops at its next step, nothing is kept"
         return "cancelling: the current epoch finishes, completed rounds are kept"

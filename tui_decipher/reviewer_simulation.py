@@ -102,12 +102,17 @@ def run_refine_benchmark(
         base = run_decipherment(corpus, cfg, on_event, checkpoint=folder / "base" / CHECKPOINT_NAME)
         base_payload = load_checkpoint(folder / "base")
         log(f"unrefined: flow accuracy {base.accuracy:.3f}")
+
+        def from_base(name: str) -> Path:
+            """A folder holding a copy of the trained run's checkpoint, for one line of refinements."""
+            (folder / name).mkdir()
+            save_checkpoint(folder / name / CHECKPOINT_NAME, base_payload)
+            return folder / name
+
         steps: list[dict] = []
         measured: list[dict] = []
         for draw in range(draws):
-            reviewed = folder / f"review-{draw}"
-            reviewed.mkdir()
-            save_checkpoint(reviewed / CHECKPOINT_NAME, base_payload)
+            reviewed = from_base(f"review-{draw}")
             judged: dict[tuple[int, int], str] = {}
             result = base
             for n in range(1, iterations + 1):
@@ -127,9 +132,7 @@ def run_refine_benchmark(
             if control:
                 # The same refinements, call for call, with no decisions: a refinement starts a fresh
                 # optimiser and draws its own batches, so one long call would not be the same training.
-                controlled = folder / f"control-{draw}"
-                controlled.mkdir()
-                save_checkpoint(controlled / CHECKPOINT_NAME, base_payload)
+                controlled = from_base(f"control-{draw}")
                 for _ in range(iterations):
                     control_result = refine_decipherment(
                         corpus, load_checkpoint(controlled), ReviewConstraints(), refine_rounds, on_event,

@@ -230,7 +230,7 @@ class DecipherApp(App[None]):
             self.live.status = message.status
         has_proposals = sum(self.store.review_counts(message.run_id).values()) > 0
         hint = "press 3 to review its proposals" if has_proposals else "it has no proposals"
-        refinement = self.refinement
+        status, refinement = message.status, self.refinement
         if refinement is not None and refinement.run_id == message.run_id:
             self.refinement = None
             self.refined[message.run_id] = refinement  # what Review compares the new proposals with
@@ -240,11 +240,8 @@ class DecipherApp(App[None]):
             if refinement.out is not None:
                 hint = f"a branch of run #{refinement.source} (left as it was) in {refinement.out}; {hint}"
             if message.status == "cancelled":  # the run stays finished (RunSession.execute)
-                self.notify(f"Run #{message.run_id}: refinement cancelled; the run keeps the rounds it completed "
-                            f"and stays finished: {hint}.")  # fmt: skip
-                self._refresh_screen()
-                return
-        self.notify(f"Run #{message.run_id} {message.status}: {hint}.")
+                status = "refinement cancelled; the run keeps the rounds it completed and stays finished"
+        self.notify(f"Run #{message.run_id} {status}: {hint}.")
         self._refresh_screen()
 
     def _refresh_screen(self, event: Any = None) -> None:

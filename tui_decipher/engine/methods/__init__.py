@@ -114,11 +114,11 @@ def refine_decipherment(
     refinement's random stream (0: the run's own; see `Method.refine`)."""
     if not 1 <= rounds <= 1000:
         raise ValueError(f"refinement rounds = {rounds} is out of range (allowed 1..1000)")
+    if draw < 0:
+        raise ValueError(f"refinement draw = {draw} is out of range (allowed 0 and up)")
     start.check_corpus(corpus.name, (len(corpus.lost_words), len(corpus.known_words)))
     review.check(len(corpus.lost_words), len(corpus.known_words))
     path = Path(checkpoint) if checkpoint is not None else None
-    if draw < 0:
-        raise ValueError(f"refinement draw = {draw} is out of range (allowed 0 and up)")
     return method_for(start.method).refine(
         corpus, start, review, rounds, on_event, cancel or threading.Event(), path, draw
     )

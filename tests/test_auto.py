@@ -408,17 +408,47 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
     assert len(starts) == (search.starts if agree else search.max_starts) == len(calls)
     assert [s["agrees"] for s in starts] == [agree] * len(starts)
     assert [s["kept"] for s in starts].count(True) == 1 and max(starts, key=lambda s: s["gain"])["kept"]
-    used = agree and explains
+    used, single = agree and explains, not agree and explains
     assert d["syllables"]["used"] is used and d["syllables"]["why"] in d["line"]
-    # Every fresh channel (the lexicon probe, the transport search's starts) starts from the map.
-    fresh = 1 + sum(len(p.get("search", [])) for p in d["probes"])
-    assert len(seeded) == (fresh if used else 0)
-    assert ("no map found" in d["line"]) is not used
+    if single:  # one start's map, not reproduced: the lexicon probe from a random start, then from it
+        lexicon = [p for p in d["probes"] if p["objective"] == "lexicon"]
+        assert [p["from_single_map"] for p in lexicon] == [False, True]
+        kept = next(p for p in d["probes"] if p["kept"])
+        # The probe whose held-out words beat the decoys most is kept, and the line says where it started.
+        assert kept["wins"] == max(p["wins"] for p in d["probes"])
+        started = "from the map one start found" if kept["from_single_map"] else "from a random start"
+        assert f"probe: {kept['objective']} objective {started}" in d["line"]
+        # The map seeded its probe, and the transport search's starts too where that probe led.
+        map_led = lexicon[1]["wins"] > lexicon[0]["wins"]
+        searched = sum(len(p.get("search", [])) for p in d["probes"])
+        assert len(seeded) == 1 + (searched if map_led else 0)
+        assert "one start alone found it" in d["line"]
+    else:
+        # Every fresh channel (the lexicon probe, the transport search's starts) starts from the map.
+        fresh = 1 + sum(len(p.get("search", [])) for p in d["probes"])
+        assert len(seeded) == (fresh if used else 0)
+        assert all("from_single_map" not in p for p in d["probes"])
+    assert ("no map found" in d["line"]) is not (used or single)
     # Its steps are on the progress bar before the probes'.
     scaled = SCHEDULES["pieces"].scaled(60)
     assert d["steps"] == len(starts) * scaled.syllables.steps_each + sum(p["steps"] for p in d["probes"]) + (
         scaled.fit_steps
     )
+
+
+def test_a_map_one_start_alone_found_is_tried_only_where_it_explains_the_words_well() -> None:
+    from tui_decipher.engine.channels.syllables import SyllableMap
+    from tui_decipher.engine.methods.auto import SINGLE_MAP_GAIN, _Syllables
+
+    def syllables(gain: float, agrees: bool) -> _Syllables:
+        found = SyllableMap(("a",), {("k", "a"): "X"}, -100.0 + 10 * gain, -100.0, 10, {("k", "a"): 1.0})
+        return _Syllables(found, [{"start": 0, "gain": gain, "agrees": agrees, "kept": True}])
+
+    assert syllables(SINGLE_MAP_GAIN, False).single and not syllables(SINGLE_MAP_GAIN, False).used
+    # A chance map explains little (at most 0.11 nats a word on generated syllabaries): not tried.
+    assert not syllables(0.11, False).single and "no map found" in syllables(0.11, False).why
+    # A map two starts agree on is used outright, not tried.
+    assert syllables(1.0, True).used and not syllables(1.0, True).single
 
 
 def test_a_cipher_of_an_alphabet_is_not_searched_as_syllables(tmp_path, single_thread) -> None:

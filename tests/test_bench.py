@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -24,10 +25,14 @@ from tui_decipher.bench import jobs as bench_jobs
 from tui_decipher.bench import runner as bench_runner
 from tui_decipher.bench.core import BASELINE, DECIPHER, BenchError, BenchSetting, JobReporter, RowResult, RowSpec
 from tui_decipher.bench.experiments import (
+    GENERATED,
+    GENERATED_PARTS,
+    GENERATED_SEED,
     QUICK_CHANGES,
     QUICK_CHANNEL_STEPS,
     ROMANCE_PAIRS,
     ROMANCE_PARTS,
+    generated_path,
     row_from_run,
 )
 from tui_decipher.bench.jobs import (
@@ -64,6 +69,7 @@ from tui_decipher.cli import app
 from tui_decipher.engine.baseline import edit_distance_assignment, edit_distance_costs
 from tui_decipher.engine.config import DecipherConfig, preset
 from tui_decipher.engine.corpus import Corpus
+from tui_decipher.engine.generators import GeneratorSpec, generate
 from tui_decipher.engine.methods import run_decipherment
 from tui_decipher.engine.neural.model import build_model
 from tui_decipher.engine.registry import load_corpus
@@ -577,7 +583,6 @@ def test_cli_bench_runs_and_writes(tmp_path, fake_settings, data_dir):
     assert (tmp_path / "b" / "bench.md").is_file()
 
 
-
 def _report_block(text: str) -> str:
     """What lies between a document's report markers."""
     return text.split(REPORT_BEGIN, 1)[1].split(REPORT_END, 1)[0]
@@ -625,6 +630,7 @@ def test_the_benchmarks_page_takes_the_bench_report():
     assert text.count(REPORT_BEGIN) == text.count(REPORT_END) == 1
     assert _report_block(text).strip().startswith("# decipher bench\n\n- command: `decipher bench ")
 
+
 def test_a_cancelled_bench_leaves_the_report_copy_alone(tmp_path, fake_settings):
     def interrupt(spec, result):
         raise KeyboardInterrupt
@@ -634,6 +640,7 @@ def test_a_cancelled_bench_leaves_the_report_copy_alone(tmp_path, fake_settings)
         run_bench(report, tmp_path / "b", isolate=False, on_job_end=interrupt, report_copy=tmp_path / "doc.md")
     assert report.status == "cancelled" and (tmp_path / "b" / "bench.md").is_file()
     assert not (tmp_path / "doc.md").exists()
+
 
 PLUGIN = """
 from tui_decipher import bench
@@ -666,9 +673,7 @@ def test_jobs_run_in_their_own_process(tmp_path, monkeypatch):
     assert result.peak_rss_mb is not None and result.peak_rss_mb > 10  # the child's own ru_maxrss
     assert result.process_seconds is not None and result.process_seconds >= result.seconds
     assert messages == [{"type": "stage", "text": "quick=True"}]
-    broken = run_job_subprocess(
-        JobSpec("plugin-broken", DECIPHER, 7), False, tmp_path / "b.json", tmp_path / "b.log"
-    )
+    broken = run_job_subprocess(JobSpec("plugin-broken", DECIPHER, 7), False, tmp_path / "b.json", tmp_path / "b.log")
     assert broken.status == "failed" and broken.message == "ValueError: no good"
     assert "Traceback" in (tmp_path / "b.log").read_text()  # the traceback is kept in the job's log
     gone = run_job_subprocess(JobSpec("no-such", DECIPHER, 7), False, tmp_path / "n.json", tmp_path / "n.log")
@@ -708,9 +713,7 @@ def test_romance_runs_one_job_per_pair_and_its_average_needs_all_six():
     assert [s for s in specs if s.kind == BASELINE] == [JobSpec("romance", BASELINE)]
     assert decipher[0].slug == "romance-es-it-decipher-1234" and decipher[0].label == "romance es-it decipher seed 1234"
     # the ablation row of the same six pairs is split the same way
-    assert [s.part for s in plan_jobs(["romance-own-top-5"], [1]) if s.kind == DECIPHER] == list(
-        ROMANCE_PARTS
-    )
+    assert [s.part for s in plan_jobs(["romance-own-top-5"], [1]) if s.kind == DECIPHER] == list(ROMANCE_PARTS)
 
     report = _report(["romance"], seeds=(1234, 1235))
     accuracy = {"es-it": 0.8, "it-es": 0.9, "es-pt": 0.9, "pt-es": 0.95, "it-pt": 0.7, "pt-it": 0.75}
@@ -946,3 +949,23 @@ def test_every_paper_setting_has_an_auto_row_that_keeps_only_corpus_and_seed():
     # The Ugaritic auto row reports both lists, the full one beside the paper's figure.
     assert [r.key for r in SETTINGS["ugaritic-auto"].rows] == ["small", "full"]
     assert SETTINGS["ugaritic-auto"].rows[1].paper == 65.9
+
+
+def test_generated_corpora_run_auto_one_job_each_on_a_fixed_file(tmp_path, monkeypatch, single_thread):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the generated files go under tmp_path
+    setting = SETTINGS["generated-auto"]
+    assert not setting.extra and setting.corpora == ()  # in the default bench; needs no third-party data
+    decipher = [s for s in plan_jobs(["generated-auto"], [1234]) if s.kind == DECIPHER]
+    assert [s.part for s in decipher] == list(GENERATED_PARTS) == list(GENERATED)
+    assert [r.key for r in setting.rows] == [*GENERATED, "average"]
+    # The default a user gets (auto, no preset), the same configs each call: a resumed bench keeps its jobs.
+    configs = setting.configs(1234, False)
+    assert [c.to_dict() for c in configs] == [c.to_dict() for c in setting.configs(1234, False)]
+    assert all(c.method == "auto" and c.auto_steps == 0 and c.seed == 1234 for c in configs)
+    assert configs[1].corpus == str(generated_path("shared-alphabet")) and str(tmp_path) in configs[1].corpus
+    # One job writes its corpus, the generator's output at GENERATED_SEED, and reads it with auto.
+    (row,) = setting.run(1234, True, JobReporter(), part="shared-alphabet")
+    expected = generate(GeneratorSpec(kind="shared-alphabet", seed=GENERATED_SEED, lost_words=400))
+    assert generated_path("shared-alphabet").read_text(encoding="utf-8") == expected.cog_text()
+    assert row.key == "shared-alphabet" and row.n_evaluated == expected.n_cognates
+    assert row.extra["decisions"]["channel_kind"] == "edit" and row.accuracy >= 0.9

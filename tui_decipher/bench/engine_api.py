@@ -11,6 +11,7 @@ from ..engine.config import DecipherConfig, preset
 from ..engine.corpus import Corpus, CorpusError
 from ..engine.device import select_device
 from ..engine.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
+from ..engine.generators import GeneratorSpec, write_generated
 from ..engine.methods import DecipherResult, RoundMetrics, run_decipherment
 from ..engine.registry import entry_path, load_corpus, load_registry
 from ..engine.transfer import evaluate_on_corpus
@@ -22,6 +23,7 @@ __all__ = [
     "DecipherConfig",
     "DecipherResult",
     "EpochEnd",
+    "GeneratorSpec",
     "RoundEnd",
     "RoundMetrics",
     "RunStarted",
@@ -33,4 +35,5 @@ __all__ = [
     "preset",
     "run_decipherment",
     "select_device",
+    "write_generated",
 ]

@@ -10,8 +10,10 @@ its changes. `--quick` shrinks every config the same way (`schedule`).
 
 from __future__ import annotations
 
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .core import BaselineFn, CombineFn, ConfigsFn, JobReporter, RowResult, RunFn, peak_rss_mb
@@ -19,12 +21,14 @@ from .engine_api import (
     Corpus,
     DecipherConfig,
     DecipherResult,
+    GeneratorSpec,
     RoundMetrics,
     edit_distance_assignment,
     evaluate_on_corpus,
     load_corpus,
     preset,
     run_decipherment,
+    write_generated,
 )
 
 # --quick: a smoke check of every setting in minutes on 2 CPU cores, not a measurement of accuracy.
@@ -246,6 +250,65 @@ def _romance_baseline(reporter: JobReporter) -> list[RowResult]:
     for lost, known in ROMANCE_PAIRS:
         rows.append(baseline_row(pair_key(lost, known), _load(preset("paper-romance").replace(lost=lost, known=known))))
     return [*rows, average_row(rows)]
+
+
+# --- generated corpora: the kinds of pair a user may bring, none of them tuned on ------------------
+
+# One corpus of each kind `decipher corpus generate` makes (engine/generators.py), each a part (its
+# own job) run with no preset: the default, `auto`, as a user with new word lists gets it. Generator
+# seeds from GENERATED_SEED up are for measuring only: no setting of auto was chosen on them (the
+# generated corpora its settings were read from are named in docs/experiments.md, all below 300).
+GENERATED_SEED = 301
+GENERATED: dict[str, dict[str, Any]] = {
+    "substitution": {"kind": "substitution", "lost_words": 400},
+    "shared-alphabet": {"kind": "shared-alphabet", "lost_words": 400},
+    "syllabary": {"kind": "syllabary", "lost_words": 400},
+    "syllabary-1000": {"kind": "syllabary", "lost_words": 1000},
+    "large-known": {"kind": "large-known", "lost_words": 400},
+}
+GENERATED_PARTS = tuple(GENERATED)
+
+
+def generated_path(key: str) -> Path:
+    """Where the generated corpus `key` is written: one fixed path a machine (the same spec always
+    writes the same file), so a job's config, and with it its fingerprint, is the same each time."""
+    return Path(tempfile.gettempdir()) / "tui-decipher-bench" / f"{key}-seed{GENERATED_SEED}.cog"
+
+
+def _generated_corpus(key: str) -> Path:
+    path = generated_path(key)
+    write_generated(path, GeneratorSpec(seed=GENERATED_SEED, **GENERATED[key]))
+    return path
+
+
+def generated_kinds(**changes: Any) -> Experiment:
+    """The GENERATED corpora, each with the default config (and `changes`); a job runs one corpus
+    (its part), and the average row needs all of a seed's."""
+
+    def configs(seed: int, quick: bool) -> list[DecipherConfig]:
+        return [schedule(DecipherConfig(corpus=str(generated_path(key)), seed=seed, **changes), quick)
+                for key in GENERATED]  # fmt: skip
+
+    def run(seed: int, quick: bool, reporter: JobReporter, part: str) -> list[RowResult]:
+        _generated_corpus(part)
+        cfg = configs(seed, quick)[GENERATED_PARTS.index(part)]
+        corpus = _load(cfg)
+        reporter.stage(f"training on {part} ({len(corpus.lost_words)} lost x {len(corpus.known_words)} known words)")
+        return [row_from_run(part, run_decipherment(corpus, cfg, reporter))]
+
+    def baseline(reporter: JobReporter) -> list[RowResult]:
+        rows = []
+        for key in GENERATED:
+            reporter.stage(f"baseline on {key}")
+            rows.append(baseline_row(key, _load(DecipherConfig(corpus=str(_generated_corpus(key))))))
+        return [*rows, average_row(rows)]
+
+    return Experiment(configs, run, baseline, GENERATED_PARTS, _generated_average)
+
+
+def _generated_average(rows: list[RowResult]) -> list[RowResult]:
+    """The average row, once every generated corpus of a seed is there."""
+    return [average_row(rows)] if [r.key for r in rows] == list(GENERATED_PARTS) else []
 
 
 REFINE_ITERATIONS = 3  # review-then-refine cycles of the simulated reviewer

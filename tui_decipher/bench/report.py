@@ -253,6 +253,7 @@ GROUP_TITLES = {
     "ablation": "Ablations: a preset with one part of its setting switched off, accuracy (%)",
     "beyond": "Beyond the paper: a preset with one config change each, accuracy (%)",
     "auto": "auto: one configuration for every dataset, decided from the word lists, accuracy (%)",
+    "generated": "auto on generated corpora it was never tuned on, accuracy (%)",
     "refine": "The expert in the loop (simulated reviewer, known readings), accuracy (%) on words not judged or given",
 }
 

@@ -25,12 +25,15 @@ from typing import Any
 
 from .core import BenchError, BenchSetting, RowSpec
 from .experiments import (
+    GENERATED,
+    GENERATED_SEED,
     KNOWN_READINGS,
     REFINE_DRAWS,
     REFINE_ITERATIONS,
     REFINE_JUDGMENTS,
     ROMANCE_PAIRS,
     Experiment,
+    generated_kinds,
     known_readings,
     one_corpus,
     pair_key,
@@ -257,6 +260,28 @@ def variant_setting(variant: Variant) -> BenchSetting:
     )  # fmt: skip
 
 
+# --- generated corpora ----------------------------------------------------------------------------
+
+
+def _generated_setting() -> BenchSetting:
+    """auto on one generated corpus of each kind (bench/experiments.py: GENERATED), a generator seed
+    that no setting was tuned on: the bench's check that the default generalises."""
+    exp = generated_kinds()
+    rows = tuple(
+        RowSpec(key, f"generated {spec['kind']}, {spec['lost_words']} lost words (generator seed {GENERATED_SEED})")
+        for key, spec in GENERATED.items()
+    )
+    return BenchSetting(
+        "generated-auto",
+        "auto (no flag) on generated corpora of every kind: cipher, shared alphabet, syllabary, large known list",
+        (*rows, RowSpec("average", "generated corpora, average")),
+        exp.run, (), exp.baseline, group="generated", note="`decipher corpus generate KIND --seed 301` makes each",
+        configs=exp.configs, parts=exp.parts, combine=exp.combine,
+    )  # fmt: skip
+
+
+GENERATED_SETTINGS = (_generated_setting(),)
+
 # --- the simulated reviewer ------------------------------------------------------------------------
 
 # Where judgments must pay off (issue 31): a transliteration, a syllabary with half its words
@@ -339,7 +364,7 @@ def register(setting: BenchSetting) -> BenchSetting:
     return setting
 
 
-for _setting in (*PAPER, *map(variant_setting, VARIANTS), *REFINE):
+for _setting in (*PAPER, *map(variant_setting, VARIANTS), *GENERATED_SETTINGS, *REFINE):
     register(_setting)
 
 
@@ -371,4 +396,3 @@ def validate_names(names: Sequence[str] | None, include_extra: bool = False) -> 
         raise BenchError(f"unknown bench setting {unknown[0]!r} (have: {', '.join(SETTINGS)})")
     wanted = set(names)
     return [n for n in SETTINGS if n in wanted]
-

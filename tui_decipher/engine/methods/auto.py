@@ -9,8 +9,10 @@ many lost words have a cognate. This method decides both, and says why, from the
    lost script reads as a syllabary (many more symbols than the known alphabet, shorter words),
    its sign map is first searched as a whole (`SyllableSearch`, engine/channels/syllables.py):
    the map that explains the lost words best starts every channel auto trains, where two starts
-   agree on it and it explains them better than the signs' own frequencies do; otherwise channels
-   start at random.
+   agree on it and it explains them better than the signs' own frequencies do. A map that one
+   start alone found (on a long list a start finds it rarely) may be the map or part of it, so
+   the first probe is trained from it and from a random start, and the one whose held-out words
+   beat the decoys more often is kept (2. below); otherwise channels start at random.
 2. **Demand D** (engine/demand.py): a probe channel is trained on part of the lost words (half
    for the edit channel; 80% for the pieces channel, whose sign map a syllabary's short words
    pin only with more of them); on the rest, held out, each lost word's best known word is
@@ -143,7 +145,8 @@ class Schedule:
     @property
     def budget(self) -> int:
         """Every step the schedule may take (the progress bar's length)."""
-        search = self.syllables.total_steps if self.syllables else 0
+        # With a syllable search, the first probe may train twice (from a map one start found, `_Syllables.single`).
+        search = self.syllables.total_steps + self.probes[0].steps if self.syllables else 0
         return search + sum(p.total_steps for p in self.probes) + self.fit_steps
 
     def scaled(self, steps: int) -> Schedule:
@@ -182,6 +185,10 @@ MOVES_A_STEP = 1000  # annealing moves shown as one step of the progress bar (ab
 # Two searched maps that send this share of the known words' syllables to the same signs found one
 # map: chance maps share a few percent, maps that found a generated syllabary's key over 90%.
 AGREEMENT = 0.5
+# A map that only one start found is tried where it explains the lost words by at least this many
+# nats a word beyond the signs' frequencies: maps that found a generated syllabary's key gain
+# 0.65-1.2 (Linear B's 1.1-2.1), chance maps at most 0.11 (docs/experiments.md).
+SINGLE_MAP_GAIN = 0.25
 # The final loss of a search start: the mean batch loss over its last tenth of steps (one batch is noisy).
 SEARCH_LOSS_TAIL = 0.1
 # The lexicon objective explains every lost word by some known word: its probe is kept without
@@ -439,29 +446,38 @@ class AutoMethod:
         tried: list[tuple[Probe, _Estimate, Channel]] = []
         searched: list[list[dict[str, Any]]] = []  # each tried probe's search starts (none without a search)
         found = syllables.map if syllables and syllables.used else None
+        single = syllables.map if syllables and syllables.single else None
+        from_map: list[bool] = []  # whether each tried probe started from the single map
         for attempt, probe in enumerate(schedule.probes):
             start, starts = None, []
             if probe.search is not None:
                 start, starts = _search(problem, probe, done, cfg.seed + 11 + 101 * attempt, found)
                 done += probe.search.total_steps
-            searched.append(starts)
-            fit = _train(problem, train_words, probe.steps, done, cfg.seed + 11 + 101 * attempt,
-                         max(1, len(train) // 2), 1, rows=train, objective=probe.objective,
-                         start=start or _seeded(problem, found, cfg.seed + 11 + 101 * attempt))  # fmt: skip
-            done += probe.steps
-            estimate = _estimate(problem, fit.channel, held_words, decoys)
-            tried.append((probe, estimate, fit.channel))
-            if not doubted(probe, estimate.held):
+            # The first probe from a map only one start found, as well as from where it would start:
+            # the one whose held-out words beat the decoys more often is kept, and the next probes
+            # start where it started.
+            for seeded in (found, single) if attempt == 0 and single is not None else (found,):
+                searched.append(starts)
+                fit = _train(problem, train_words, probe.steps, done, cfg.seed + 11 + 101 * attempt,
+                             max(1, len(train) // 2), 1, rows=train, objective=probe.objective,
+                             start=start or _seeded(problem, seeded, cfg.seed + 11 + 101 * attempt))  # fmt: skip
+                done += probe.steps
+                tried.append((probe, _estimate(problem, fit.channel, held_words, decoys), fit.channel))
+                from_map.append(seeded is not None and seeded is single)
+            if attempt == 0 and single is not None and from_map[kept_probe([e.held.wins for _, e, _ in tried])]:
+                found = single
+            if not doubted(probe, tried[kept_probe([e.held.wins for _, e, _ in tried])][1].held):
                 break
         kept = kept_probe([e.held.wins for _, e, _ in tried])
         _, estimate, channel = tried[kept]
         evidence = [
             {"objective": p.objective, "steps": p.total_steps, "held_out": e.held.n_lost, "wins": e.held.wins,
              "share": round(e.share, 4), "share_upper": round(e.held.share_upper(), 4), "kept": k == kept,
-             **({"search": searched[k]} if p.search else {})}
+             **({"search": searched[k]} if p.search else {}), **({"from_single_map": from_map[k]} if single else {})}
             for k, (p, e, _) in enumerate(tried)
         ]  # fmt: skip
-        return _Probed(estimate, channel, evidence, _probe_why(schedule, tried, kept), done, held_words, decoys)
+        why = _probe_why(schedule, tried, kept, from_map if single is not None else None)
+        return _Probed(estimate, channel, evidence, why, done, held_words, decoys)
 
     def refine(
         self,
@@ -531,20 +547,27 @@ def _held_evidence(problem: Problem, channel: Channel, probed: _Probed) -> tuple
         return _fit_check_evidence(real, fake, probed.held_words, problem.corpus.known_words)
 
 
-def _probe_why(schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]], kept: int) -> str:
-    """Which probe was kept and why, in a phrase; empty where the schedule has one candidate."""
+def _probe_why(
+    schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]], kept: int, from_map: list[bool] | None = None
+) -> str:
+    """Which probe was kept and why, in a phrase; empty where the schedule has one candidate.
+    `from_map`: whether each tried probe started from a map only one syllable search start found."""
     if len(schedule.probes) == 1:
         return ""
+
+    def started(k: int) -> str:
+        return ("" if from_map is None else " from the map one start found" if from_map[k] else " from a random start")
+
     probe, estimate, _ = tried[kept]
     if len(tried) == 1:
         return (f"probe: {probe.objective} objective (up to {100 * estimate.held.share_upper():.0f}% of lost "
                 f"words have a cognate, as it assumes)")  # fmt: skip
     others = ", ".join(
-        f"the {p.objective} probe's {100 * e.held.wins / e.held.n_lost:.0f}%" for k, (p, e, _) in enumerate(tried)
-        if k != kept
+        f"the {p.objective} probe{started(k)}'s {100 * e.held.wins / e.held.n_lost:.0f}%"
+        for k, (p, e, _) in enumerate(tried) if k != kept
     )  # fmt: skip
     searched = f", its map searched from {probe.search.starts} starts on every word" if probe.search else ""
-    return (f"probe: {probe.objective} objective{searched} (its held-out words beat decoys "
+    return (f"probe: {probe.objective} objective{started(kept)}{searched} (its held-out words beat decoys "
             f"{100 * estimate.held.wins / estimate.held.n_lost:.0f}% against {others})")  # fmt: skip
 
 
@@ -587,10 +610,21 @@ class _Syllables:
         return any(s["agrees"] for s in self.starts)
 
     @property
+    def single(self) -> bool:
+        """Whether the kept map is one that no other start reproduced but that explains the lost words
+        well (SINGLE_MAP_GAIN): on a large list a start finds the map rarely, so one may be alone, and
+        a partial map looks the same (Linear B). It is not trusted as `used` is; the first probe is
+        trained from it and from a random start, and its held-out evidence decides (`AutoMethod._probe`)."""
+        return not self.agreed and self.map.gain >= SINGLE_MAP_GAIN
+
+    @property
     def why(self) -> str:
         vowels = "".join(self.map.vowels)
         gain = f"{self.map.gain:.2f} nats a word beyond the signs' frequencies (vowels {vowels})"
         tried = f"of {len(self.starts)} maps ({'two agree' if self.agreed else 'none agree'})"
+        if self.single:
+            return (f"signs searched as syllables: {tried} the best explains the lost words {gain}; one start "
+                    "alone found it, so the probe is trained from it and from a random start")  # fmt: skip
         if not self.used:
             return f"signs searched as syllables, no map found: {tried} the best explains {gain}"
         return f"signs searched as syllables: {tried} the best explains the lost words {gain}"

@@ -466,17 +466,18 @@ class AutoMethod:
                              start=start or _seeded(problem, seeded, cfg.seed + 11 + 101 * attempt))  # fmt: skip
                 done += probe.steps
                 tried.append((probe, _estimate(problem, fit.channel, held_words, decoys), fit.channel))
-                from_map.append(seeded is not None and seeded is single)
-            if attempt == 0 and single is not None and from_map[kept_probe([e.held.wins for _, e, _ in tried])]:
+                from_map.append(single is not None and seeded is single)
+            kept = kept_probe([e.held.wins for _, e, _ in tried])
+            if from_map[kept]:
                 found = single
-            if not doubted(probe, tried[kept_probe([e.held.wins for _, e, _ in tried])][1].held):
+            if not doubted(probe, tried[kept][1].held):
                 break
-        kept = kept_probe([e.held.wins for _, e, _ in tried])
         _, estimate, channel = tried[kept]
         evidence = [
             {"objective": p.objective, "steps": p.total_steps, "held_out": e.held.n_lost, "wins": e.held.wins,
              "share": round(e.share, 4), "share_upper": round(e.held.share_upper(), 4), "kept": k == kept,
-             **({"search": searched[k]} if p.search else {}), **({"from_single_map": from_map[k]} if single else {})}
+             **({"search": searched[k]} if p.search else {}),
+             **({"from_single_map": from_map[k]} if single is not None else {})}
             for k, (p, e, _) in enumerate(tried)
         ]  # fmt: skip
         why = _probe_why(schedule, tried, kept, from_map if single is not None else None)

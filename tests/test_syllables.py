@@ -86,3 +86,42 @@ def test_the_search_finds_a_generated_syllabarys_map_and_starts_the_channel_from
     assert best_is_cognate(channel) < 0.05
     seed_channel(channel, found, lost_charset, known_charset)
     assert best_is_cognate(channel) >= 0.6
+
+
+def _direct_log_likelihood(lost_words, known_words, sign_of, vowels) -> float:
+    """sum_i log P(x_i) of the module's model, written out word by word (the test's reference)."""
+    import itertools
+    import math
+    from collections import Counter
+
+    from tui_decipher.engine.channels.syllables import COGNATE_PRIOR, MAX_READINGS
+
+    written: Counter = Counter()
+    for y in known_words:
+        options = readings(y, vowels)
+        n = math.prod(len(o) for o in options)
+        if not options or n > MAX_READINGS:
+            continue
+        for reading in itertools.product(*options):
+            written[tuple(sign_of[u] for u in reading)] += 1 / (n * len(known_words))
+    signs = Counter(s for x in lost_words for s in x)
+    total = sum(signs.values())
+    lengths = Counter(len(x) for x in lost_words)
+    out = 0.0
+    for x in lost_words:
+        background = lengths[len(x)] / len(lost_words) * math.prod(signs[s] / total for s in x)
+        out += math.log(COGNATE_PRIOR * written[tuple(x)] + (1 - COGNATE_PRIOR) * background)
+    return out
+
+
+def test_the_searched_maps_likelihood_is_the_models_written_out(tmp_path) -> None:
+    # The search keeps its likelihood up to date move by move; after many moves it must equal the
+    # model's likelihood computed afresh for the map it returns, on words of every length (a lost
+    # word repeated, one longer than any reading, known words with clusters and codas).
+    corpus = _syllabary(tmp_path, 5, 120, 0.6)
+    lost = [*corpus.lost_words, corpus.lost_words[0], corpus.lost_words[0] * 4]
+    for seed, moves in ((1, 0), (2, 3000), (3, 20_000)):
+        found = search_syllables(lost, corpus.known_words, seed=seed, moves=moves)
+        assert found is not None
+        direct = _direct_log_likelihood(lost, corpus.known_words, found.sign_of, frozenset(found.vowels))
+        assert abs(found.log_likelihood - direct) < 1e-6 * abs(direct)

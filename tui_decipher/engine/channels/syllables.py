@@ -138,63 +138,73 @@ def search_syllables(
     signs = sorted({s for w in lost_words for s in w})
     sign_id = {s: k for k, s in enumerate(signs)}
     lost = [tuple(sign_id[s] for s in w) for w in lost_words]
+    # A string of signs is one integer, digit k its k-th sign + 1 in base len(signs) + 1 (0: no sign),
+    # so a key's string under the map is a dot product. Strings longer than an int64 holds (about 9
+    # signs of 90) are left to the background: no reading writes them.
+    base = len(signs) + 1
+    longest = min(max((len(w) for w in lost), default=1), int(62 / math.log2(base)))
 
     # Each known word's readings, its mass spread evenly over them: key (unit ids) -> P(y, reading).
+    # A reading longer than every lost word can write none of them and is left out.
     mass: dict[tuple[int, ...], float] = defaultdict(float)
+    weight = np.zeros(len(units))  # each unit's share of the syllables, every reading counted
     for w in known_words:
         options = readings(w, vowels)
         n = math.prod(len(o) for o in options)
         if not options or n > MAX_READINGS:  # a word of no vowel, or one so clustered it says little
             continue
         for reading in itertools.product(*options):
-            mass[tuple(unit_id[u] for u in reading)] += 1.0 / (n * len(known_words))
-    keys = list(mass)
-    key_mass = [mass[k] for k in keys]
-    keys_of: list[list[int]] = [[] for _ in units]
-    for j, key in enumerate(keys):
-        for u in set(key):
-            keys_of[u].append(j)
+            ids = tuple(unit_id[u] for u in reading)
+            for u in ids:
+                weight[u] += 1.0 / (n * len(known_words))
+            if len(ids) <= longest:  # a longer reading writes no lost word
+                mass[ids] += 1.0 / (n * len(known_words))
+    weight /= max(weight.sum(), 1e-300)
 
-    # The background: lengths and signs as the lost words have them.
+    # keys (n_keys, longest): the readings' unit ids, padded with a unit that writes no sign.
+    place = base ** np.arange(longest, dtype=np.int64)  # (longest,)
+    pad = len(units)
+    keys = np.full((len(mass), longest), pad, dtype=np.int64)  # (n_keys, longest)
+    for j, key in enumerate(mass):
+        keys[j, : len(key)] = key
+    key_mass = np.array(list(mass.values()), dtype=np.float64)  # (n_keys,)
+    keys_of = [np.flatnonzero((keys == u).any(1)) for u in range(len(units))]
+
+    def code(word: Sequence[int]) -> int:
+        return sum((s + 1) * base**k for k, s in enumerate(word)) if len(word) <= longest else -1
+
+    # The lost words by distinct string: its code, how many words write it, its background.
     sign_counts = Counter(s for w in lost for s in w)
     total = sum(sign_counts.values())
     lengths = Counter(len(w) for w in lost)
-    background = [
-        math.log(lengths[len(w)] / len(lost)) + sum(math.log(sign_counts[s] / total) for s in w) for w in lost
-    ]
-    bg_mass = [(1 - COGNATE_PRIOR) * math.exp(b) for b in background]
-    lost_at: dict[tuple[int, ...], list[int]] = defaultdict(list)
-    for i, w in enumerate(lost):
-        lost_at[w].append(i)
+    strings = Counter(lost)
+    distinct = sorted(strings, key=code)
+    codes = np.array([code(w) for w in distinct], dtype=np.int64)  # (n_strings,) ascending
+    count = np.array([strings[w] for w in distinct], dtype=np.float64)
+    background = np.array([
+        math.log(lengths[len(w)] / len(lost)) + sum(math.log(sign_counts[s] / total) for s in w) for w in distinct
+    ])  # fmt: skip
+    bg_mass = (1 - COGNATE_PRIOR) * np.exp(background)
 
-    w_map = [rng.randrange(len(signs)) for _ in units]
+    w_map = np.zeros(len(units) + 1, dtype=np.int64)  # the last entry: the padding unit, no sign
+    w_map[:pad] = [rng.randrange(len(signs)) for _ in units]
+    w_map[pad] = -1
     for u, sign in {**(start or {}), **(fixed or {})}.items():
         if u in unit_id and sign in sign_id:
             w_map[unit_id[u]] = sign_id[sign]
     movable = [unit_id[u] for u in units if u not in (fixed or {})]
-    written: dict[tuple[int, ...], float] = defaultdict(float)  # lost string -> mass the map writes there
-    for j, key in enumerate(keys):
-        written[tuple(w_map[u] for u in key)] += key_mass[j]
 
-    def word_ll(i: int) -> float:
-        return math.log(COGNATE_PRIOR * written.get(lost[i], 0.0) + bg_mass[i])
+    def written_at(key_codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which keys write a lost string, and the string's index."""
+        at = np.minimum(np.searchsorted(codes, key_codes), len(codes) - 1)
+        hit = codes[at] == key_codes
+        return hit, at
 
-    current = [word_ll(i) for i in range(len(lost))]
-    score = sum(current)
-
-    def move_keys(changed: dict[int, int], old: dict[int, int]) -> set[tuple[int, ...]]:
-        """Move the mass of every key that holds a changed unit from its old string to its new."""
-        touched: set[tuple[int, ...]] = set()
-        for j in {j for u in changed for j in keys_of[u]}:
-            key = keys[j]
-            before = tuple(old.get(u, w_map[u]) for u in key)
-            after = tuple(w_map[u] for u in key)
-            if before != after:
-                written[before] -= key_mass[j]
-                written[after] += key_mass[j]
-                touched.add(before)
-                touched.add(after)
-        return touched
+    key_code = (w_map[keys] + 1) @ place  # (n_keys,) each key's string now
+    hit, at = written_at(key_code)
+    written = np.bincount(at[hit], weights=key_mass[hit], minlength=len(codes))  # (n_strings,)
+    current = np.log(COGNATE_PRIOR * written + bg_mass)  # (n_strings,)
+    score = float(count @ current)
 
     per_sign = total / len(signs)  # tokens of a sign in the lost words
     for step in range(moves):
@@ -208,35 +218,44 @@ def search_syllables(
             break
         if rng.random() < 0.5:
             u = rng.choice(movable)
-            old = {u: w_map[u]}
+            old = {u: int(w_map[u])}
             w_map[u] = rng.randrange(len(signs))
+            moved = keys_of[u]
         else:
             u, v = rng.sample(movable, 2)
-            old = {u: w_map[u], v: w_map[v]}
+            old = {u: int(w_map[u]), v: int(w_map[v])}
             w_map[u], w_map[v] = w_map[v], w_map[u]
-        touched = move_keys(old, old)
-        affected = [i for x in touched for i in lost_at.get(x, ())]
-        new = {i: word_ll(i) for i in affected}
-        delta = sum(new[i] - current[i] for i in new)
+            moved = np.union1d(keys_of[u], keys_of[v])
+        before = key_code[moved]
+        after = (w_map[keys[moved]] + 1) @ place
+        hit_before, at_before = written_at(before)
+        hit_after, at_after = written_at(after)
+        changed = before != after
+        hit_before &= changed
+        hit_after &= changed
+        delta = 0.0
+        writes = bool(hit_before.any() or hit_after.any())
+        if writes:
+            touched = np.concatenate([at_before[hit_before], at_after[hit_after]])
+            change = np.concatenate([-key_mass[moved][hit_before], key_mass[moved][hit_after]])
+            affected, slot = np.unique(touched, return_inverse=True)
+            net = np.bincount(slot, weights=change, minlength=len(affected))
+            new = np.log(COGNATE_PRIOR * (written[affected] + net) + bg_mass[affected])
+            delta = float(count[affected] @ (new - current[affected]))
         if delta >= 0 or rng.random() < math.exp(delta / heat):
-            for i, value in new.items():
-                current[i] = value
+            if writes:
+                written[affected] += net
+                current[affected] = new
+            key_code[moved] = after
             score += delta
-        else:  # undo: the keys go back from the new map to the old
-            now = {u: w_map[u] for u in old}
-            for u, s in old.items():
-                w_map[u] = s
-            move_keys(now, now)
+        else:  # undo
+            for k, s in old.items():
+                w_map[k] = s
     if on_progress is not None:
         on_progress(moves, moves, -score / len(lost))
-    weight = np.zeros(len(units))
-    for j, key in enumerate(keys):
-        for u in key:
-            weight[u] += key_mass[j]
-    weight /= max(weight.sum(), 1e-300)
     return SyllableMap(
-        tuple(sorted(vowels)), {u: signs[w_map[k]] for k, u in enumerate(units)}, sum(current),
-        sum(background), len(lost), {u: float(weight[k]) for k, u in enumerate(units)},
+        tuple(sorted(vowels)), {u: signs[w_map[k]] for k, u in enumerate(units)}, float(count @ current),
+        float(count @ background), len(lost), {u: float(weight[k]) for k, u in enumerate(units)},
     )  # fmt: skip
 
 

@@ -4,6 +4,8 @@ and the pieces channel started from a map."""
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from tui_decipher.engine.channels.scoring import channel_log_probs
@@ -125,3 +127,26 @@ def test_the_searched_maps_likelihood_is_the_models_written_out(tmp_path) -> Non
         assert found is not None
         direct = _direct_log_likelihood(lost, corpus.known_words, found.sign_of, frozenset(found.vowels))
         assert abs(found.log_likelihood - direct) < 1e-6 * abs(direct)
+
+
+def test_a_search_from_a_map_that_writes_no_lost_word_finds_one_that_does() -> None:
+    # Ten signs in five two-sign words, two known words of two syllables: a random start writes none
+    # of the lost words (the search must still keep count from nothing), and the search ends
+    # writing the repeated one, its likelihood the model's.
+    lost = _words("ab", "ab", "ab", "cd", "ef", "gh", "ij")
+    known = _words("kati", "pemo")
+    unsearched = search_syllables(lost, known, seed=4, moves=0)
+    assert unsearched is not None and abs(unsearched.gain - math.log(0.5)) < 1e-9  # writes none
+    found = search_syllables(lost, known, seed=4, moves=3000)
+    assert found is not None and found.gain > 0.5
+    assert found.sign_of["k", "a"] + found.sign_of["t", "i"] == "ab"
+    direct = _direct_log_likelihood(lost, known, found.sign_of, frozenset(found.vowels))
+    assert abs(found.log_likelihood - direct) < 1e-9 * abs(direct)
+
+
+def test_a_search_where_no_reading_writes_a_lost_word_explains_them_by_their_signs_alone() -> None:
+    # Known words of one syllable cannot write lost words of three signs, under any map: the search
+    # still runs and the words are its background.
+    lost = _words("abc", "bca", "cab", "abc")
+    found = search_syllables(lost, _words("ka", "ti", "po", "me", "su"), seed=1, moves=500)
+    assert found is not None and abs(found.log_likelihood - (found.background + 4 * math.log(0.5))) < 1e-9

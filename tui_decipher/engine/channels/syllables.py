@@ -202,7 +202,8 @@ def search_syllables(
 
     key_code = (w_map[keys] + 1) @ place  # (n_keys,) each key's string now
     hit, at = written_at(key_code)
-    written = np.bincount(at[hit], weights=key_mass[hit], minlength=len(codes))  # (n_strings,)
+    written = np.zeros(len(codes))  # (n_strings,) the mass the map writes on each lost string
+    np.add.at(written, at[hit], key_mass[hit])  # (bincount gives ints where no key hits)
     current = np.log(COGNATE_PRIOR * written + bg_mass)  # (n_strings,)
     score = float(count @ current)
 

@@ -41,8 +41,10 @@ from .pieces import CharacterChannel
 COGNATE_PRIOR = 0.5  # pi: the share of lost words written from a known word (D is not known yet)
 # The annealing's first and last temperature, in nats per lost-word token of a sign: a move's
 # change of log-likelihood grows with how many words hold the signs it moves, so the heat does too.
-HOT, COLD = 0.12, 0.04
-MOVES = 400_000  # moves of one search by default (auto sets its own: SyllableSearch)
+# Linear B's map forms between 0.04 and 0.02: ending at 0.04, one start in 5 found it; at 0.02, one
+# in 2 (a generated syllabary's forms above 0.04; docs/experiments.md).
+HOT, COLD = 0.12, 0.02
+MOVES = 300_000  # moves of one search by default (auto sets its own: SyllableSearch)
 MAX_READINGS = 256  # a known word with more readings than this is left out (it bounds memory)
 SEED_STRENGTH = 2.5  # how far the found map raises a sign's logits in the channel's start
 
@@ -125,11 +127,14 @@ def search_syllables(
     on_progress: Callable[[int, int, float], None] | None = None,
     start: dict[tuple[str, str], str] | None = None,
     fixed: dict[tuple[str, str], str] | None = None,
+    hot: float = HOT,
+    cold: float = COLD,
 ) -> SyllableMap | None:
     """Anneal a map from the known words' syllable units to the lost signs (see the module's
     docstring), calling `on_progress(moves done, moves, -log-likelihood a lost word)` every
     10,000 moves; `start`: units' signs to start from (the rest random); `fixed`: units' signs
-    that never move (a scholar's known sign values). None when `should_stop` said so."""
+    that never move (a scholar's known sign values); `hot`, `cold`: the first and last temperature
+    (nats per lost-word token of a sign). None when `should_stop` said so."""
     rng = random.Random(seed)
     vowels = known_vowels(known_words)
     consonants = sorted({c for w in known_words for c in w} - vowels)
@@ -214,7 +219,7 @@ def search_syllables(
                 return None
             if on_progress is not None:
                 on_progress(step, moves, -score / len(lost))
-        heat = per_sign * HOT * (COLD / HOT) ** (step / moves)
+        heat = per_sign * hot * (cold / hot) ** (step / moves)
         if len(movable) < 2:
             break
         if rng.random() < 0.5:

@@ -192,7 +192,7 @@ MOVES_A_STEP = 6000  # annealing moves shown as one step of the progress bar (ab
 AGREEMENT = 0.5
 # A map that only one start found is tried where it explains the lost words by at least this many
 # nats a word beyond the signs' frequencies: maps that found a generated syllabary's key gain
-# 0.65-1.2 (Linear B's 1.1-2.1), chance maps at most 0.19 on 1000 words but up to 0.41 on 400
+# 0.65-1.2 (Linear B's 1.1-2.2), chance maps at most 0.19 on 1000 words but up to 0.46 on 400
 # (docs/experiments.md). It only spares a probe: the probes' held-out evidence decides.
 SINGLE_MAP_GAIN = 0.25
 # The final loss of a search start: the mean batch loss over its last tenth of steps (one batch is noisy).

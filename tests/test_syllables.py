@@ -4,12 +4,16 @@ and the pieces channel started from a map."""
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections import Counter
 
 import torch
 
 from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.syllables import (
+    COGNATE_PRIOR,
+    MAX_READINGS,
     known_vowels,
     readings,
     search_syllables,
@@ -92,12 +96,6 @@ def test_the_search_finds_a_generated_syllabarys_map_and_starts_the_channel_from
 
 def _direct_log_likelihood(lost_words, known_words, sign_of, vowels) -> float:
     """sum_i log P(x_i) of the module's model, written out word by word (the test's reference)."""
-    import itertools
-    import math
-    from collections import Counter
-
-    from tui_decipher.engine.channels.syllables import COGNATE_PRIOR, MAX_READINGS
-
     written: Counter = Counter()
     for y in known_words:
         options = readings(y, vowels)

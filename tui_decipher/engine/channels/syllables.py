@@ -243,7 +243,8 @@ def search_syllables(
         writes = bool(hit_before.any() or hit_after.any())
         if writes:
             touched = np.concatenate([at_before[hit_before], at_after[hit_after]])
-            change = np.concatenate([-key_mass[moved][hit_before], key_mass[moved][hit_after]])
+            moved_mass = key_mass[moved]
+            change = np.concatenate([-moved_mass[hit_before], moved_mass[hit_after]])
             affected, slot = np.unique(touched, return_inverse=True)
             net = np.bincount(slot, weights=change, minlength=len(affected))
             new = np.log(COGNATE_PRIOR * (written[affected] + net) + bg_mass[affected])

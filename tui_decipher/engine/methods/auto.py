@@ -173,8 +173,8 @@ class Schedule:
 # the map from some starts only, and on 80% of the words less often than on all of them: it
 # searches on every word from two starts first, then trains on the probe's words before D is
 # estimated on the rest. One syllable search start finds a 1000-word syllabary's map only now and
-# then (1 to 6 starts in 8 on generated ones; more moves a start did not raise that), so up to 20
-# are tried (docs/experiments.md).
+# then (1 to 5 starts in 8 on generated ones, Linear B's about 1 in 2), so up to 20 are tried
+# (docs/experiments.md).
 SCHEDULES: dict[str, Schedule] = {
     "edit": Schedule((Probe("transport", 150),), 150, 0.5),
     "pieces": Schedule(

@@ -123,14 +123,18 @@ class ReviewConstraints:
             return log_p
         if not inplace:
             log_p = log_p.clone()
+
+        def on(a: np.ndarray) -> torch.Tensor:
+            return torch.from_numpy(a).to(log_p.device)
+
         if self.rejected:
             lost, known = self._rows(self.rejected, rows)
-            log_p[torch.from_numpy(lost), torch.from_numpy(known)] = floor
+            log_p[on(lost), on(known)] = floor
         if self.accepted:
             lost, known = self._rows(self.accepted, rows)
-            kept = log_p[torch.from_numpy(lost), torch.from_numpy(known)]
-            log_p[torch.from_numpy(np.unique(lost))] = floor
-            log_p[torch.from_numpy(lost), torch.from_numpy(known)] = kept
+            kept = log_p[on(lost), on(known)]
+            log_p[on(np.unique(lost))] = floor
+            log_p[on(lost), on(known)] = kept
         return log_p
 
     def mask_listed(
@@ -147,7 +151,7 @@ class ReviewConstraints:
 
         def listed(pairs: tuple[tuple[int, int], ...]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
             """(the pairs' rows, the listed ones' rows, their list positions)."""
-            lost, known = (torch.from_numpy(a) for a in self._rows(pairs, rows))
+            lost, known = (torch.from_numpy(a).to(cols.device) for a in self._rows(pairs, rows))
             hit, at = (cols[lost] == known[:, None]).nonzero(as_tuple=True)  # (pair, list position)
             return lost, lost[hit], at
 

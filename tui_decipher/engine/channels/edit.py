@@ -77,7 +77,7 @@ class EditChannel(nn.Module):
             mask[:, :, symbol] = NEG
         for symbol, (letter,) in values:
             mask[0, letter, symbol] = 0.0
-        self.pinned = mask if values else None
+        self.pinned = mask.to(self.write.device) if values else None
 
     @classmethod
     def build(
@@ -96,7 +96,7 @@ class EditChannel(nn.Module):
         """log P(operation | next known letter): (K+1, 3); the end row is over insert and stop only."""
         letters = torch.log_softmax(self.operation[: self.none], -1)
         end = torch.log_softmax(self.operation[self.none, :2], -1)
-        end = torch.cat([end, torch.full((1,), NEG)])
+        end = torch.cat([end, torch.full((1,), NEG, device=end.device)])
         return torch.cat([letters, end[None]], 0)
 
     def log_emissions(self) -> tuple[torch.Tensor, torch.Tensor]:
@@ -123,14 +123,14 @@ class EditChannel(nn.Module):
         big_n, big_m = int(lost_len.max()), int(known_len.max())
         lost = lost[:, :big_n]
         # The next known letter at each position m = 0..M (the end past a word's last letter).
-        nxt = torch.cat([known[:, :big_m], torch.full((n_y, 1), self.none, dtype=known.dtype)], 1)  # (n_y, M+1)
+        nxt = torch.cat([known[:, :big_m], known.new_full((n_y, 1), self.none)], 1)  # (n_y, M+1)
         operation = self.log_operations()  # (K+1, 3)
         write, insert = self.log_emissions()  # (K+1, S) each
         drop = operation[:, DROP]  # (K+1,)
         # Gathering an emission for each lost symbol is a product with the lost words' one-hot
         # codes (exact), as in the pieces channel.
         onehot = torch.nn.functional.one_hot(lost, write.shape[-1]).to(write.dtype)  # (n_x, N, S)
-        blank = torch.full((n_x, 1, n_y), NEG)
+        blank = torch.full((n_x, 1, n_y), NEG, device=lost.device)
 
         def with_insertions(alpha: torch.Tensor, m: int) -> torch.Tensor:
             # alpha (n_x, N+1, n_y) after m letters; symbols inserted before letter m+1 (or the end)
@@ -142,7 +142,7 @@ class EditChannel(nn.Module):
             return torch.stack(rows, 1)
 
         # alphas[m] (n_x, N+1, n_y): log P(the first m known letters wrote the first k lost symbols).
-        start = torch.cat([torch.zeros(n_x, 1, n_y), torch.full((n_x, big_n, n_y), NEG)], 1)
+        start = torch.cat([torch.zeros(n_x, 1, n_y), torch.full((n_x, big_n, n_y), NEG)], 1).to(lost.device)
         alphas = [with_insertions(start, 0)]
         for m in range(1, big_m + 1):
             prev = alphas[-1]
@@ -160,11 +160,11 @@ class EditChannel(nn.Module):
         n_p = lost.shape[0]
         big_n, big_m = int(lost_len.max()), int(known_len.max())
         lost = lost[:, :big_n]
-        nxt = torch.cat([known[:, :big_m], torch.full((n_p, 1), self.none, dtype=known.dtype)], 1)  # (P, M+1)
+        nxt = torch.cat([known[:, :big_m], known.new_full((n_p, 1), self.none)], 1)  # (P, M+1)
         operation = self.log_operations()  # (K+1, 3)
         write, insert = self.log_emissions()  # (K+1, S) each
         drop = operation[:, DROP]  # (K+1,)
-        blank = torch.full((n_p, 1), NEG)
+        blank = torch.full((n_p, 1), NEG, device=lost.device)
 
         def with_insertions(alpha: torch.Tensor, m: int) -> torch.Tensor:
             emit = insert[nxt[:, m, None], lost]  # (P, N): each lost symbol inserted before letter m+1
@@ -173,7 +173,7 @@ class EditChannel(nn.Module):
                 rows.append(torch.logaddexp(alpha[:, k], rows[-1] + emit[:, k - 1]).clamp_min(NEG))
             return torch.stack(rows, 1)
 
-        start = torch.cat([torch.zeros(n_p, 1), torch.full((n_p, big_n), NEG)], 1)
+        start = torch.cat([torch.zeros(n_p, 1), torch.full((n_p, big_n), NEG)], 1).to(lost.device)
         alphas = [with_insertions(start, 0)]  # alphas[m] (P, N+1)
         for m in range(1, big_m + 1):
             prev = alphas[-1]
@@ -189,8 +189,8 @@ class EditChannel(nn.Module):
         symbol ids. Before each letter (and the end) symbols are inserted until the operation
         drawn is another; a letter is then written or dropped; at the end the word stops.
         `max_symbols` bounds a runaway of insertions (an untrained channel)."""
-        operation = self.log_operations().exp()  # (K+1, 3)
-        write, insert = (torch.softmax(logits, -1) for logits in self.emission_logits())  # (K+1, S) each
+        operation = self.log_operations().exp().cpu()  # (K+1, 3); drawn with a CPU generator
+        write, insert = (torch.softmax(logits, -1).cpu() for logits in self.emission_logits())  # (K+1, S) each
         out: list[int] = []
         for letter in [*known, self.none]:
             op = WRITE
@@ -216,7 +216,7 @@ class EditChannel(nn.Module):
         letters = known[positions < known_len[:, None]]
         counts = torch.bincount(letters, minlength=k + 1).double()
         counts[k] = len(known_words)  # every word has one end, before which symbols may be inserted too
-        write, insert = (e.double() for e in self.log_emissions())  # (K+1, S) each
+        write, insert = (e.double().cpu() for e in self.log_emissions())  # (K+1, S) each
         weight = counts.log()[:, None]
         joint = torch.cat([(weight + write)[:k], torch.logsumexp(weight + insert, 0, keepdim=True)])  # (K+1, S)
         posterior = torch.softmax(joint, 0)  # P(letter or insertion | lost symbol), one column per symbol

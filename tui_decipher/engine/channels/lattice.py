@@ -15,6 +15,12 @@ from ..corpus import Word
 NEG = -1e4  # log-probability of an impossible state (finite, so gradients stay finite)
 
 
+def channel_device(channel: torch.nn.Module) -> torch.device:
+    """Where a channel's parameters live: its dynamic programmes run there (cuda when the run
+    selected it), while words are encoded, and tables for the flow are kept, on the CPU."""
+    return next(channel.parameters()).device
+
+
 def encode_padded(words: Sequence[Word], charset: Charset, pad: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Ids (n, L) padded with `pad` (the charset's PAD_ID may not be the channel's) and lengths (n,)."""
     ids, lengths = charset.encode_batch(words, add_eow=False)

@@ -58,7 +58,7 @@ class CharacterChannel(nn.Module):
         """Known sign values (lost symbol id, the known letter ids of its piece), a hard constraint:
         a symbol is written from its values' pieces only. A piece may still write other symbols."""
         n_known, n_lost = self.first.shape
-        one, two = torch.zeros(n_known, n_lost), torch.zeros(n_known, n_known, n_lost)
+        one, two = torch.zeros(n_known, n_lost), torch.zeros(n_known, n_known, n_lost)  # built on the CPU
         for symbol in {s for s, _ in values}:
             one[:, symbol] = NEG
             two[:, :, symbol] = NEG
@@ -67,7 +67,8 @@ class CharacterChannel(nn.Module):
                 one[letters[0], symbol] = 0.0
             else:
                 two[letters[0], letters[1], symbol] = 0.0
-        self.pinned_one, self.pinned_two = (one, two) if values else (None, None)
+        device = self.first.device
+        self.pinned_one, self.pinned_two = (one.to(device), two.to(device)) if values else (None, None)
 
     def _one_logits(self) -> torch.Tensor:
         """The logits of P(symbol | one-letter piece): (K+1, S)."""
@@ -113,10 +114,10 @@ class CharacterChannel(nn.Module):
         two = two + take_two[:, :-1, None]
         onehot = torch.nn.functional.one_hot(lost, one.shape[-1]).to(one.dtype)  # (n_x, N, S)
         # alpha[m] (n_x, N+1, n_y): log P(the first m letters wrote the first k symbols).
-        start = torch.full((n_x, big_n + 1, n_y), NEG)
+        start = torch.full((n_x, big_n + 1, n_y), NEG, device=lost.device)
         start[:, 0] = 0.0
         alphas = [start]
-        head = torch.full((n_x, 1, n_y), NEG)  # no symbol written yet: k = 0 is reached by drops only
+        head = torch.full((n_x, 1, n_y), NEG, device=lost.device)  # no symbol yet: k = 0 is reached by drops only
         for m in range(1, big_m + 1):
             prev = alphas[m - 1]
             dropped = prev + drop[:, m - 1]
@@ -138,10 +139,10 @@ class CharacterChannel(nn.Module):
         action = torch.log_softmax(self.action, -1)  # (K+1, 3)
         drop, take_one, take_two = (action[known, a] for a in (DROP, ONE, TWO))  # (P, M) each
         one = torch.log_softmax(self._one_logits(), -1)  # (K+1, S)
-        start = torch.full((n_p, big_n + 1), NEG)
+        start = torch.full((n_p, big_n + 1), NEG, device=lost.device)
         start[:, 0] = 0.0
         alphas = [start]  # alphas[m] (P, N+1)
-        head = torch.full((n_p, 1), NEG)
+        head = torch.full((n_p, 1), NEG, device=lost.device)
         for m in range(1, big_m + 1):
             prev = alphas[m - 1]
             dropped = prev + drop[:, m - 1, None]
@@ -160,7 +161,7 @@ class CharacterChannel(nn.Module):
         symbol ids (empty when every letter was dropped). The channel leaks mass (a two-letter
         piece at the last letter, a special symbol written); a draw that takes it is drawn again,
         so words come in proportion to P(x | y)."""
-        action = torch.softmax(self.action, -1)  # (K+1, 3)
+        action = torch.softmax(self.action, -1).cpu()  # (K+1, 3); drawn with a CPU generator
         for _ in range(tries):
             out: list[int] = []
             m = 0
@@ -175,7 +176,7 @@ class CharacterChannel(nn.Module):
                     logits = self._two_logits(torch.tensor(known[m]), torch.tensor(known[m + 1]))
                 else:
                     logits = self._one_logits()[known[m]]
-                symbols = torch.softmax(logits, -1)
+                symbols = torch.softmax(logits, -1).cpu()
                 out.append(int(torch.multinomial(symbols, 1, generator=generator)))
                 m += 2 if act == TWO else 1
             if m >= len(known) and all(i >= len(SPECIALS) for i in out):
@@ -198,10 +199,10 @@ class CharacterChannel(nn.Module):
         letters = known[positions < known_len[:, None]]
         pairs = known[:, :-1] * k + known[:, 1:]  # (n_y, M-1): a two-letter piece's id
         pairs = pairs[positions[:, :-1] + 1 < known_len[:, None]]
-        action = torch.log_softmax(self.action[:k], -1)  # (k, 3)
-        one = torch.log_softmax(self._one_logits()[:k], -1)  # (k, S)
-        letters_k = torch.arange(k)
-        two = torch.log_softmax(self._two_logits(letters_k[:, None], letters_k[None, :]), -1).reshape(k * k, -1)
+        action = torch.log_softmax(self.action[:k], -1).cpu()  # (k, 3)
+        one = torch.log_softmax(self._one_logits()[:k], -1).cpu()  # (k, S)
+        letters_k = torch.arange(k, device=self.first.device)
+        two = torch.log_softmax(self._two_logits(letters_k[:, None], letters_k[None, :]), -1).reshape(k * k, -1).cpu()
         one_weight = torch.bincount(letters, minlength=k).double().log() + action[:, ONE].double()  # (k,)
         two_weight = torch.bincount(pairs, minlength=k * k).double().log()
         two_weight = two_weight + action[:, TWO].double().repeat_interleave(k)

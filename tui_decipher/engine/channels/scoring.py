@@ -15,7 +15,7 @@ import torch
 
 from ..charset import Charset
 from ..corpus import Word
-from .lattice import encode_padded
+from .lattice import channel_device, encode_padded
 from .protocol import Channel
 
 MAX_PAIRS = 1 << 18  # pairs in one forward pass of all-pair scoring: about 0.3 GB of DP tables
@@ -41,7 +41,10 @@ def row_blocks(
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """(rows, log P(x_rows | y_j) for every known word j: (len(rows), n_known)) for up to
     LOST_BLOCK lost words at a time, shortest first; each row block scored against the known words
-    in length-sorted blocks of at most `max_pairs` pairs. Memory: one row block's table."""
+    in length-sorted blocks of at most `max_pairs` pairs. Memory: one row block's table. Rows and
+    blocks are on the channel's device."""
+    device = channel_device(channel)
+    lost, lost_len, known, known_len = (t.to(device) for t in (lost, lost_len, known, known_len))
     n_lost, n_known = lost.shape[0], known.shape[0]
     lost_order = torch.argsort(lost_len, stable=True)
     known_order = torch.argsort(known_len, stable=True)
@@ -49,7 +52,7 @@ def row_blocks(
     known_chunk = max(1, max_pairs // lost_chunk)
     for i in range(0, n_lost, lost_chunk):
         rows = lost_order[i : i + lost_chunk]
-        out = torch.empty(len(rows), n_known)
+        out = torch.empty(len(rows), n_known, device=device)
         for j in range(0, n_known, known_chunk):
             cols = known_order[j : j + known_chunk]
             out[:, cols] = channel.log_prob(lost[rows], lost_len[rows], known[cols], known_len[cols])
@@ -65,25 +68,27 @@ def channel_log_probs(
     known_charset: Charset,
     max_pairs: int = MAX_PAIRS,
 ) -> torch.Tensor:
-    """log P(x_i | y_j) for every pair: (n_lost, n_known), float32.
+    """log P(x_i | y_j) for every pair: (n_lost, n_known), float32, on the CPU.
 
     The words are encoded with the charsets the channel was trained with (`encode_both`). Words
     are sorted by length and scored in blocks of at most `max_pairs` pairs, so memory stays bounded
     beside the table itself (2182 x 39451 for the full Ugaritic list) and short words are not
     padded to the longest."""
     encoded = encode_both(channel, lost_words, known_words, lost_charset, known_charset)
-    return score_every_pair(channel, *encoded, max_pairs)
+    return score_every_pair(channel, *encoded, max_pairs, out_device=torch.device("cpu"))
 
 
 @torch.no_grad()
 def score_every_pair(
     channel: Channel, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
-    max_pairs: int = MAX_PAIRS,
+    max_pairs: int = MAX_PAIRS, out_device: torch.device | None = None,
 ) -> torch.Tensor:
-    """`channel_log_probs` of encoded words (`encode_both`): (n_lost, n_known), float32."""
-    out = torch.empty(lost.shape[0], known.shape[0])
+    """`channel_log_probs` of encoded words (`encode_both`): (n_lost, n_known), float32, on
+    `out_device` (None: the channel's device)."""
+    out_device = out_device or channel_device(channel)
+    out = torch.empty(lost.shape[0], known.shape[0], device=out_device)
     for rows, block in row_blocks(channel, lost, lost_len, known, known_len, max_pairs):
-        out[rows] = block
+        out[rows.to(out_device)] = block.to(out_device)
     return out
 
 
@@ -93,9 +98,12 @@ def score_pairs(
 ) -> torch.Tensor:
     """log P(x_i | y_j) for the listed pairs (lost_idx[p], known_idx[p]) of encoded words: (P,),
     differentiable (the trainer's steps use it). Pairs are sorted by their words' lengths and
-    scored in runs of at most `block`, so a run pads little."""
+    scored in runs of at most `block`, so a run pads little. On the channel's device."""
+    device = channel_device(channel)
     if not len(lost_idx):
-        return torch.empty(0)
+        return torch.empty(0, device=device)
+    lost, lost_len, known, known_len = (t.to(device) for t in (lost, lost_len, known, known_len))
+    lost_idx, known_idx = lost_idx.to(device), known_idx.to(device)
     width = int(known_len.max()) + 1
     order = torch.argsort(lost_len[lost_idx] * width + known_len[known_idx], stable=True)  # (P,)
     parts = []
@@ -117,8 +125,8 @@ def pair_log_probs(
     known_charset: Charset,
     block: int = PAIR_BLOCK,
 ) -> torch.Tensor:
-    """log P(x_i | y_j) for the listed pairs only (lost_idx[p], known_idx[p]): (P,), float32; the
-    cells of `channel_log_probs` at those pairs, at the cost of P pairs (`score_pairs`)."""
+    """log P(x_i | y_j) for the listed pairs only (lost_idx[p], known_idx[p]): (P,), float32, on
+    the CPU; the cells of `channel_log_probs` at those pairs, at the cost of P pairs (`score_pairs`)."""
     encoded = encode_both(channel, lost_words, known_words, lost_charset, known_charset)
     lost_idx, known_idx = torch.as_tensor(lost_idx, dtype=torch.long), torch.as_tensor(known_idx, dtype=torch.long)
-    return score_pairs(channel, *encoded, lost_idx, known_idx, block)
+    return score_pairs(channel, *encoded, lost_idx, known_idx, block).cpu()

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from ..review import ReviewConstraints
+from .lattice import channel_device
 from .protocol import Channel
 from .scoring import row_blocks
 
@@ -40,10 +41,11 @@ def draw_shortlist(
     """Each lost word's `size` (None: SHORTLIST_SIZE) known words of highest log P(x | y) under the channel, best first:
     (n_lost, size) known indices, from every pair scored in row blocks (`scoring.row_blocks`).
     Under `review` (lost words `rows` of the corpus; None: all, in order) an accepted lost word
-    lists its accepted known words first, so its fixed observations are always scored."""
+    lists its accepted known words first, so its fixed observations are always scored. On the
+    channel's device."""
     n_lost, n_known = lost.shape[0], known.shape[0]
     size = min(size or SHORTLIST_SIZE, n_known)
-    cols = torch.empty(n_lost, size, dtype=torch.long)
+    cols = torch.empty(n_lost, size, dtype=torch.long, device=channel_device(channel))
     for block_rows, block in row_blocks(channel, lost, lost_len, known, known_len):
         cols[block_rows] = block.topk(size, 1).indices
     if review is not None and review.accepted:
@@ -62,5 +64,5 @@ def _with_accepted(cols: torch.Tensor, review: ReviewConstraints, rows: np.ndarr
     for i, first in accepted.items():
         first = list(dict.fromkeys(first))[:size]
         rest = [j for j in cols[i].tolist() if j not in first]
-        cols[i] = torch.tensor((first + rest)[:size])
+        cols[i] = torch.tensor((first + rest)[:size], device=cols.device)
     return cols

@@ -28,6 +28,7 @@ from ..events import ChannelStep
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
 from .edit import EditChannel
+from .lattice import channel_device
 from .pieces import INIT_SCALE, CharacterChannel
 from .protocol import Channel
 from .scoring import channel_log_probs, encode_both, score_every_pair, score_pairs
@@ -41,12 +42,13 @@ CHANNEL_KINDS: dict[str, type] = {"pieces": CharacterChannel, "edit": EditChanne
 def new_channel(
     kind: ChannelKind, lost_charset: Charset, known_charset: Charset, generator: torch.Generator,
     init_scale: float = INIT_SCALE, copy_bias: float = DecipherConfig.channel_copy_bias,
-    signs: Sequence[tuple[int, tuple[int, ...]]] = (),
+    signs: Sequence[tuple[int, tuple[int, ...]]] = (), device: torch.device | str = "cpu",
 ) -> Channel:
     """An untrained channel of `kind`: "pieces" (one or two known letters per lost symbol) or
     "edit" (letter by letter with insertions, drops and a copy prior), held to the known sign
-    values `signs` (lost symbol id, known letter ids; see `Channel.pin_signs`)."""
-    channel = CHANNEL_KINDS[kind].build(lost_charset, known_charset, generator, init_scale, copy_bias)
+    values `signs` (lost symbol id, known letter ids; see `Channel.pin_signs`), its parameters on
+    `device` (drawn on the CPU first, so a seed starts the same channel on every device)."""
+    channel = CHANNEL_KINDS[kind].build(lost_charset, known_charset, generator, init_scale, copy_bias).to(device)
     if signs:
         channel.pin_signs(signs)
     return channel
@@ -77,7 +79,7 @@ def _all_log_probs(
     lost_idx: torch.Tensor,
 ) -> torch.Tensor:
     """log P(x_i | y_j) for the lost words `lost_idx` and every known word: (len(lost_idx), n_known)."""
-    out = torch.empty(len(lost_idx), known.shape[0])
+    out = torch.empty(len(lost_idx), known.shape[0], device=known.device)
     parts = [channel.log_prob(lost[lost_idx], lost_len[lost_idx], known[b], known_len[b]) for b in buckets]
     out[:, torch.cat(buckets)] = torch.cat(parts, 1)
     return out
@@ -117,6 +119,7 @@ def fit_channel(
     sure_share: float | None = None,
     signs: Sequence[tuple[int, tuple[int, ...]]] = (),
     shortlist: bool | None = None,
+    device: torch.device | str = "cpu",
 ) -> ChannelFit | None:
     """Train a channel (Adam, `batch` random lost words a step against every known word) on the
     lexicon objective, or with `objective = "transport"` on the weights of a transport plan with
@@ -133,11 +136,15 @@ def fit_channel(
     `lost_words` when they are a subset (None: all, in order). `signs`: known sign values a new
     channel is held to (a `start` channel keeps its own). `shortlist`: whether to train through
     each lost word's listed known words (engine/channels/shortlist.py; None: above
-    SHORTLIST_ABOVE pairs).
+    SHORTLIST_ABOVE pairs). `device`: where a new channel trains (a `start` channel trains where
+    it is); random draws stay on the CPU, so a seed draws the same batches on every device.
     None when `should_stop` said so."""
     generator = torch.Generator().manual_seed(seed)
-    channel = start or new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias, signs)
-    lost, lost_len, known, known_len = encode_both(channel, lost_words, known_words, lost_charset, known_charset)
+    channel = start or new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias, signs, device)
+    on = channel_device(channel)
+    lost, lost_len, known, known_len = (
+        t.to(on) for t in encode_both(channel, lost_words, known_words, lost_charset, known_charset)
+    )  # fmt: skip
     buckets = _known_buckets(known, known_len)
     log_n_known = math.log(len(known_words))
     optimiser = torch.optim.Adam(channel.parameters(), lr=lr)
@@ -147,7 +154,7 @@ def fit_channel(
     corpus_rows = rows if rows is not None else np.arange(n_lost)
     judged = review is not None and len(review) > 0
     sure_lost, sure_known = review.accepted_rows(rows) if judged else (np.zeros(0, np.int64),) * 2
-    sure_lost_t, sure_known_t = torch.from_numpy(sure_lost), torch.from_numpy(sure_known)
+    sure_lost_t, sure_known_t = torch.from_numpy(sure_lost).to(on), torch.from_numpy(sure_known).to(on)
     # Long lists train through each lost word's listed known words (engine/channels/shortlist.py):
     # `cols` (n_lost, M) then indexes the plan's and the batch's columns; None: every known word.
     listing = shortlisted(n_lost, len(known_words)) if shortlist is None else shortlist
@@ -167,12 +174,14 @@ def fit_channel(
                                                   forced_rows=sure_lost_t)  # fmt: skip
             else:
                 with torch.no_grad():
-                    every = _listed_log_probs(channel, lost, lost_len, known, known_len, torch.arange(n_lost), cols)
+                    every = _listed_log_probs(channel, lost, lost_len, known, known_len,
+                                              torch.arange(n_lost, device=on), cols)  # fmt: skip
                 if judged:
                     every = review.mask_listed(every, cols, rows, inplace=True)  # (n_lost, M)
                 plan, potentials = listed_transport_plan(every, cols, len(known_words), demand, capacity,
                                                          potentials=potentials, forced_rows=sure_lost_t)  # fmt: skip
-        idx = torch.randint(0, n_lost, (min(batch, n_lost),), generator=generator)
+        drawn = torch.randint(0, n_lost, (min(batch, n_lost),), generator=generator)  # on the CPU
+        idx = drawn.to(on)
         if cols is None:
             log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
         else:
@@ -182,7 +191,7 @@ def fit_channel(
         if plan is None:
             allowed = log_p
             if judged:
-                batch_rows = corpus_rows[idx.numpy()]
+                batch_rows = corpus_rows[drawn.numpy()]
                 allowed = (review.mask_log_probs(log_p, batch_rows) if cols is None
                            else review.mask_listed(log_p, cols[idx], batch_rows))  # fmt: skip
             log_fit = torch.logsumexp(allowed, 1) - log_n_known
@@ -240,7 +249,7 @@ def fit_best_channel(problem: Problem, restart: int) -> ChannelFit:
                 on_step=on_step, should_stop=problem.cancel.is_set,
                 objective=cfg.channel_objective, n_cognates=problem.n_cognates, capacity=cfg.capacity,
                 kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, review=problem.review,
-                signs=problem.pinned_signs,
+                signs=problem.pinned_signs, device=problem.device,
             )  # fmt: skip
         if fit is None:
             raise RunCancelled()

@@ -19,14 +19,16 @@ PLAN_EVERY = 5  # channel steps between two transport plans (a plan scores every
 PLAN_ITERS = 50  # Sinkhorn sweeps per plan; warm-started from the last plan's potentials
 
 
-def _masses(n_lost: int, n_known: int, n_cognates: int, capacity: int) -> tuple[torch.Tensor, torch.Tensor]:
+def _masses(
+    n_lost: int, n_known: int, n_cognates: int, capacity: int, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The log marginals (n_lost + 1,), (n_known + 1,): one unit per lost word and the slack row's
     n_known * C - D; C per known word and "no cognate"'s n_lost - D. A zero mass would be log 0, so
     the dummies keep a sliver when D fills everything."""
     d = min(n_cognates, n_lost, n_known * capacity)
     row_mass = torch.cat([torch.zeros(n_lost), torch.tensor([math.log(max(n_known * capacity - d, 1e-6))])])
     col_mass = torch.cat([torch.full((n_known,), math.log(capacity)), torch.tensor([math.log(max(n_lost - d, 1e-6))])])
-    return row_mass, col_mass
+    return row_mass.to(device), col_mass.to(device)
 
 
 def transport_plan(
@@ -44,14 +46,16 @@ def transport_plan(
     their unit to known words (accepted by a reviewer): their "no cognate" is closed. Returns the
     plan over real pairs (n_lost, n_known) and the potentials, to warm-start the next plan."""
     n_lost, n_known = log_p.shape
-    scores = torch.zeros(n_lost + 1, n_known + 1)  # the slack row scores 0 everywhere...
+    device = log_p.device
+    scores = torch.zeros(n_lost + 1, n_known + 1, device=device)  # the slack row scores 0 everywhere...
     scores[:n_lost, :n_known] = log_p
     scores[:n_lost, n_known] = torch.logsumexp(log_p, 1) - math.log(n_known)  # "no cognate"
     scores[n_lost, n_known] = NEG  # ...but never fills "no cognate": then exactly D units are real
     if forced_rows is not None and forced_rows.numel():
         scores[forced_rows, n_known] = NEG
-    row_mass, col_mass = _masses(n_lost, n_known, n_cognates, capacity)
-    u, v = potentials if potentials is not None else (torch.zeros(n_lost + 1), torch.zeros(n_known + 1))
+    row_mass, col_mass = _masses(n_lost, n_known, n_cognates, capacity, device)
+    u, v = potentials if potentials is not None else (torch.zeros(n_lost + 1, device=device),
+                                                      torch.zeros(n_known + 1, device=device))  # fmt: skip
     for _ in range(iters):
         u = row_mass - torch.logsumexp(scores + v[None, :], 1)
         v = col_mass - torch.logsumexp(scores + u[:, None], 0)
@@ -77,15 +81,16 @@ def listed_transport_plan(
     left out add little to it). The slack row still reaches every known word, so the marginals are
     `transport_plan`'s. Returns the plan over the listed pairs (n_lost, M) and the potentials
     ((n_lost + 1,), (n_known + 1,)), to warm-start the next plan (also after the lists change)."""
-    n_lost = log_p.shape[0]
+    n_lost, device = log_p.shape[0], log_p.device
     none = torch.logsumexp(log_p, 1) - math.log(n_known)  # (n_lost,) "no cognate"
     if forced_rows is not None and forced_rows.numel():
         none = none.clone()
         none[forced_rows] = NEG
     flat_cols = cols.reshape(-1)
-    row_mass, col_mass = _masses(n_lost, n_known, n_cognates, capacity)
-    u, v = potentials if potentials is not None else (torch.zeros(n_lost + 1), torch.zeros(n_known + 1))
-    neg = torch.tensor([NEG])
+    row_mass, col_mass = _masses(n_lost, n_known, n_cognates, capacity, device)
+    u, v = potentials if potentials is not None else (torch.zeros(n_lost + 1, device=device),
+                                                      torch.zeros(n_known + 1, device=device))  # fmt: skip
+    neg = torch.tensor([NEG], device=device)
     for _ in range(iters):
         # Rows: each lost word over its listed words and "no cognate"; the slack row over every
         # known word (score 0) and "no cognate" (NEG).

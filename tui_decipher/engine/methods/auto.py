@@ -698,7 +698,7 @@ def _seeded(problem: Problem, found: SyllableMap | None, seed: int) -> Channel |
     cfg = problem.cfg
     channel = new_channel(cfg.channel_kind, problem.lost_charset, problem.known_charset,
                           torch.Generator().manual_seed(seed), cfg.channel_init_scale, cfg.channel_copy_bias,
-                          problem.pinned_signs)  # fmt: skip
+                          problem.pinned_signs, problem.device)  # fmt: skip
     seed_channel(channel, found, problem.lost_charset, problem.known_charset)  # type: ignore[arg-type]
     return channel
 
@@ -726,7 +726,7 @@ def _train(
             cfg.channel_lr, cfg.channel_batch, seed, cfg.channel_init_scale, on_step=on_step,
             should_stop=problem.cancel.is_set, objective=objective, n_cognates=demand, capacity=capacity,
             kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=start, score_all=False,
-            review=problem.review, rows=rows, signs=problem.pinned_signs,
+            review=problem.review, rows=rows, signs=problem.pinned_signs, device=problem.device,
         )  # fmt: skip
     if fit is None:
         raise RunCancelled()

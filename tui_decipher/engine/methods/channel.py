@@ -209,7 +209,8 @@ def refine_channel(
     problem = dataclasses.replace(problem, n_cognates=int(start.state["n_cognates"]))
     generator = torch.Generator().manual_seed(cfg.seed)
     channel = new_channel(cfg.channel_kind, problem.lost_charset, problem.known_charset, generator,
-                          cfg.channel_init_scale, cfg.channel_copy_bias, problem.pinned_signs)  # fmt: skip
+                          cfg.channel_init_scale, cfg.channel_copy_bias, problem.pinned_signs,
+                          problem.device)  # fmt: skip
     channel.load_state_dict(start.state["channel"])  # the masks of pinned signs are not in the state
     steps, refined = rounds * REFINE_STEPS, start.refined + 1
     on_event(

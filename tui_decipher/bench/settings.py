@@ -267,10 +267,11 @@ def _generated_setting() -> BenchSetting:
     """auto on one generated corpus of each kind (bench/experiments.py: GENERATED), a generator seed
     that no setting was tuned on: the bench's check that the default generalises."""
     exp = generated_kinds()
-    rows = tuple(
-        RowSpec(key, f"generated {spec['kind']}, {spec['lost_words']} lost words (generator seed {GENERATED_SEED})")
-        for key, spec in GENERATED.items()
-    )
+    def label(spec: dict) -> str:
+        friends = f", {spec['false_friends']:.0%} false friends" if spec.get("false_friends") else ""
+        return f"generated {spec['kind']}{friends}, {spec['lost_words']} lost words (generator seed {GENERATED_SEED})"
+
+    rows = tuple(RowSpec(key, label(spec)) for key, spec in GENERATED.items())
     return BenchSetting(
         "generated-auto",
         "auto (no flag) on generated corpora of every kind: cipher, shared alphabet, syllabary, large known list",

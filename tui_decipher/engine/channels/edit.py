@@ -142,7 +142,8 @@ class EditChannel(nn.Module):
             return torch.stack(rows, 1)
 
         # alphas[m] (n_x, N+1, n_y): log P(the first m known letters wrote the first k lost symbols).
-        start = torch.cat([torch.zeros(n_x, 1, n_y), torch.full((n_x, big_n, n_y), NEG)], 1).to(lost.device)
+        start = torch.full((n_x, big_n + 1, n_y), NEG, device=lost.device)
+        start[:, 0] = 0.0
         alphas = [with_insertions(start, 0)]
         for m in range(1, big_m + 1):
             prev = alphas[-1]
@@ -173,7 +174,8 @@ class EditChannel(nn.Module):
                 rows.append(torch.logaddexp(alpha[:, k], rows[-1] + emit[:, k - 1]).clamp_min(NEG))
             return torch.stack(rows, 1)
 
-        start = torch.cat([torch.zeros(n_p, 1), torch.full((n_p, big_n), NEG)], 1).to(lost.device)
+        start = torch.full((n_p, big_n + 1), NEG, device=lost.device)
+        start[:, 0] = 0.0
         alphas = [with_insertions(start, 0)]  # alphas[m] (P, N+1)
         for m in range(1, big_m + 1):
             prev = alphas[-1]

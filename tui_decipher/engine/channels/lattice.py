@@ -21,6 +21,12 @@ def channel_device(channel: torch.nn.Module) -> torch.device:
     return next(channel.parameters()).device
 
 
+def on_channel(channel: torch.nn.Module, *tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """The tensors on the channel's device (each unchanged where it is there already)."""
+    device = channel_device(channel)
+    return tuple(t.to(device) for t in tensors)
+
+
 def encode_padded(words: Sequence[Word], charset: Charset, pad: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Ids (n, L) padded with `pad` (the charset's PAD_ID may not be the channel's) and lengths (n,)."""
     ids, lengths = charset.encode_batch(words, add_eow=False)

@@ -15,7 +15,7 @@ import torch
 
 from ..charset import Charset
 from ..corpus import Word
-from .lattice import channel_device, encode_padded
+from .lattice import channel_device, encode_padded, on_channel
 from .protocol import Channel
 
 MAX_PAIRS = 1 << 18  # pairs in one forward pass of all-pair scoring: about 0.3 GB of DP tables
@@ -43,8 +43,7 @@ def row_blocks(
     LOST_BLOCK lost words at a time, shortest first; each row block scored against the known words
     in length-sorted blocks of at most `max_pairs` pairs. Memory: one row block's table. Rows and
     blocks are on the channel's device."""
-    device = channel_device(channel)
-    lost, lost_len, known, known_len = (t.to(device) for t in (lost, lost_len, known, known_len))
+    lost, lost_len, known, known_len = on_channel(channel, lost, lost_len, known, known_len)
     n_lost, n_known = lost.shape[0], known.shape[0]
     lost_order = torch.argsort(lost_len, stable=True)
     known_order = torch.argsort(known_len, stable=True)
@@ -52,7 +51,7 @@ def row_blocks(
     known_chunk = max(1, max_pairs // lost_chunk)
     for i in range(0, n_lost, lost_chunk):
         rows = lost_order[i : i + lost_chunk]
-        out = torch.empty(len(rows), n_known, device=device)
+        out = torch.empty(len(rows), n_known, device=lost.device)
         for j in range(0, n_known, known_chunk):
             cols = known_order[j : j + known_chunk]
             out[:, cols] = channel.log_prob(lost[rows], lost_len[rows], known[cols], known_len[cols])
@@ -99,11 +98,11 @@ def score_pairs(
     """log P(x_i | y_j) for the listed pairs (lost_idx[p], known_idx[p]) of encoded words: (P,),
     differentiable (the trainer's steps use it). Pairs are sorted by their words' lengths and
     scored in runs of at most `block`, so a run pads little. On the channel's device."""
-    device = channel_device(channel)
     if not len(lost_idx):
-        return torch.empty(0, device=device)
-    lost, lost_len, known, known_len = (t.to(device) for t in (lost, lost_len, known, known_len))
-    lost_idx, known_idx = lost_idx.to(device), known_idx.to(device)
+        return torch.empty(0, device=channel_device(channel))
+    lost, lost_len, known, known_len, lost_idx, known_idx = on_channel(
+        channel, lost, lost_len, known, known_len, lost_idx, known_idx
+    )
     width = int(known_len.max()) + 1
     order = torch.argsort(lost_len[lost_idx] * width + known_len[known_idx], stable=True)  # (P,)
     parts = []

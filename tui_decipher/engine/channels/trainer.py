@@ -28,7 +28,7 @@ from ..events import ChannelStep
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
 from .edit import EditChannel
-from .lattice import channel_device
+from .lattice import on_channel
 from .pieces import INIT_SCALE, CharacterChannel
 from .protocol import Channel
 from .scoring import channel_log_probs, encode_both, score_every_pair, score_pairs
@@ -141,10 +141,10 @@ def fit_channel(
     None when `should_stop` said so."""
     generator = torch.Generator().manual_seed(seed)
     channel = start or new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias, signs, device)
-    on = channel_device(channel)
-    lost, lost_len, known, known_len = (
-        t.to(on) for t in encode_both(channel, lost_words, known_words, lost_charset, known_charset)
-    )  # fmt: skip
+    lost, lost_len, known, known_len = on_channel(
+        channel, *encode_both(channel, lost_words, known_words, lost_charset, known_charset)
+    )
+    on = lost.device
     buckets = _known_buckets(known, known_len)
     log_n_known = math.log(len(known_words))
     optimiser = torch.optim.Adam(channel.parameters(), lr=lr)

@@ -8,6 +8,7 @@ import sys
 import tomllib
 
 import pytest
+import torch
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app
@@ -102,6 +103,25 @@ def test_run_demo_writes_the_three_files(tmp_path):
     char_rows = (out / "char_map.tsv").read_text(encoding="utf-8").splitlines()
     assert char_rows[0].startswith("lost\tknown1\tp1")
     assert len(char_rows) - 1 == 21  # every Old Veshic letter
+
+
+def test_run_threads_sets_the_cpu_threads_and_summary_records_them(tmp_path):
+    """--threads is the config's `threads`: the run computes with that many torch threads and says
+    so (a seed repeats exactly only at the same count)."""
+    before = torch.get_num_threads()
+    threads = 1 if before != 1 else 2  # not the count the process already has
+    out = tmp_path / "run"
+    try:
+        result = _run("run", "--rounds", "1", "--epochs", "2", "--threads", str(threads), "--out", str(out),
+                      "--device", "cpu", *TINY)  # fmt: skip
+    finally:
+        torch.set_num_threads(before)  # the run set the process's count: give the other tests theirs back
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["config"]["threads"] == threads and summary["threads"] == threads
+    assert f"cpu, {threads} thread" in result.output
+    bad = _run("run", "--threads", "-1", *TINY)
+    assert bad.exit_code == 2 and "threads = -1 is out of range (allowed 0..1024)" in bad.output
 
 
 def test_run_method_channel_deciphers_without_the_neural_model(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from tui_decipher.cli import app as cli_app
 from tui_decipher.engine import config as engine_config
 from tui_decipher.engine.checkpoint import CHECKPOINT_NAME
 from tui_decipher.engine.config import build_config
+from tui_decipher.engine.device import screen_threads
 from tui_decipher.engine.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.review import REFINE_ROUNDS
 from tui_decipher.store import ACCEPTED, OPEN, REJECTED, UNSURE, Store, default_path
@@ -637,6 +639,9 @@ async def test_the_default_run_from_the_form_is_auto_and_shows_its_decisions(dat
             run = store.run(live.run_id)
             assert run.config["method"] == "auto" and run.decisions["channel_kind"] == "pieces"
             assert run.n_cognates == run.decisions["demand"]["demand"] == len(store.proposals(run.id))
+            assert run.config["threads"] == screen_threads()  # the form's field reached the run
+            summary = json.loads((Path(run.run_dir) / "summary.json").read_text(encoding="utf-8"))
+            assert summary["threads"] == screen_threads()  # and the engine computed with it
         await pilot.press("1")  # the Runs detail says what auto decided
         await pilot.pause()
         detail = str(app.screen.query_one("#run-detail").render())
@@ -649,7 +654,10 @@ async def test_form_choices_follow_the_preset_and_reach_the_config(data_dir):
         screen = await open_new_run_form(pilot)
         assert screen.query_one("#sparsify", Select).value == "top-k"
         assert screen.query_one("#method", Select).value == "auto"  # no preset: auto decides
+        # torch's threads leave the screen a core (engine/device.py says why); no preset changes that
+        assert screen.query_one("#field-threads", Input).value == str(screen_threads())
         await choose_preset(pilot, screen, "paper-romance")
+        assert screen.query_one("#field-threads", Input).value == str(screen_threads())
         assert screen.query_one("#method", Select).value == "neural"
         assert screen.query_one("#sparsify", Select).value == "union-top-k"  # the romance preset's graph
         assert screen.query_one("#init_flow", Select).value == "uniform"

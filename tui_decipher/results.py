@@ -72,6 +72,7 @@ def summary_dict(
         "decisions": result.decisions,
         "status": result.status,
         "device": result.device,
+        "threads": result.threads,
         "n_cognates": result.n_cognates,
         "accuracy": result.accuracy,
         "accuracy_model": result.accuracy_model,

@@ -123,6 +123,13 @@ class _RichReporter:
             )
 
 
+def _threads(result: DecipherResult) -> str:
+    """", N CPU thread(s)" for a CPU run (a seed repeats exactly only at the same count)."""
+    if result.device != "cpu" or not result.threads:
+        return ""
+    return f", {result.threads} thread{'s' if result.threads > 1 else ''}"
+
+
 def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None, out: Path, run_id: int) -> Table:
     table = Table(title="Decipherment run", show_header=False, title_justify="left")
     table.add_column("field", style="bold")
@@ -130,7 +137,7 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
     table.add_row("corpus", f"{corpus_name} ({result.lost_code} -> {result.known_code})")
     table.add_row("preset", preset or "(none)")
     table.add_row("status", result.status)
-    table.add_row("seed / device", f"{result.config.seed} / {result.device}")
+    table.add_row("seed / device", f"{result.config.seed} / {result.device}" + _threads(result))
     table.add_row("method", describe_run(result.config.to_dict(), result.decisions))
     refinement = describe_refinement(result.decisions)
     if refinement:
@@ -196,6 +203,13 @@ def run(
     epochs: Annotated[int | None, typer.Option(help="Optimiser steps per M-step.")] = None,
     restarts: Annotated[int | None, typer.Option(help="Random restarts, best kept by objective.")] = None,
     device: Annotated[str | None, typer.Option(help="auto, cpu or cuda.")] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            help="torch CPU threads (0: torch's own, every core). Use 1 when other work shares the CPU: "
+            "oversubscribed threads slow torch down many times. A seed repeats exactly at the same count.",
+        ),
+    ] = None,
     config: Annotated[
         Path | None, typer.Option("--config", help="TOML file of config fields (may name a `preset`).")
     ] = None,
@@ -251,7 +265,7 @@ def run(
     db_path = default_path(root)
     flags = {
         "corpus": corpus, "lost": lost, "known": known, "seed": seed, "method": method, "rounds": rounds,
-        "epochs": epochs, "restarts": restarts, "device": device,
+        "epochs": epochs, "restarts": restarts, "device": device, "threads": threads,
         "lost_words": str(lost_words) if lost_words else None,
         "known_words": str(known_words) if known_words else None,
         "known_pairs": str(known_pairs) if known_pairs else None,

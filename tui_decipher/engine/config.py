@@ -127,6 +127,9 @@ class DecipherConfig:
     # --- [run]: execution ----------------------------------------------------------------------
     seed: int = 1234
     device: str = "auto"  # auto | cpu | cuda
+    # torch's CPU threads for the run; 0 = the front end's own: every core in `decipher run` (or
+    # OMP_NUM_THREADS), one core fewer in `decipher-tui`, whose screen needs one (engine/device.py).
+    threads: int = 0
     score_chunk: int = 256  # lost words decoded at once when scoring all pairs (bounds memory)
 
     def replace(self, **changes: Any) -> DecipherConfig:
@@ -185,6 +188,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "eed_sharpen": (0.01, 1000.0),
     "seed": (0, 2**31 - 1),
     "score_chunk": (1, 1_000_000),
+    "threads": (0, 1024),
 }
 
 
@@ -271,7 +275,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         "channel_kind", "channel_objective", "channel_steps", "channel_lr", "channel_batch", "channel_restarts",
         "channel_init_scale", "channel_copy_bias",
     ),
-    "run": ("seed", "device", "score_chunk"),
+    "run": ("seed", "device", "threads", "score_chunk"),
 }  # fmt: skip
 SECTION_OF: dict[str, str] = {name: section for section, names in SECTIONS.items() for name in names}
 

@@ -3,6 +3,8 @@ and subnormal floats are flushed to zero."""
 
 from __future__ import annotations
 
+import os
+
 import torch
 
 
@@ -39,3 +41,27 @@ def flush_denormals(device: torch.device) -> bool:
     if device.type != "cpu":
         return False
     return torch.set_flush_denormal(True)
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity, where the OS tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def screen_threads() -> int:
+    """torch threads for a run beside a live screen: one core fewer than the process may use.
+
+    With every core busy, the screen's thread preempts torch's worker threads, and torch waits
+    for all of them at each operation: on 2 cores, with another process busy, the demo's run
+    took over 6 minutes for 4% of its steps with 2 threads, and 39 s in all with 1."""
+    return max(1, usable_cores() - 1)
+
+
+def use_threads(threads: int) -> None:
+    """Compute with `threads` torch CPU threads from here on, in this thread; 0 leaves the
+    process's own count (torch's default, OMP_NUM_THREADS, or what the front end set)."""
+    if threads > 0 and torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)

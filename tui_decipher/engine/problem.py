@@ -21,7 +21,7 @@ from . import evaluation
 from .charset import Charset
 from .config import DecipherConfig
 from .corpus import Corpus
-from .device import flush_denormals, make_repeatable, select_device
+from .device import flush_denormals, make_repeatable, select_device, use_threads
 from .events import EventCallback, RunFinished
 from .flow import FlowSolution, solve_sparsified
 from .neural.edit_distance import ids_to_text
@@ -97,6 +97,7 @@ class Problem:
         device = select_device(cfg.device)
         make_repeatable(device)
         flush_denormals(device)
+        use_threads(cfg.threads)
         lost_cs = Charset.from_words(corpus.lost_words)
         known_cs = Charset.from_words(corpus.known_words)
         known = KnownIndex(corpus.known_words, known_cs, device)

@@ -21,6 +21,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..engine.checkpoint import CheckpointError
 from ..engine.config import ConfigSources, DecipherConfig
+from ..engine.device import screen_threads, use_threads
 from ..engine.review import REFINE_ROUNDS
 from ..results import data_dir
 from ..session import RunSession
@@ -172,6 +173,7 @@ class DecipherApp(App[None]):
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="decipherment")
     def _engine(self, make_session: Callable[[], RunSession]) -> None:
         worker = get_current_worker()
+        use_threads(screen_threads())  # a run whose config leaves threads to the front end (0)
         try:
             session = make_session()
             run_id = session.open()

@@ -103,6 +103,7 @@ class DecipherResult:
     n_cognates: int
     status: str  # "finished" | "cancelled"
     device: str
+    threads: int = 0  # torch CPU threads it computed with: a CPU seed repeats exactly only at the same count
     proposals: list[Proposal] = field(default_factory=list)
     char_map: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     rounds: list[RoundMetrics] = field(default_factory=list)
@@ -128,6 +129,7 @@ def empty_result(problem: Problem) -> DecipherResult:
     return DecipherResult(
         config=problem.cfg, corpus_name=corpus.name, lost_code=corpus.lost_code, known_code=corpus.known_code,
         n_cognates=problem.n_cognates, status="finished", device=str(problem.device),
+        threads=torch.get_num_threads(),
     )  # fmt: skip
 
 

@@ -32,6 +32,7 @@ from ...engine.config import (
     build_config,
     check_field,
 )
+from ...engine.device import screen_threads
 from ...engine.registry import entry_path, load_registry
 from ..widgets.corpus_preview import CorpusPreview, CorpusSummary, summarize_corpus
 
@@ -45,6 +46,7 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("first_epochs", "round-1 steps"),
     ("restarts", "restarts"),
     ("seed", "seed"),
+    ("threads", "CPU threads"),
     ("embed_dim", "embedding d"),
     ("hidden_dim", "hidden size"),
     ("n_universal", "universal chars n_u"),
@@ -165,7 +167,10 @@ class NewRunScreen(Screen):
     def _fill_from_preset(self, name: str | None) -> None:
         cfg = DecipherConfig(**PRESETS[name]) if name else DecipherConfig()
         for field_name, _ in FIELDS:
-            self.query_one(f"#field-{field_name}", Input).value = str(getattr(cfg, field_name))
+            value = getattr(cfg, field_name)
+            if field_name == "threads":  # the user's machine, not the preset's: leave the screen a core
+                value = value or screen_threads()
+            self.query_one(f"#field-{field_name}", Input).value = str(value)
         for name, _, _ in CHOICES:
             if name != "device":  # where to run is the user's machine, not the preset's
                 self.query_one(f"#{name}", Select).value = getattr(cfg, name)

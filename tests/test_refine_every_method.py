@@ -220,6 +220,63 @@ def test_an_auto_run_refines_with_its_own_decisions(tmp_path, single_thread) -> 
     assert (result.proposals[1].lost, result.proposals[1].known) not in pairs
 
 
+def _blended_costs(corpus, cfg, channel_state, blend_state) -> np.ndarray:
+    """(1 - share) of a saved channel's -log P beside share of its saved blend channel's, recomputed."""
+    import threading
+
+    from tui_decipher.engine.channels.scoring import channel_log_probs
+    from tui_decipher.engine.methods.channel import ProbeBlend
+    from tui_decipher.engine.problem import Problem
+
+    problem = Problem.prepare(corpus, cfg, lambda e: None, threading.Event())
+    blend = ProbeBlend.from_state(blend_state, problem)
+    channel = ProbeBlend.from_state({"channel": channel_state, "share": 0.0}, problem).channel
+    args = (corpus.lost_words, corpus.known_words, problem.lost_charset, problem.known_charset)
+    own, other = channel_log_probs(channel, *args), channel_log_probs(blend.channel, *args)
+    return -((1 - blend.share) * own + blend.share * other).numpy()
+
+
+def test_auto_on_two_scripts_blends_its_probe_into_the_final_costs_and_a_refinement_keeps_it(
+    tmp_path, single_thread
+) -> None:
+    """On the pieces path the kept probe weighs a quarter of the final costs (auto.Schedule.probe_share):
+    saved with the run, left as it is by a refinement, which trains the fit only."""
+    path = tmp_path / "cipher.cog"
+    write_generated(path, GeneratorSpec(kind="substitution", seed=5, lost_words=80))
+    cfg = DecipherConfig(corpus=str(path), device="cpu", auto_steps=60)
+    corpus = load_corpus(cfg).corpus
+    result = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
+    assert result.decisions["channel_kind"] == "pieces" and result.decisions["probe_share"] == 0.25
+    assert "the probe weighs 25% of the final costs" in result.decisions["line"]
+    checkpoint = load_checkpoint(tmp_path)
+    blend = checkpoint.state["blend"]
+    assert blend["share"] == 0.25
+    assert any(not torch.equal(v, blend["channel"][k]) for k, v in checkpoint.state["channel"].items())
+    cost = _blended_costs(corpus, result.config, checkpoint.state["channel"], blend)
+    got = np.array([p.cost for p in result.proposals])
+    assert np.allclose(got, cost[[p.lost for p in result.proposals], [p.known for p in result.proposals]],
+                       rtol=1e-4, atol=1e-3)  # fmt: skip
+    # A refinement (no judgments: the control) trains the fit; the probe's channel is saved unchanged.
+    refined = refine_decipherment(corpus, checkpoint, ReviewConstraints(), 1, checkpoint=tmp_path / "r.pt")
+    after = load_checkpoint(tmp_path / "r.pt")
+    assert all(torch.equal(v, blend["channel"][k]) for k, v in after.state["blend"]["channel"].items())
+    assert any(not torch.equal(v, checkpoint.state["channel"][k]) for k, v in after.state["channel"].items())
+    cost = _blended_costs(corpus, refined.config, after.state["channel"], after.state["blend"])
+    got = np.array([p.cost for p in refined.proposals])
+    assert np.allclose(got, cost[[p.lost for p in refined.proposals], [p.known for p in refined.proposals]],
+                       rtol=1e-4, atol=1e-3)  # fmt: skip
+
+
+def test_auto_on_one_alphabet_keeps_its_fit_alone(tmp_path, single_thread) -> None:
+    path = tmp_path / "shared.cog"
+    write_generated(path, GeneratorSpec(kind="shared-alphabet", seed=3, lost_words=60))
+    cfg = DecipherConfig(corpus=str(path), device="cpu", auto_steps=30)
+    corpus = load_corpus(cfg).corpus
+    result = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
+    assert result.decisions["channel_kind"] == "edit" and result.decisions["probe_share"] == 0.0
+    assert "blend" not in load_checkpoint(tmp_path).state and result.fitted.blend is None
+
+
 # --- the CLI: refine any method, in place or as a branch -------------------------------------------
 
 

@@ -35,11 +35,51 @@ from ..sign_values import SignValues
 from .base import DecipherResult, PairScores, Proposal, empty_result
 
 
-@dataclass
-class ChannelFitted:
-    """A trained channel: its costs of any word lists are -log P(lost | known), always through the flow."""
+@dataclass(frozen=True)
+class ProbeBlend:
+    """A second channel whose log-probabilities weigh `share` of a run's final ones, beside the
+    trained channel's 1 - share: auto's kept probe (`auto.Schedule.probe_share` says where and why).
+    It is saved with the run and left as it is by refinements, which train the other channel."""
 
     channel: Channel
+    share: float
+
+    def mix(self, log_p: torch.Tensor, lost_words: list[Word], known_words: list[Word], lost_charset: Charset,
+            known_charset: Charset) -> torch.Tensor:
+        """(1 - share) log_p + share log P_blend, in place on `log_p` (n_lost, n_known)."""
+        other = channel_log_probs(self.channel, lost_words, known_words, lost_charset, known_charset)
+        return log_p.mul_(1 - self.share).add_(other.mul_(self.share))
+
+    def mix_fit(self, fit: ChannelFit, problem: Problem) -> ChannelFit:
+        """A fit whose costs are blended, in place on `fit.cost` (its channel and loss stay the trained channel's)."""
+        corpus = problem.corpus
+        log_p = self.mix(torch.from_numpy(fit.cost).neg_(), corpus.lost_words, corpus.known_words,
+                         problem.lost_charset, problem.known_charset)  # fmt: skip
+        return ChannelFit(cost=log_p.neg_().numpy(), loss=fit.loss, channel=fit.channel)
+
+    def state(self) -> dict[str, Any]:
+        return {"channel": {k: v.detach().cpu() for k, v in self.channel.state_dict().items()}, "share": self.share}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any] | None, problem: Problem) -> ProbeBlend | None:
+        """The blend a checkpoint saved (None where it saved none: every run before it existed)."""
+        if not state:
+            return None
+        cfg = problem.cfg
+        channel = new_channel(cfg.channel_kind, problem.lost_charset, problem.known_charset,
+                              torch.Generator().manual_seed(cfg.seed), cfg.channel_init_scale,
+                              cfg.channel_copy_bias, problem.pinned_signs, problem.device)  # fmt: skip
+        channel.load_state_dict(state["channel"])
+        return cls(channel, float(state["share"]))
+
+
+@dataclass
+class ChannelFitted:
+    """A trained channel: its costs of any word lists are -log P(lost | known), always through the
+    flow; with a `blend`, mixed with that channel's as the run's own were."""
+
+    channel: Channel
+    blend: ProbeBlend | None = None
 
     def sizes(self) -> tuple[int, int]:
         return self.channel.sizes
@@ -51,6 +91,8 @@ class ChannelFitted:
         """Scored in bounded blocks (channels.scoring.MAX_PAIRS); `generator` is unused (no sampling)."""
         t0 = time.perf_counter()
         log_prob = channel_log_probs(self.channel, lost_words, known_words, lost_charset, known_charset)
+        if self.blend is not None:
+            log_prob = self.blend.mix(log_prob, lost_words, known_words, lost_charset, known_charset)
         seconds = time.perf_counter() - t0
         return PairScores(log_prob, "channel", phase_seconds={"score": seconds})
 
@@ -100,15 +142,18 @@ class ChannelAlone:
         return "the character channel's P(symbol | piece)"
 
 
-def finish_channel_result(problem: Problem, result: DecipherResult, fit: ChannelFit) -> DecipherResult:
+def finish_channel_result(
+    problem: Problem, result: DecipherResult, fit: ChannelFit, blend: ProbeBlend | None = None
+) -> DecipherResult:
     """Fill a result from a trained channel on `problem` (whose D and C its flows use): the
-    proposals, the fitted channel, its character map, the evaluation; report RestartEnd, finish."""
+    proposals, the fitted channel, its character map, the evaluation; report RestartEnd, finish.
+    With a `blend`, `fit.cost` is already blended (`ProbeBlend.mix_fit`); the map is the channel's."""
     corpus = problem.corpus
     cost = fit.cost  # (n_lost, n_known)
     result.objective = fit.loss
     result.restart_objectives = [fit.loss]
     result.proposals = flow_proposals(problem, cost)
-    result.fitted = ChannelFitted(fit.channel)
+    result.fitted = ChannelFitted(fit.channel, blend)
     result.char_map = fit.channel.character_map(corpus.known_words, problem.lost_charset, problem.known_charset)
     if corpus.has_gold:
         result.accuracy, result.accuracy_model, result.predictions = problem.evaluate(torch.from_numpy(-cost), cost)
@@ -212,6 +257,7 @@ def refine_channel(
                           cfg.channel_init_scale, cfg.channel_copy_bias, problem.pinned_signs,
                           problem.device)  # fmt: skip
     channel.load_state_dict(start.state["channel"])  # the masks of pinned signs are not in the state
+    blend = ProbeBlend.from_state(start.state.get("blend"), problem)  # kept as the run had it
     steps, refined = rounds * REFINE_STEPS, start.refined + 1
     on_event(
         RunStarted(
@@ -251,7 +297,11 @@ def refine_channel(
         with problem.timer("score"):
             fit = score_channel(channel, corpus.lost_words, corpus.known_words, problem.lost_charset,
                                 problem.known_charset)  # fmt: skip
-        return finish_channel_result(problem, result, fit)
+            fit = blend.mix_fit(fit, problem) if blend is not None else fit
+        return finish_channel_result(problem, result, fit, blend)
     kept = {k: v for k, v in start.state.items() if k not in ("channel", "n_cognates", "sign_values")}
     save_channel(checkpoint_path, problem, method, fit.channel, refined, kept)
-    return finish_channel_result(problem, result, fit)
+    if blend is not None:
+        with problem.timer("score"):
+            fit = blend.mix_fit(fit, problem)
+    return finish_channel_result(problem, result, fit, blend)

@@ -178,8 +178,8 @@ class Schedule:
 # estimated on the rest. One syllable search start finds a 1000-word syllabary's map only now and
 # then (1 to 5 starts in 8 on generated ones, Linear B's about 1 in 2), so up to 20 are tried
 # (docs/experiments.md). The pieces probe, trained on most of the words, also weighs a quarter of
-# the final costs: on 8 generated tuning corpora that read 0.0 to 2.4 points above the fit alone
-# (mean 1.1, never below); the edit probe, on half the words, gained nothing there.
+# the final costs: in 8 runs on generated tuning corpora that read 0.0 to 2.4 points above the fit
+# alone (mean 1.0, never below); the edit probe, on half the words, gained nothing there.
 SCHEDULES: dict[str, Schedule] = {
     "edit": Schedule((Probe("transport", 150),), 150, 0.5),
     "pieces": Schedule(

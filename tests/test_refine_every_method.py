@@ -220,20 +220,24 @@ def test_an_auto_run_refines_with_its_own_decisions(tmp_path, single_thread) -> 
     assert (result.proposals[1].lost, result.proposals[1].known) not in pairs
 
 
-def _blended_costs(corpus, cfg, channel_state, blend_state) -> np.ndarray:
-    """(1 - share) of a saved channel's -log P beside share of its saved blend channel's, recomputed."""
+def _assert_proposals_blended(corpus, result, state) -> None:
+    """Each proposal's cost is (1 - share) of the saved channel's -log P beside share of its saved
+    blend channel's, recomputed from the checkpoint `state`."""
     import threading
 
     from tui_decipher.engine.channels.scoring import channel_log_probs
-    from tui_decipher.engine.methods.channel import ProbeBlend
+    from tui_decipher.engine.methods.channel import ProbeBlend, load_channel
     from tui_decipher.engine.problem import Problem
 
-    problem = Problem.prepare(corpus, cfg, lambda e: None, threading.Event())
-    blend = ProbeBlend.from_state(blend_state, problem)
-    channel = ProbeBlend.from_state({"channel": channel_state, "share": 0.0}, problem).channel
+    problem = Problem.prepare(corpus, result.config, lambda e: None, threading.Event())
+    blend = ProbeBlend.from_state(state["blend"], problem)
+    channel = load_channel(problem, state["channel"])
     args = (corpus.lost_words, corpus.known_words, problem.lost_charset, problem.known_charset)
     own, other = channel_log_probs(channel, *args), channel_log_probs(blend.channel, *args)
-    return -((1 - blend.share) * own + blend.share * other).numpy()
+    cost = -((1 - blend.share) * own + blend.share * other).numpy()
+    got = np.array([p.cost for p in result.proposals])
+    assert np.allclose(got, cost[[p.lost for p in result.proposals], [p.known for p in result.proposals]],
+                       rtol=1e-4, atol=1e-3)  # fmt: skip
 
 
 def test_auto_on_two_scripts_blends_its_probe_into_the_final_costs_and_a_refinement_keeps_it(
@@ -252,19 +256,13 @@ def test_auto_on_two_scripts_blends_its_probe_into_the_final_costs_and_a_refinem
     blend = checkpoint.state["blend"]
     assert blend["share"] == 0.25
     assert any(not torch.equal(v, blend["channel"][k]) for k, v in checkpoint.state["channel"].items())
-    cost = _blended_costs(corpus, result.config, checkpoint.state["channel"], blend)
-    got = np.array([p.cost for p in result.proposals])
-    assert np.allclose(got, cost[[p.lost for p in result.proposals], [p.known for p in result.proposals]],
-                       rtol=1e-4, atol=1e-3)  # fmt: skip
+    _assert_proposals_blended(corpus, result, checkpoint.state)
     # A refinement (no judgments: the control) trains the fit; the probe's channel is saved unchanged.
     refined = refine_decipherment(corpus, checkpoint, ReviewConstraints(), 1, checkpoint=tmp_path / "r.pt")
     after = load_checkpoint(tmp_path / "r.pt")
     assert all(torch.equal(v, blend["channel"][k]) for k, v in after.state["blend"]["channel"].items())
     assert any(not torch.equal(v, checkpoint.state["channel"][k]) for k, v in after.state["channel"].items())
-    cost = _blended_costs(corpus, refined.config, after.state["channel"], after.state["blend"])
-    got = np.array([p.cost for p in refined.proposals])
-    assert np.allclose(got, cost[[p.lost for p in refined.proposals], [p.known for p in refined.proposals]],
-                       rtol=1e-4, atol=1e-3)  # fmt: skip
+    _assert_proposals_blended(corpus, refined, after.state)
 
 
 def test_auto_on_one_alphabet_keeps_its_fit_alone(tmp_path, single_thread) -> None:

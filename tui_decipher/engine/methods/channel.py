@@ -65,12 +65,18 @@ class ProbeBlend:
         """The blend a checkpoint saved (None where it saved none: every run before it existed)."""
         if not state:
             return None
-        cfg = problem.cfg
-        channel = new_channel(cfg.channel_kind, problem.lost_charset, problem.known_charset,
-                              torch.Generator().manual_seed(cfg.seed), cfg.channel_init_scale,
-                              cfg.channel_copy_bias, problem.pinned_signs, problem.device)  # fmt: skip
-        channel.load_state_dict(state["channel"])
-        return cls(channel, float(state["share"]))
+        return cls(load_channel(problem, state["channel"]), float(state["share"]))
+
+
+def load_channel(problem: Problem, state: dict[str, torch.Tensor]) -> Channel:
+    """A saved channel of `problem`'s settings, on its device (the masks of pinned signs come from
+    the problem, not the state)."""
+    cfg = problem.cfg
+    channel = new_channel(cfg.channel_kind, problem.lost_charset, problem.known_charset,
+                          torch.Generator().manual_seed(cfg.seed), cfg.channel_init_scale,
+                          cfg.channel_copy_bias, problem.pinned_signs, problem.device)  # fmt: skip
+    channel.load_state_dict(state)
+    return channel
 
 
 @dataclass
@@ -252,11 +258,7 @@ def refine_channel(
         signs=SignValues.from_state(start.state.get("sign_values")),
     )
     problem = dataclasses.replace(problem, n_cognates=int(start.state["n_cognates"]))
-    generator = torch.Generator().manual_seed(cfg.seed)
-    channel = new_channel(cfg.channel_kind, problem.lost_charset, problem.known_charset, generator,
-                          cfg.channel_init_scale, cfg.channel_copy_bias, problem.pinned_signs,
-                          problem.device)  # fmt: skip
-    channel.load_state_dict(start.state["channel"])  # the masks of pinned signs are not in the state
+    channel = load_channel(problem, start.state["channel"])
     blend = ProbeBlend.from_state(start.state.get("blend"), problem)  # kept as the run had it
     steps, refined = rounds * REFINE_STEPS, start.refined + 1
     on_event(

@@ -17,7 +17,7 @@ import pytest
 from tui_decipher import store as store_module
 from tui_decipher.engine.config import DecipherConfig
 from tui_decipher.engine.corpus import Corpus, read_cog, read_word_lists
-from tui_decipher.engine.events import EpochEnd, RoundEnd, RunFinished, RunStarted
+from tui_decipher.engine.events import ChannelStep, EpochEnd, RoundEnd, RunFinished, RunStarted
 from tui_decipher.engine.methods import DecipherResult, Proposal
 from tui_decipher.exports.cog import export_cog
 from tui_decipher.exports.tsv import export_tsv
@@ -46,7 +46,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # Lost vocabulary (first appearance): 0 abc, 1 bcd, 2 cde, 3 dé.
 # Known vocabulary (first appearance): 0 abd, 1 abe, 2 bce, 3 zzz, 4 de.
 COG = "xl\tyk\nabc\tabd|abe\nbcd\tbce\ncde\t_\n_\tzzz\ndé\tde\n"
-TABLES = ("runs", "rounds", "epochs", "proposals", "decisions", "char_map")
+TABLES = ("runs", "rounds", "epochs", "proposals", "decisions", "char_map", "channel_steps")
 
 
 # ------------------------------------------------------------------------------- helpers
@@ -688,13 +688,17 @@ def test_delete_run_cascades(db: Path, corpus: Corpus) -> None:
         recorder(epoch(0, 1, 1, 3.0))
         recorder(epoch(0, 1, 2, 2.0))
         recorder(round_end(0, 1, 2.0, 0.5))
+        recorder(ChannelStep(0, 1, 2, 4.0, 1.0))
+        recorder(ChannelStep(0, 2, 2, 3.5, 2.0))
         recorder.finish(make_result(standard_proposals()), corpus)
         recorder.store.set_decision(run_id, 0, 0, ACCEPTED)
         recorder.store.set_decision(run_id, 1, 3, REJECTED)
         recorder.close()
     with Store(db) as s:
         before = {t: count(s, t, keep) for t in TABLES}
-        assert before == {"runs": 1, "rounds": 1, "epochs": 2, "proposals": 4, "decisions": 2, "char_map": 4}
+        assert before == {
+            "runs": 1, "rounds": 1, "epochs": 2, "proposals": 4, "decisions": 2, "char_map": 4, "channel_steps": 2,
+        }  # fmt: skip
         assert {t: count(s, t, doomed) for t in TABLES} == before
         s.delete_run(doomed)
         assert {t: count(s, t, doomed) for t in TABLES} == dict.fromkeys(TABLES, 0)
@@ -702,7 +706,7 @@ def test_delete_run_cascades(db: Path, corpus: Corpus) -> None:
         assert s.run(doomed) is None
         assert [r.id for r in s.runs()] == [keep]
         assert s.proposals(doomed) == [] and s.decisions(doomed) == {} and s.char_map(doomed) == {}
-        assert s.rounds(doomed) == [] and s.epoch_losses(doomed) == []
+        assert s.rounds(doomed) == [] and s.epoch_losses(doomed) == [] and s.channel_losses(doomed) == []
         s.delete_run(doomed)  # deleting again is harmless
     with Store(db) as s:  # and it is committed
         assert [r.id for r in s.runs()] == [keep]
@@ -849,7 +853,7 @@ def test_a_version_1_database_written_by_the_old_code_gains_decisions(tmp_path: 
     """tests/data/v1_store.sqlite3 was written by the code before schema 2 (025a784): the fixed run
     of tests/tui_support.py, and one accepted pair added by hand. Opening it migrates it and keeps everything."""
     with Store(_old_store(tmp_path, "v1_store.sqlite3", 1)) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         (run,) = s.runs()
         assert run.decisions == {} and run.accuracy == 0.75 and run.status == "finished"
         assert len(s.proposals(run.id)) == 8 and len(s.rounds(run.id)) == 2
@@ -862,7 +866,7 @@ def test_a_version_2_database_written_by_the_old_code_gains_tokens_and_languages
     tests/tui_support.py and one accepted pair. Opening it migrates it; its words read as their
     grapheme clusters (what its .cog reader made of them), with no concepts and no language records."""
     with Store(_old_store(tmp_path, "v2_store.sqlite3", 2)) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         (run,) = s.runs()
         assert run.languages == {} and run.accuracy == 0.75 and run.status == "finished"
         rows = s.proposals(run.id)
@@ -881,7 +885,7 @@ def test_a_version_3_database_written_by_the_old_code_takes_unsure_decisions(tmp
     before = raw.execute("SELECT * FROM decisions ORDER BY lost_index, known_index").fetchall()
     raw.close()
     with Store(old) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         (run,) = s.runs()
         assert run.accuracy == 0.75 and len(s.proposals(run.id)) == 8
         after = s.conn.execute("SELECT * FROM decisions ORDER BY lost_index, known_index").fetchall()
@@ -905,3 +909,57 @@ def test_the_review_line_counts_decisions_on_pairs_no_longer_proposed() -> None:
     counts = {ACCEPTED: 5, REJECTED: 0, UNSURE: 0, OPEN: 195}
     assert review_summary(counts, 12) == "5 accepted, 0 rejected, 0 unsure, 195 open (+7 judged, not proposed now)"
     assert review_summary(counts, 5) == review_summary(counts) == "5 accepted, 0 rejected, 0 unsure, 195 open"
+
+
+def test_a_version_4_database_written_by_the_old_code_gains_channel_steps(tmp_path: Path, corpus: Corpus) -> None:
+    """tests/data/v4_store.sqlite3 was written by the code before schema 5 (faf5df8): the fixed run of
+    tests/tui_support.py (2 rounds of 3 epochs) with one accepted and one unsure pair. Opening it adds
+    the channel's training curve, empty for the old run, and keeps everything else."""
+    old = _old_store(tmp_path, "v4_store.sqlite3", 4)
+    with Store(old) as s:
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        (run,) = s.runs()
+        assert run.accuracy == 0.75 and len(s.proposals(run.id)) == 8 and len(s.rounds(run.id)) == 2
+        assert len(s.epoch_losses(run.id)) == 6 and s.channel_losses(run.id) == []
+        assert s.decisions(run.id) == {(0, 0): ACCEPTED, (2, 5): UNSURE}
+        new_id = new_run(s, corpus)
+    recorder = RunRecorder(old, new_id)
+    recorder(ChannelStep(0, 1, 1, 2.5, 0.1, "transport"))
+    recorder.finish(make_result(standard_proposals()), corpus)
+    recorder.close()
+    with Store(old) as s:
+        assert s.channel_losses(new_id) == [("transport", 2.5)] and s.channel_losses(run.id) == []
+
+
+def test_channel_steps_are_kept_in_order_in_batches_and_a_refinement_follows_its_run(
+    db: Path, corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(RunRecorder, "CHANNEL_BATCH", 2)
+    with Store(db) as s:
+        run_id = new_run(s, corpus)
+    recorder = RunRecorder(db, run_id)
+    for step, (objective, loss) in enumerate([("lexicon", 5.0), ("lexicon", 4.0), ("lexicon", 3.0)], 1):
+        recorder(ChannelStep(0, step, 5, loss, float(step), objective))
+    with Store(db) as s:  # a crash now keeps the written batch: the third step waits for the next
+        assert s.channel_losses(run_id) == [("lexicon", 5.0), ("lexicon", 4.0)]
+    recorder(ChannelStep(0, 4, 5, 2.0, 4.0, "transport"))
+    recorder.close()  # a cancelled run: what was waiting is written as the run stops
+    refinement = RunRecorder(db, run_id)
+    refinement(ChannelStep(0, 1, 1, 1.5, 0.5, "transport"))
+    refinement.fail("RuntimeError: boom")
+    refinement.close()
+    with Store(db) as s:
+        assert s.channel_losses(run_id) == [
+            ("lexicon", 5.0), ("lexicon", 4.0), ("lexicon", 3.0), ("transport", 2.0), ("transport", 1.5),
+        ]  # fmt: skip
+        assert s.run(run_id).status == FAILED
+
+
+def test_the_loss_plot_draws_epochs_or_the_latest_channel_objective() -> None:
+    from tui_decipher.run_views import loss_curve
+
+    steps = [("syllables", 9.0), ("lexicon", 5.0), ("lexicon", 4.0), ("transport", 3.0), ("transport", 2.0)]
+    assert loss_curve([], steps) == ("transport loss", [3.0, 2.0])
+    assert loss_curve([], steps[:3]) == ("lexicon loss", [5.0, 4.0])
+    assert loss_curve([1.0, 0.5], steps) == ("loss", [1.0, 0.5])  # a neural run after its channel start
+    assert loss_curve([], []) == ("loss", [])

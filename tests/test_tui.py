@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input, RadioButton, RichLog, Select, Static
+from textual.widgets import DataTable, Input, ProgressBar, RadioButton, RichLog, Select, Sparkline, Static
 from tui_support import seed_store
 from typer.testing import CliRunner
 
@@ -603,6 +603,10 @@ async def test_a_channel_only_run_from_the_form_shows_its_steps_and_proposals(da
         live = app.live
         assert live.no_rounds and live.channel_step == 8 and live.losses == [] and live.rounds == 0
         assert str(app.screen.query_one("#epoch-label").render()) == "channel"  # the bar's label names it
+        await pilot.pause(1.1)  # the plot is redrawn once a second: channel steps come faster than that
+        curve = [loss for _, loss in live.channel_losses]
+        assert len(curve) == 8 and app.screen.query_one("#loss-spark", Sparkline).data == curve
+        assert str(app.screen.query_one("#loss-label").render()) == f"lexicon loss {curve[-1]:.2f}"
         assert not app.screen.query_one("#round-row").display  # no "EM rounds" bar for a run without them
         assert any("character channel for the decipherment (no neural model) (8 steps)" in ln for ln in live.log)
         log_text = "".join(line.text for line in app.screen.query_one("#log", RichLog).lines)
@@ -619,6 +623,13 @@ async def test_a_channel_only_run_from_the_form_shows_its_steps_and_proposals(da
         detail = str(app.screen.query_one("#run-detail").render())
         assert "character channel alone (8 steps, lexicon objective, no neural model)" in detail
         assert "rounds x" not in detail
+    async with DecipherApp(data_dir).run_test(size=SIZE) as pilot:  # the stored run plots the same curve
+        await pilot.press("2")
+        await pilot.pause()
+        assert pilot.app.screen.query_one("#loss-spark", Sparkline).data == curve
+        assert str(pilot.app.screen.query_one("#epoch-label").render()) == "channel"  # not "M-step" at 0%
+        assert pilot.app.screen.query_one("#epoch-bar", ProgressBar).percentage == 1.0
+        assert str(pilot.app.screen.query_one("#loss-label").render()) == f"lexicon loss {curve[-1]:.2f}"
 
 
 @pytest.mark.slow

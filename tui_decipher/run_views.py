@@ -71,3 +71,16 @@ def run_fields(run: RunRow, counts: dict[str, int] | None, judged: int = 0) -> l
     rows.append(("started", started + ("" if run.seconds is None else f", ran {run.seconds:.0f}s")))
     rows.append(("run folder", run.run_dir or "-"))
     return rows
+
+
+def loss_curve(epoch_losses: list[float], channel_losses: list[tuple[str, float]]) -> tuple[str, list[float]]:
+    """(its label, the points) of a run's loss plot: the M-step's epochs where the run has any;
+    otherwise the channel's steps of the latest objective it trained (auto's syllable search,
+    probe and fit are on different scales, so only the current one is drawn)."""
+    if epoch_losses or not channel_losses:
+        return "loss", list(epoch_losses)
+    objective = channel_losses[-1][0]
+    start = len(channel_losses)
+    while start > 0 and channel_losses[start - 1][0] == objective:
+        start -= 1
+    return f"{objective} loss", [loss for _, loss in channel_losses[start:]]

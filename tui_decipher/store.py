@@ -17,13 +17,13 @@ import socket
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .engine.corpus import Corpus, graphemes, word_text, word_tokens
-from .engine.events import EpochEnd, RoundEnd, RunStarted
+from .engine.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
 from .engine.methods import DecipherResult
 from .engine.review import ACCEPTED, REJECTED, UNSURE
 
@@ -162,6 +162,21 @@ MIGRATIONS: list[str] = [
         SELECT run_id, lost_index, known_index, status, decided_at FROM decisions;
     DROP TABLE decisions;
     ALTER TABLE decisions_new RENAME TO decisions;
+    """,
+    # 5: the character channel's training curve, a loss a step, which the Progress screen plots
+    # for runs with no EM rounds (channel, auto) as it plots the M-step's epochs. `seq` orders a
+    # run's steps across its phases (auto's search, probe and fit) and the refinements after it.
+    """
+    CREATE TABLE channel_steps (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        restart INTEGER NOT NULL,
+        step INTEGER NOT NULL,
+        objective TEXT NOT NULL,
+        loss REAL NOT NULL,
+        seconds REAL NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    );
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -511,6 +526,26 @@ class Store:
         ).fetchall()
         return [r[0] for r in rows]
 
+    def record_channel_steps(self, run_id: int, steps: list[ChannelStep]) -> None:
+        """Channel training steps, after the run's recorded ones (a refinement's follow its run's)."""
+        if not steps:
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        with self.transaction() as conn:
+            last = conn.execute("SELECT COALESCE(MAX(seq), -1) FROM channel_steps WHERE run_id = ?", (run_id,))
+            first = int(last.fetchone()[0]) + 1
+            conn.executemany(
+                "INSERT INTO channel_steps VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(run_id, first + i, e.restart, e.step, e.objective, e.loss, e.seconds) for i, e in enumerate(steps)],
+            )
+
+    def channel_losses(self, run_id: int) -> list[tuple[str, float]]:
+        """The run's channel training curve: (objective, loss) a step, in the order trained."""
+        rows = self.conn.execute(
+            "SELECT objective, loss FROM channel_steps WHERE run_id = ? ORDER BY seq", (run_id,)
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
     # --- proposals and decisions ------------------------------------------------------------
 
     def proposals(self, run_id: int) -> list[ProposalRow]:
@@ -623,13 +658,17 @@ class RunRecorder:
     """An engine event callback that records a run into the store as it goes, then forwards.
 
     Created in the thread that runs the engine (it opens its own connection there). Rounds and
-    their epochs are committed at each round's end, so a crash keeps every finished round.
+    their epochs are committed at each round's end, so a crash keeps every finished round; channel
+    steps every CHANNEL_BATCH steps, at a round's end and when the run ends.
     """
+
+    CHANNEL_BATCH = 200  # channel steps a write: a step can take milliseconds, a commit as long
 
     def __init__(self, store_path: Path, run_id: int, forward: Any = None) -> None:
         self.store_path, self.run_id, self.forward = store_path, run_id, forward
         self._store: Store | None = None
         self._epochs: list[EpochEnd] = []
+        self._channel: list[ChannelStep] = []
 
     @property
     def store(self) -> Store:
@@ -642,11 +681,26 @@ class RunRecorder:
             self.store.record_started(self.run_id, event)
         elif isinstance(event, EpochEnd):
             self._epochs.append(event)
+        elif isinstance(event, ChannelStep):
+            self._channel.append(event)
+            if len(self._channel) >= self.CHANNEL_BATCH:
+                self._flush_channel()
         elif isinstance(event, RoundEnd):
+            self._flush_channel()
             self.store.record_round(self.run_id, event, self._epochs)
             self._epochs = []
         if self.forward is not None:
             self.forward(event)
+
+    def _flush_channel(self) -> None:
+        steps, self._channel = self._channel, []
+        self.store.record_channel_steps(self.run_id, steps)
+
+    def _flush_channel_quietly(self) -> None:
+        """The last steps of a run that failed or stopped: a plot's points, never worth an error
+        that would hide the run's own."""
+        with suppress(sqlite3.Error, StoreError):
+            self._flush_channel()
 
     def catch_up(self, checkpoint: Checkpoint | None) -> None:
         """Record the checkpointed rounds the store lacks, before a run continues from `checkpoint`.
@@ -668,12 +722,15 @@ class RunRecorder:
                 self.store.record_round(self.run_id, event, [])
 
     def finish(self, result: DecipherResult, corpus: Corpus) -> None:
+        self._flush_channel()
         self.store.record_result(self.run_id, result, corpus)
 
     def fail(self, error: str) -> None:
         self.store.mark_failed(self.run_id, error)
+        self._flush_channel_quietly()
 
     def close(self) -> None:
+        self._flush_channel_quietly()
         if self._store is not None:
             self._store.close()
             self._store = None

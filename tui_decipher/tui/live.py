@@ -16,6 +16,7 @@ from ..engine.events import (
     RunStarted,
     steps_before_round,
 )
+from ..run_views import loss_curve
 
 
 @dataclass
@@ -35,6 +36,7 @@ class LiveRun:
     channel_step: int = 0  # init_flow = "channel": steps of the channel that builds round 1's flow
     channel_steps: int = 0
     losses: list[float] = field(default_factory=list)  # every M-step epoch's loss
+    channel_losses: list[tuple[str, float]] = field(default_factory=list)  # (objective, loss) a channel step
     round_ends: list[RoundEnd] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     finished_seconds: float | None = None
@@ -56,6 +58,7 @@ class LiveRun:
             )
         if isinstance(event, ChannelStep):
             self.restart, self.channel_step, self.channel_steps = event.restart, event.step, event.steps
+            self.channel_losses.append((event.objective, event.loss))
             if event.step == 1:
                 use = "the decipherment (no neural model)" if self.no_rounds else "round 1's flow"
                 return f"restart {event.restart + 1}: training the character channel for {use} ({event.steps} steps)"
@@ -94,6 +97,10 @@ class LiveRun:
         if self._shape is None:
             return steps_before_round(self.epochs, self.epochs, round_)
         return self._shape.steps_before_round(round_)
+
+    def loss_curve(self) -> tuple[str, list[float]]:
+        """The loss plot's label and points so far (`run_views.loss_curve`)."""
+        return loss_curve(self.losses, self.channel_losses)
 
     @property
     def in_channel(self) -> bool:

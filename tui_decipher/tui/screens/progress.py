@@ -3,6 +3,8 @@ the per-round table (loss, flow, cost, accuracy), elapsed and remaining time, an
 
 from __future__ import annotations
 
+from statistics import fmean
+
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,7 +13,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, ProgressBar, RichLog, Sparkline, Static
 
 from ...engine.events import ChannelStep, EpochEnd, RoundEnd
-from ...store import RoundRow
+from ...run_views import loss_curve
+from ...store import FINISHED, RoundRow
 from ..widgets.mode_bar import ModeBar
 
 
@@ -49,7 +52,8 @@ class ProgressScreen(Screen):
                 yield ProgressBar(id="epoch-bar", show_eta=False)
             with Horizontal(classes="spark-row"):
                 yield Label("loss", id="loss-label", classes="spark-label")
-                yield Sparkline([], id="loss-spark")
+                # A bar's mean, not its max: a channel's batch losses are noisy, its trend is the point.
+                yield Sparkline([], id="loss-spark", summary_function=fmean)
             with Horizontal(classes="spark-row short"):
                 yield Label("accuracy", id="acc-label", classes="spark-label")
                 yield Sparkline([], id="acc-spark")
@@ -63,6 +67,7 @@ class ProgressScreen(Screen):
             table.add_column(label, key=label)
         self._log_lines = 0
         self._shown_run: int | None = None
+        self._loss_shown: tuple[str, int] | None = None  # the plot's label and point count
         self.set_interval(1.0, self._tick)
         self._render_all()
 
@@ -81,8 +86,7 @@ class ProgressScreen(Screen):
             return
         if isinstance(event, EpochEnd):
             self._render_bars()
-            self.query_one("#loss-spark", Sparkline).data = list(self.app.live.losses)
-            self._render_loss_label(self.app.live.losses)
+            self._render_loss(*self.app.live.loss_curve())
         elif isinstance(event, ChannelStep):
             self._render_bars()
         elif isinstance(event, RoundEnd):
@@ -103,8 +107,7 @@ class ProgressScreen(Screen):
             live = self.app.live
             for event in live.round_ends:
                 self._add_round_row(event)
-            self.query_one("#loss-spark", Sparkline).data = list(live.losses)
-            self._render_loss_label(live.losses)
+            self._render_loss(*live.loss_curve())
             self._render_acc([e.accuracy for e in live.round_ends])
             self._render_bars()
             self._render_log()
@@ -120,21 +123,22 @@ class ProgressScreen(Screen):
             self.query_one("#progress-head", Static).update("No run selected: start one with [b]n[/].")
             for bar in self.query(ProgressBar):
                 bar.update(total=1, progress=0)
-            self.query_one("#loss-spark", Sparkline).data = []
+            self._render_loss("loss", [])
             self.query_one("#acc-spark", Sparkline).data = []
             return
         rounds = self.app.store.rounds(run.id)
-        losses = self.app.store.epoch_losses(run.id)
         for row in rounds:
             self._add_round_row(row)
-        self.query_one("#loss-spark", Sparkline).data = losses
-        self._render_loss_label(losses)
+        self._render_loss(*loss_curve(self.app.store.epoch_losses(run.id), self.app.store.channel_losses(run.id)))
         self._render_acc([r.accuracy for r in rounds])
-        self.query_one("#round-row").display = run.config.get("method", "neural") == "neural" or bool(rounds)
+        channel_only = run.config.get("method", "neural") != "neural" and not rounds
+        self.query_one("#round-row").display = not channel_only
         planned = (run.rounds_planned or len(rounds) or 1) * int(run.config.get("restarts", 1))
         self.query_one("#round-bar", ProgressBar).update(total=planned, progress=len(rounds))
-        epochs = int(run.config.get("epochs", 1))
-        self.query_one("#epoch-bar", ProgressBar).update(total=epochs, progress=epochs if rounds else 0)
+        self.query_one("#epoch-label", Label).update("channel" if channel_only else "M-step")
+        epochs = 1 if channel_only else int(run.config.get("epochs", 1))
+        done = run.status == FINISHED if channel_only else bool(rounds)
+        self.query_one("#epoch-bar", ProgressBar).update(total=epochs, progress=epochs if done else 0)
         accuracy = f", accuracy {pct(run.accuracy)}%" if run.accuracy is not None else ""
         seconds = f" in {clock(run.seconds)}" if run.seconds is not None else ""
         self.query_one("#progress-head", Static).update(
@@ -158,9 +162,11 @@ class ProgressScreen(Screen):
         else:
             self.query_one("#epoch-bar", ProgressBar).update(total=live.epochs, progress=live.epoch)
 
-    def _render_loss_label(self, losses: list[float]) -> None:
-        text = "loss" if not losses else f"loss {losses[-1]:.2f}"
-        self.query_one("#loss-label", Label).update(text)
+    def _render_loss(self, label: str, losses: list[float]) -> None:
+        """The loss plot and its label with the latest value (`run_views.loss_curve`)."""
+        self._loss_shown = (label, len(losses))
+        self.query_one("#loss-spark", Sparkline).data = losses
+        self.query_one("#loss-label", Label).update(label if not losses else f"{label} {losses[-1]:.2f}")
 
     def _render_acc(self, accuracies: list[float | None]) -> None:
         values = [a for a in accuracies if a is not None]
@@ -187,6 +193,9 @@ class ProgressScreen(Screen):
         if not self._is_live():
             return
         live = self.app.live
+        label, losses = live.loss_curve()
+        if (label, len(losses)) != self._loss_shown:  # channel steps: redrawn once a second
+            self._render_loss(label, losses)
         run = f"Run #{live.run_id}" if live.run_id is not None else "New run"
         where = f"round {min(live.round + 1, live.rounds)}/{live.rounds}" if live.rounds else ""
         if live.in_channel and live.status in ("running", "cancelling"):

@@ -32,8 +32,12 @@ from tui_decipher.bench.experiments import (
     QUICK_CHANNEL_STEPS,
     ROMANCE_PAIRS,
     ROMANCE_PARTS,
+    SMALL_GENERATED,
+    SMALL_ROMANCE,
     generated_path,
     row_from_run,
+    small_path,
+    write_romance_cut,
 )
 from tui_decipher.bench.jobs import (
     JobResult,
@@ -969,3 +973,40 @@ def test_generated_corpora_run_auto_one_job_each_on_a_fixed_file(tmp_path, monke
     assert generated_path("shared-alphabet").read_text(encoding="utf-8") == expected.cog_text()
     assert row.key == "shared-alphabet" and row.n_evaluated == expected.n_cognates
     assert row.extra["decisions"]["channel_kind"] == "edit" and row.accuracy >= 0.9
+
+
+def test_small_lexica_run_auto_one_job_each_generated_and_cut_from_romance(
+    tmp_path, monkeypatch, single_thread, shared_corpora
+):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the corpora the bench writes go under tmp_path
+    generated, romance = SETTINGS["small-generated-auto"], SETTINGS["small-romance-auto"]
+    assert not generated.extra and not romance.extra  # both in the default bench
+    assert generated.corpora == () and romance.corpora == ("romance",)  # only the cuts need third-party data
+    assert generated.parts == tuple(SMALL_GENERATED) and romance.parts == tuple(SMALL_ROMANCE)
+    assert [r.key for r in romance.rows] == [*SMALL_ROMANCE, "average"]
+    sizes = {spec["lost_words"] for spec in SMALL_GENERATED.values()} | {n for *_, n in SMALL_ROMANCE.values()}
+    assert min(sizes) >= 40 and max(sizes) <= 170  # the size of issue 30's real pairs
+    for setting in (generated, romance):
+        configs = setting.configs(1234, False)
+        assert all(c.method == "auto" and c.auto_steps == 0 and c.seed == 1234 for c in configs)
+        assert all(c.corpus.startswith(str(tmp_path)) for c in configs)
+    # A cut: 50 es words, 45 with their Italian cognate, 5 without, 25 unrelated Italian words,
+    # all from the Romance table; the same file each time (a resumed bench keeps its jobs).
+    path = small_path("es-it-50")
+    write_romance_cut(path, "es", "it", 50)
+    first = path.read_text(encoding="utf-8")
+    write_romance_cut(path, "es", "it", 50)
+    assert path.read_text(encoding="utf-8") == first
+    lines = first.splitlines()
+    assert lines[0] == "es\tit"
+    rows = [line.split("\t") for line in lines[1:]]
+    table = (shared_corpora / "romance-es-it-pt.cog").read_text(encoding="utf-8").splitlines()
+    pairs = {(r.split("\t")[0], r.split("\t")[1]) for r in table[1:]}
+    assert len(rows) == 75 and sum(1 for a, b in rows if a != "_" and b != "_") == 45
+    assert sum(1 for a, b in rows if b == "_") == 5 and sum(1 for a, b in rows if a == "_") == 25
+    assert all((a, b) in pairs for a, b in rows if a != "_" and b != "_")
+    # One job writes its corpus and reads it with auto (a --quick schedule: a smoke check).
+    (row,) = romance.run(1234, True, JobReporter(), part="es-it-50")
+    assert row.key == "es-it-50" and row.n_evaluated == 45 and row.extra["decisions"]["channel_kind"] == "edit"
+    (row,) = generated.run(1234, True, JobReporter(), part="substitution-40")
+    assert row.key == "substitution-40" and row.extra["decisions"]["channel_kind"] == "pieces"

@@ -10,6 +10,7 @@ its changes. `--quick` shrinks every config the same way (`schedule`).
 
 from __future__ import annotations
 
+import random
 import tempfile
 import time
 from dataclasses import dataclass
@@ -19,13 +20,16 @@ from typing import Any
 from .core import BaselineFn, CombineFn, ConfigsFn, JobReporter, RowResult, RunFn, peak_rss_mb
 from .engine_api import (
     Corpus,
+    CorpusError,
     DecipherConfig,
     DecipherResult,
     GeneratorSpec,
     RoundMetrics,
     edit_distance_assignment,
+    entry_path,
     evaluate_on_corpus,
     load_corpus,
+    load_registry,
     preset,
     run_decipherment,
     write_generated,
@@ -312,6 +316,105 @@ def generated_kinds(**changes: Any) -> Experiment:
 def _generated_average(rows: list[RowResult]) -> list[RowResult]:
     """The average row, once every generated corpus of a seed is there."""
     return [average_row(rows)] if [r.key for r in rows] == list(GENERATED_PARTS) else []
+
+
+# --- small lexica: a user's real pair is often 40-170 words ----------------------------------------
+
+# Issue 30's real pairs (one alphabet, never seen here) had 40-170 lost words. Two sets at that size,
+# each part a job of auto with no flag: generated corpora of the one-alphabet kinds and the cipher
+# (GENERATED_SEED), and Romance pairs cut down to 50 and 150 lost words. Romance is a corpus auto's
+# settings were read from at its full size, so its cuts test the size, with real sound changes.
+SMALL_SIZES = (40, 80, 150)
+SMALL_GENERATED: dict[str, dict[str, Any]] = {
+    f"{name}-{n}": {**spec, "lost_words": n}
+    for name, spec in (
+        ("shared-alphabet", {"kind": "shared-alphabet"}),
+        ("false-friends", {"kind": "shared-alphabet", "false_friends": 0.3}),
+        ("substitution", {"kind": "substitution"}),
+    )
+    for n in SMALL_SIZES
+}
+SMALL_ROMANCE: dict[str, tuple[str, str, int]] = {
+    f"{lost}-{known}-{n}": (lost, known, n)
+    for lost, known in (("es", "it"), ("it", "pt"), ("pt", "es"))
+    for n in (50, 150)
+}
+
+
+def small_generated(**changes: Any) -> Experiment:
+    """auto on the SMALL_GENERATED corpora, a job each, with their average."""
+    return _corpus_set(
+        {key: lambda path, key=key: write_generated(path, GeneratorSpec(seed=GENERATED_SEED, **SMALL_GENERATED[key]))
+         for key in SMALL_GENERATED},
+        changes,
+    )  # fmt: skip
+
+
+def small_romance(**changes: Any) -> Experiment:
+    """auto on Romance pairs cut to SMALL_ROMANCE's sizes (`write_romance_cut`), a job each, with their average."""
+    return _corpus_set(
+        {key: lambda path, key=key: write_romance_cut(path, *SMALL_ROMANCE[key]) for key in SMALL_ROMANCE}, changes
+    )
+
+
+def small_path(key: str) -> Path:
+    """Where the small corpus `key` is written: one fixed path a machine (the same key always
+    writes the same file), so a job's config, and with it its fingerprint, is the same each time."""
+    return Path(tempfile.gettempdir()) / "tui-decipher-bench" / f"small-{key}.cog"
+
+
+def write_romance_cut(path: Path, lost: str, known: str, n: int) -> None:
+    """Write the Romance pair `lost` -> `known` cut to `n` lost words, drawn by a seeded generator
+    from the table's rows: 90% with their cognate, 10% without it (their known word left out), and
+    half as many unrelated known words again. The same pair and size always give the same file."""
+    source = entry_path(load_registry()["romance"])
+    if source is None:
+        raise CorpusError("romance: the corpus file is not here (see README, Corpora)")
+    lines = source.read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("\t")
+    rows = [line.split("\t") for line in lines[1:] if line.strip()]
+    li, ki = header.index(lost), header.index(known)
+    rng = random.Random(f"romance-cut-{lost}-{known}-{n}")
+    drawn = rng.sample(range(len(rows)), n + n // 2)
+    paired, lost_only, known_only = drawn[: n - n // 10], drawn[n - n // 10 : n], drawn[n:]
+    body = [f"{rows[i][li]}\t{rows[i][ki]}" for i in paired]
+    body += [f"{rows[i][li]}\t_" for i in lost_only] + [f"_\t{rows[i][ki]}" for i in known_only]
+    rng.shuffle(body)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join([f"{lost}\t{known}", *body]) + "\n", encoding="utf-8")
+
+
+def _corpus_set(writers: dict[str, Any], changes: dict[str, Any]) -> Experiment:
+    """auto (the default config, with `changes`) on each corpus `writers[key](path)` writes at
+    `small_path(key)`, a part each; the average row once a seed has them all."""
+    parts = tuple(writers)
+
+    def written(key: str) -> Path:
+        path = small_path(key)
+        writers[key](path)
+        return path
+
+    def configs(seed: int, quick: bool) -> list[DecipherConfig]:
+        return [schedule(DecipherConfig(corpus=str(small_path(key)), seed=seed, **changes), quick) for key in parts]
+
+    def run(seed: int, quick: bool, reporter: JobReporter, part: str) -> list[RowResult]:
+        written(part)
+        cfg = configs(seed, quick)[parts.index(part)]
+        corpus = _load(cfg)
+        reporter.stage(f"training on {part} ({len(corpus.lost_words)} lost x {len(corpus.known_words)} known words)")
+        return [row_from_run(part, run_decipherment(corpus, cfg, reporter))]
+
+    def baseline(reporter: JobReporter) -> list[RowResult]:
+        rows = []
+        for key in parts:
+            reporter.stage(f"baseline on {key}")
+            rows.append(baseline_row(key, _load(DecipherConfig(corpus=str(written(key))))))
+        return [*rows, average_row(rows)]
+
+    def combine(rows: list[RowResult]) -> list[RowResult]:
+        return [average_row(rows)] if [r.key for r in rows] == list(parts) else []
+
+    return Experiment(configs, run, baseline, parts, combine)
 
 
 REFINE_ITERATIONS = 3  # review-then-refine cycles of the simulated reviewer

@@ -32,6 +32,8 @@ from .experiments import (
     REFINE_ITERATIONS,
     REFINE_JUDGMENTS,
     ROMANCE_PAIRS,
+    SMALL_GENERATED,
+    SMALL_ROMANCE,
     Experiment,
     generated_kinds,
     known_readings,
@@ -39,6 +41,8 @@ from .experiments import (
     pair_key,
     reviewer_refine,
     romance_pairs,
+    small_generated,
+    small_romance,
     ugaritic_transfer,
 )
 
@@ -281,7 +285,28 @@ def _generated_setting() -> BenchSetting:
     )  # fmt: skip
 
 
-GENERATED_SETTINGS = (_generated_setting(),)
+def _small_settings() -> tuple[BenchSetting, ...]:
+    """auto on small lexica (bench/experiments.py: SMALL_GENERATED, SMALL_ROMANCE): the size of a
+    user's real pair, generated and cut from Romance."""
+    made = []
+    for name, exp, specs, corpora, what in (
+        ("small-generated-auto", small_generated(), SMALL_GENERATED, (),
+         lambda key, spec: f"generated {spec['kind']}{', 30% false friends' if spec.get('false_friends') else ''},"
+                           f" {spec['lost_words']} lost words (generator seed {GENERATED_SEED})"),
+        ("small-romance-auto", small_romance(), SMALL_ROMANCE, ("romance",),
+         lambda key, spec: f"romance {spec[0]} -> {spec[1]} cut to {spec[2]} lost words"),
+    ):  # fmt: skip
+        rows = tuple(RowSpec(key, what(key, spec)) for key, spec in specs.items())
+        made.append(BenchSetting(
+            name, f"auto (no flag) on {name.split('-')[1]} small lexica: 40-150 lost words, as a user's real pair",
+            (*rows, RowSpec("average", f"{name.split('-')[1]} small lexica, average")),
+            exp.run, corpora, exp.baseline, group="small", configs=exp.configs, parts=exp.parts, combine=exp.combine,
+            note="bench/experiments.py: SMALL_GENERATED and SMALL_ROMANCE say how each corpus is made",
+        ))  # fmt: skip
+    return tuple(made)
+
+
+GENERATED_SETTINGS = (_generated_setting(), *_small_settings())
 
 # --- the simulated reviewer ------------------------------------------------------------------------
 

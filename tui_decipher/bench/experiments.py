@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -282,40 +283,14 @@ def generated_path(key: str) -> Path:
     return Path(tempfile.gettempdir()) / "tui-decipher-bench" / f"{key}-seed{GENERATED_SEED}.cog"
 
 
-def _generated_corpus(key: str) -> Path:
-    path = generated_path(key)
-    write_generated(path, GeneratorSpec(seed=GENERATED_SEED, **GENERATED[key]))
-    return path
-
-
 def generated_kinds(**changes: Any) -> Experiment:
     """The GENERATED corpora, each with the default config (and `changes`); a job runs one corpus
     (its part), and the average row needs all of a seed's."""
-
-    def configs(seed: int, quick: bool) -> list[DecipherConfig]:
-        return [schedule(DecipherConfig(corpus=str(generated_path(key)), seed=seed, **changes), quick)
-                for key in GENERATED]  # fmt: skip
-
-    def run(seed: int, quick: bool, reporter: JobReporter, part: str) -> list[RowResult]:
-        _generated_corpus(part)
-        cfg = configs(seed, quick)[GENERATED_PARTS.index(part)]
-        corpus = _load(cfg)
-        reporter.stage(f"training on {part} ({len(corpus.lost_words)} lost x {len(corpus.known_words)} known words)")
-        return [row_from_run(part, run_decipherment(corpus, cfg, reporter))]
-
-    def baseline(reporter: JobReporter) -> list[RowResult]:
-        rows = []
-        for key in GENERATED:
-            reporter.stage(f"baseline on {key}")
-            rows.append(baseline_row(key, _load(DecipherConfig(corpus=str(_generated_corpus(key))))))
-        return [*rows, average_row(rows)]
-
-    return Experiment(configs, run, baseline, GENERATED_PARTS, _generated_average)
-
-
-def _generated_average(rows: list[RowResult]) -> list[RowResult]:
-    """The average row, once every generated corpus of a seed is there."""
-    return [average_row(rows)] if [r.key for r in rows] == list(GENERATED_PARTS) else []
+    return _corpus_set(
+        {key: lambda path, key=key: write_generated(path, GeneratorSpec(seed=GENERATED_SEED, **GENERATED[key]))
+         for key in GENERATED},
+        changes, generated_path,
+    )  # fmt: skip
 
 
 # --- small lexica: a user's real pair is often 40-170 words ----------------------------------------
@@ -346,15 +321,16 @@ def small_generated(**changes: Any) -> Experiment:
     return _corpus_set(
         {key: lambda path, key=key: write_generated(path, GeneratorSpec(seed=GENERATED_SEED, **SMALL_GENERATED[key]))
          for key in SMALL_GENERATED},
-        changes,
+        changes, small_path,
     )  # fmt: skip
 
 
 def small_romance(**changes: Any) -> Experiment:
     """auto on Romance pairs cut to SMALL_ROMANCE's sizes (`write_romance_cut`), a job each, with their average."""
     return _corpus_set(
-        {key: lambda path, key=key: write_romance_cut(path, *SMALL_ROMANCE[key]) for key in SMALL_ROMANCE}, changes
-    )
+        {key: lambda path, key=key: write_romance_cut(path, *SMALL_ROMANCE[key]) for key in SMALL_ROMANCE},
+        changes, small_path,
+    )  # fmt: skip
 
 
 def small_path(key: str) -> Path:
@@ -384,18 +360,20 @@ def write_romance_cut(path: Path, lost: str, known: str, n: int) -> None:
     path.write_text("\n".join([f"{lost}\t{known}", *body]) + "\n", encoding="utf-8")
 
 
-def _corpus_set(writers: dict[str, Any], changes: dict[str, Any]) -> Experiment:
-    """auto (the default config, with `changes`) on each corpus `writers[key](path)` writes at
-    `small_path(key)`, a part each; the average row once a seed has them all."""
+def _corpus_set(
+    writers: dict[str, Callable[[Path], Any]], changes: dict[str, Any], path_of: Callable[[str], Path]
+) -> Experiment:
+    """The default config (auto, with `changes`) on each corpus `writers[key](path)` writes at
+    `path_of(key)`, a part (a job) each; the average row once a seed has them all."""
     parts = tuple(writers)
 
     def written(key: str) -> Path:
-        path = small_path(key)
+        path = path_of(key)
         writers[key](path)
         return path
 
     def configs(seed: int, quick: bool) -> list[DecipherConfig]:
-        return [schedule(DecipherConfig(corpus=str(small_path(key)), seed=seed, **changes), quick) for key in parts]
+        return [schedule(DecipherConfig(corpus=str(path_of(key)), seed=seed, **changes), quick) for key in parts]
 
     def run(seed: int, quick: bool, reporter: JobReporter, part: str) -> list[RowResult]:
         written(part)

@@ -54,7 +54,7 @@ class ProgressScreen(Screen):
                 yield Label("loss", id="loss-label", classes="spark-label")
                 # A bar's mean, not its max: a channel's batch losses are noisy, its trend is the point.
                 yield Sparkline([], id="loss-spark", summary_function=fmean)
-            with Horizontal(classes="spark-row short"):
+            with Horizontal(classes="spark-row short", id="acc-row"):  # hidden for a run without rounds
                 yield Label("accuracy", id="acc-label", classes="spark-label")
                 yield Sparkline([], id="acc-spark")
             yield DataTable(id="rounds-table", cursor_type="none", zebra_stripes=True)
@@ -132,7 +132,7 @@ class ProgressScreen(Screen):
         self._render_loss(*loss_curve(self.app.store.epoch_losses(run.id), self.app.store.channel_losses(run.id)))
         self._render_acc([r.accuracy for r in rounds])
         channel_only = run.config.get("method", "neural") != "neural" and not rounds
-        self.query_one("#round-row").display = not channel_only
+        self.query_one("#round-row").display = self.query_one("#acc-row").display = not channel_only
         planned = (run.rounds_planned or len(rounds) or 1) * int(run.config.get("restarts", 1))
         self.query_one("#round-bar", ProgressBar).update(total=planned, progress=len(rounds))
         self.query_one("#epoch-label", Label).update("channel" if channel_only else "M-step")
@@ -151,7 +151,8 @@ class ProgressScreen(Screen):
         live = self.app.live
         if live is None or (live.rounds == 0 and not live.no_rounds):
             return
-        self.query_one("#round-row").display = not live.no_rounds  # a channel's steps are all of it
+        # A channel's steps are all of it: no rounds, and no accuracy per round (the head line has it).
+        self.query_one("#round-row").display = self.query_one("#acc-row").display = not live.no_rounds
         if live.rounds:
             self.query_one("#round-bar", ProgressBar).update(
                 total=live.rounds * live.restarts, progress=live.restart * live.rounds + live.round

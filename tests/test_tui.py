@@ -608,7 +608,8 @@ async def test_a_channel_only_run_from_the_form_shows_its_steps_and_proposals(da
         assert len(curve) == 8 and app.screen.query_one("#loss-spark", Sparkline).data == curve
         assert str(app.screen.query_one("#loss-label").render()) == f"lexicon loss {curve[-1]:.2f}"
         assert not app.screen.query_one("#round-row").display  # no "EM rounds" bar for a run without them
-        assert not app.screen.query_one("#acc-row").display  # nor a plot of accuracy per round
+        assert not app.screen.query_one("#acc-row").display  # nor a plot or table of rounds
+        assert not app.screen.query_one("#rounds-table").display
         assert any("character channel for the decipherment (no neural model) (8 steps)" in ln for ln in live.log)
         log_text = "".join(line.text for line in app.screen.query_one("#log", RichLog).lines)
         assert "channel done: lexicon loss" in log_text and "finished in" in log_text
@@ -630,6 +631,7 @@ async def test_a_channel_only_run_from_the_form_shows_its_steps_and_proposals(da
         assert pilot.app.screen.query_one("#loss-spark", Sparkline).data == curve
         assert str(pilot.app.screen.query_one("#epoch-label").render()) == "channel"  # not "M-step" at 0%
         assert not pilot.app.screen.query_one("#acc-row").display
+        assert not pilot.app.screen.query_one("#rounds-table").display
         assert pilot.app.screen.query_one("#epoch-bar", ProgressBar).percentage == 1.0
         assert str(pilot.app.screen.query_one("#loss-label").render()) == f"lexicon loss {curve[-1]:.2f}"
 

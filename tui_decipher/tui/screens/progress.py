@@ -132,7 +132,8 @@ class ProgressScreen(Screen):
         self._render_loss(*loss_curve(self.app.store.epoch_losses(run.id), self.app.store.channel_losses(run.id)))
         self._render_acc([r.accuracy for r in rounds])
         channel_only = run.config.get("method", "neural") != "neural" and not rounds
-        self.query_one("#round-row").display = self.query_one("#acc-row").display = not channel_only
+        for part in ("#round-row", "#acc-row", "#rounds-table"):
+            self.query_one(part).display = not channel_only
         planned = (run.rounds_planned or len(rounds) or 1) * int(run.config.get("restarts", 1))
         self.query_one("#round-bar", ProgressBar).update(total=planned, progress=len(rounds))
         self.query_one("#epoch-label", Label).update("channel" if channel_only else "M-step")
@@ -151,8 +152,10 @@ class ProgressScreen(Screen):
         live = self.app.live
         if live is None or (live.rounds == 0 and not live.no_rounds):
             return
-        # A channel's steps are all of it: no rounds, and no accuracy per round (the head line has it).
-        self.query_one("#round-row").display = self.query_one("#acc-row").display = not live.no_rounds
+        # A channel's steps are all of it: no rounds, so no bar, plot or table of them (the head line
+        # and the log give its accuracy).
+        for part in ("#round-row", "#acc-row", "#rounds-table"):
+            self.query_one(part).display = not live.no_rounds
         if live.rounds:
             self.query_one("#round-bar", ProgressBar).update(
                 total=live.rounds * live.restarts, progress=live.restart * live.rounds + live.round

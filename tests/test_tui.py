@@ -632,6 +632,8 @@ async def test_a_channel_only_run_from_the_form_shows_its_steps_and_proposals(da
         assert str(pilot.app.screen.query_one("#epoch-label").render()) == "channel"  # not "M-step" at 0%
         assert not pilot.app.screen.query_one("#acc-row").display
         assert not pilot.app.screen.query_one("#rounds-table").display
+        log_text = "".join(line.text for line in pilot.app.screen.query_one("#log", RichLog).lines)
+        assert "stored run #1: 8 channel step(s) recorded" in log_text
         assert pilot.app.screen.query_one("#epoch-bar", ProgressBar).percentage == 1.0
         assert str(pilot.app.screen.query_one("#loss-label").render()) == f"lexicon loss {curve[-1]:.2f}"
 
@@ -661,6 +663,13 @@ async def test_the_default_run_from_the_form_is_auto_and_shows_its_decisions(dat
         await pilot.pause()
         detail = str(app.screen.query_one("#run-detail").render())
         assert "auto: pieces channel" in detail and "D = " in detail
+    async with DecipherApp(data_dir).run_test(size=SIZE) as pilot:  # the stored run's Progress log says it too
+        await pilot.press("2")
+        await pilot.pause()
+        log_text = "".join(line.text for line in pilot.app.screen.query_one("#log", RichLog).lines)
+        assert "channel step(s) recorded" in log_text and "auto: pieces channel" in log_text
+        label = str(pilot.app.screen.query_one("#loss-label").render())
+        assert label.startswith("transport loss ")  # the fit's curve, the objective trained last
 
 
 async def test_form_choices_follow_the_preset_and_reach_the_config(data_dir):

@@ -129,7 +129,8 @@ class ProgressScreen(Screen):
         rounds = self.app.store.rounds(run.id)
         for row in rounds:
             self._add_round_row(row)
-        self._render_loss(*loss_curve(self.app.store.epoch_losses(run.id), self.app.store.channel_losses(run.id)))
+        channel_curve = self.app.store.channel_losses(run.id)
+        self._render_loss(*loss_curve(self.app.store.epoch_losses(run.id), channel_curve))
         self._render_acc([r.accuracy for r in rounds])
         channel_only = run.config.get("method", "neural") != "neural" and not rounds
         for part in ("#round-row", "#acc-row", "#rounds-table"):
@@ -146,7 +147,10 @@ class ProgressScreen(Screen):
             f"[b]Run #{run.id}[/] {escape(run.corpus)} ({run.lost_code} -> {run.known_code}): "
             f"{run.status}{seconds}{accuracy}"
         )
-        log.write(f"stored run #{run.id}: {len(rounds)} round(s) recorded" + (f"; {run.error}" if run.error else ""))
+        recorded = f"{len(channel_curve)} channel step(s)" if channel_only else f"{len(rounds)} round(s)"
+        log.write(f"stored run #{run.id}: {recorded} recorded" + (f"; {run.error}" if run.error else ""))
+        if line := run.decisions.get("line"):  # what auto decided, as its live log ended
+            log.write(line)
 
     def _render_bars(self) -> None:
         live = self.app.live

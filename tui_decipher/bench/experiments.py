@@ -286,11 +286,13 @@ def generated_path(key: str) -> Path:
 def generated_kinds(**changes: Any) -> Experiment:
     """The GENERATED corpora, each with the default config (and `changes`); a job runs one corpus
     (its part), and the average row needs all of a seed's."""
-    return _corpus_set(
-        {key: lambda path, key=key: write_generated(path, GeneratorSpec(seed=GENERATED_SEED, **GENERATED[key]))
-         for key in GENERATED},
-        changes, generated_path,
-    )  # fmt: skip
+    return _corpus_set(_generator_writers(GENERATED), changes, generated_path)
+
+
+def _generator_writers(specs: dict[str, dict[str, Any]]) -> dict[str, Callable[[Path], Any]]:
+    """Per key, a writer of the generated corpus of its spec at GENERATED_SEED."""
+    return {key: lambda path, spec=spec: write_generated(path, GeneratorSpec(seed=GENERATED_SEED, **spec))
+            for key, spec in specs.items()}  # fmt: skip
 
 
 # --- small lexica: a user's real pair is often 40-170 words ----------------------------------------
@@ -318,11 +320,7 @@ SMALL_ROMANCE: dict[str, tuple[str, str, int]] = {
 
 def small_generated(**changes: Any) -> Experiment:
     """auto on the SMALL_GENERATED corpora, a job each, with their average."""
-    return _corpus_set(
-        {key: lambda path, key=key: write_generated(path, GeneratorSpec(seed=GENERATED_SEED, **SMALL_GENERATED[key]))
-         for key in SMALL_GENERATED},
-        changes, small_path,
-    )  # fmt: skip
+    return _corpus_set(_generator_writers(SMALL_GENERATED), changes, small_path)
 
 
 def small_romance(**changes: Any) -> Experiment:

@@ -133,8 +133,7 @@ class ProgressScreen(Screen):
         self._render_loss(*loss_curve(self.app.store.epoch_losses(run.id), channel_curve))
         self._render_acc([r.accuracy for r in rounds])
         channel_only = run.config.get("method", "neural") != "neural" and not rounds
-        for part in ("#round-row", "#acc-row", "#rounds-table"):
-            self.query_one(part).display = not channel_only
+        self._show_rounds(not channel_only)
         planned = (run.rounds_planned or len(rounds) or 1) * int(run.config.get("restarts", 1))
         self.query_one("#round-bar", ProgressBar).update(total=planned, progress=len(rounds))
         self.query_one("#epoch-label", Label).update("channel" if channel_only else "M-step")
@@ -156,10 +155,7 @@ class ProgressScreen(Screen):
         live = self.app.live
         if live is None or (live.rounds == 0 and not live.no_rounds):
             return
-        # A channel's steps are all of it: no rounds, so no bar, plot or table of them (the head line
-        # and the log give its accuracy).
-        for part in ("#round-row", "#acc-row", "#rounds-table"):
-            self.query_one(part).display = not live.no_rounds
+        self._show_rounds(not live.no_rounds)
         if live.rounds:
             self.query_one("#round-bar", ProgressBar).update(
                 total=live.rounds * live.restarts, progress=live.restart * live.rounds + live.round
@@ -169,6 +165,12 @@ class ProgressScreen(Screen):
             self.query_one("#epoch-bar", ProgressBar).update(total=live.channel_steps, progress=live.channel_step)
         else:
             self.query_one("#epoch-bar", ProgressBar).update(total=live.epochs, progress=live.epoch)
+
+    def _show_rounds(self, shown: bool) -> None:
+        """The rounds' bar, accuracy plot and table: hidden for a run without rounds (a channel's
+        steps are all of it; the head line and the log give its accuracy)."""
+        for part in ("#round-row", "#acc-row", "#rounds-table"):
+            self.query_one(part).display = shown
 
     def _render_loss(self, label: str, losses: list[float]) -> None:
         """The loss plot and its label with the latest value (`run_views.loss_curve`)."""

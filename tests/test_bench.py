@@ -890,6 +890,58 @@ def test_a_resumed_bench_runs_only_what_is_missing_failed_or_changed(tmp_path, f
     assert sorted(calls, key=str) == sorted([("counted", 1234), ("counted", None)], key=str)
 
 
+def test_a_report_whose_results_a_bench_will_not_keep_is_set_aside_not_overwritten(tmp_path, fake_settings):
+    # A resumed bench whose configs (or engine) changed used to rewrite bench.json at once, losing
+    # hours of finished jobs; a fresh bench in the same folder did too.
+    calls: list = []
+    epochs = [5]
+    fake_settings["counted"] = _counted_setting("counted", calls, epochs)
+    run_bench(new_report(["counted"], 1, False, None, "decipher bench"), tmp_path, isolate=False)
+    first = (tmp_path / "bench.json").read_text(encoding="utf-8")
+    set_aside: list = []
+
+    def resume(n_seeds: int) -> None:
+        run_bench(new_report(["counted"], n_seeds, False, None, "decipher bench --resume"), tmp_path,
+                  isolate=False, earlier=load_earlier_jobs(tmp_path),
+                  on_report_set_aside=lambda path, dropped: set_aside.append((path, dropped)))  # fmt: skip
+
+    resume(2)  # every earlier job kept: nothing is set aside
+    assert set_aside == [] and sorted(tmp_path.glob("bench.replaced-*")) == []
+    kept_report = (tmp_path / "bench.json").read_text(encoding="utf-8")
+
+    epochs[0] = 6  # the seeds' jobs run again; the report holding them is kept, as it was
+    resume(2)
+    (path, dropped), = set_aside
+    assert path.name.startswith("bench.replaced-") and path.read_text(encoding="utf-8") == kept_report
+    assert path.with_suffix(".md").is_file()
+    assert sorted((j.setting, j.seed) for j in dropped) == [("counted", 1234), ("counted", 1235)]
+    assert json.loads(first)["jobs"][1]["rows"] == json.loads(path.read_text(encoding="utf-8"))["jobs"][1]["rows"]
+
+    set_aside.clear()  # a fresh bench (no --resume) in a folder with a report sets it aside too
+    run_bench(new_report(["counted"], 1, False, None, "decipher bench"), tmp_path, isolate=False,
+              on_report_set_aside=lambda path, dropped: set_aside.append((path, dropped)))  # fmt: skip
+    assert len(set_aside) == 1 and set_aside[0][0].is_file() and len(set_aside[0][1]) == 3  # baseline, 2 seeds
+    assert len(list(tmp_path.glob("bench.replaced-*.json"))) == 2 and (tmp_path / "bench.json").is_file()
+
+
+def test_cli_bench_says_which_results_it_sets_aside(tmp_path, fake_settings, data_dir):
+    out = tmp_path / "b"
+    assert runner.invoke(app, ["bench", "--only", "fake", "--seeds", "1", "--out", str(out)]).exit_code == 0
+    # the same folder without --resume: the report is kept aside, and the output says where
+    result = runner.invoke(app, ["bench", "--only", "fake", "--seeds", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "2 finished job(s) of the report already here will not be kept" in result.output
+    assert "fake decipher seed 1234" in result.output and "bench.replaced-" in result.output
+    # an unreadable report is the user's file too: a fresh bench sets it aside as it is
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "bench.json").write_text("{not json", encoding="utf-8")
+    result = runner.invoke(app, ["bench", "--only", "fake", "--seeds", "1", "--out", str(tmp_path / "broken")])
+    assert result.exit_code == 0 and "already held a bench report" in result.output
+    (aside,) = (tmp_path / "broken").glob("bench.replaced-*.json")
+    assert aside.read_text(encoding="utf-8") == "{not json"
+    assert len(list(out.glob("bench.replaced-*.json"))) == 1
+
+
 def test_cli_bench_resume(tmp_path, fake_settings, data_dir):
     out = tmp_path / "b"
     result = runner.invoke(app, ["bench", "--only", "fake", "--seeds", "1", "--out", str(out)])

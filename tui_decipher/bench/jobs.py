@@ -4,7 +4,8 @@ jobs, and what a resumed bench may keep.
 Every (setting, seed) is a job, or one job per part for a setting in parts (Romance's six pairs);
 the edit-distance baseline is a job once per setting that has one. A job's *fingerprint* digests
 what it runs: its setting, seed, part, schedule, configs and the engine's code (`engine_digest`).
-`--resume` keeps an earlier ok job only when its fingerprint is unchanged.
+`--resume` keeps an earlier ok job only when its fingerprint is unchanged; a report whose results
+the new bench will not all keep is set aside (`set_aside_report`), never overwritten.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import functools
 import hashlib
 import json
 import subprocess
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,6 +207,28 @@ def reusable_jobs(
         if old is not None and old.fingerprint == job_fingerprint(spec, quick):
             kept[n] = dataclasses.replace(old, reused_from=old.reused_from or started_at)
     return kept
+
+
+def dropped_jobs(earlier: Sequence[JobResult], kept: dict[int, JobResult]) -> list[JobResult]:
+    """The earlier report's ok jobs that a bench keeping `kept` (`reusable_jobs`) would not carry
+    over: their fingerprint changed, or their setting or seed is not in this bench."""
+    kept_keys = {(j.setting, j.kind, j.seed, j.part) for j in kept.values()}
+    return [j for j in earlier if j.status == "ok" and (j.setting, j.kind, j.seed, j.part) not in kept_keys]
+
+
+def set_aside_report(out_dir: Path) -> Path:
+    """Rename `out_dir`'s bench.json (and bench.md) to bench.replaced-TIME.json (.md), so that a bench
+    which will not keep every result in them never overwrites them; the new json path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    n, target = 1, out_dir / f"bench.replaced-{stamp}.json"
+    while target.exists() or target.with_suffix(".md").exists():
+        n += 1
+        target = out_dir / f"bench.replaced-{stamp}-{n}.json"
+    markdown = out_dir / "bench.md"
+    if markdown.is_file():
+        markdown.replace(target.with_suffix(".md"))
+    (out_dir / "bench.json").replace(target)
+    return target
 
 
 def missing_corpora(setting: BenchSetting) -> list[str]:

@@ -28,11 +28,14 @@ from .jobs import (
     JobResult,
     JobSpec,
     code_commit,
+    dropped_jobs,
     engine_digest,
     job_fingerprint,
+    load_earlier_jobs,
     plan_jobs,
     reusable_jobs,
     seeds_for,
+    set_aside_report,
     skipped_job,
 )
 from .report import BenchReport, machine_info, write_report, write_report_copy
@@ -279,6 +282,14 @@ class _BenchRun:
             proc.wait()
 
 
+def _readable_jobs(out_dir: Path) -> list[JobResult]:
+    """The jobs of the report in `out_dir`; none when it cannot be read (it is set aside all the same)."""
+    try:
+        return load_earlier_jobs(out_dir)[0]
+    except BenchError:
+        return []
+
+
 def run_bench(
     report: BenchReport,
     out_dir: Path,
@@ -290,6 +301,7 @@ def run_bench(
     earlier: tuple[Sequence[JobResult], str] | None = None,
     on_job_reused: Callable[[JobSpec, JobResult], None] = lambda _spec, _res: None,
     report_copy: Path | None = None,
+    on_report_set_aside: Callable[[Path, list[JobResult]], None] = lambda _path, _dropped: None,
 ) -> BenchReport:
     """Run the report's jobs, `parallel` of them at once (1: one after another), rewriting the
     report files after each; `report.jobs` keeps the planned order whatever order they end in.
@@ -297,11 +309,20 @@ def run_bench(
     come from worker threads when `parallel` > 1. A KeyboardInterrupt stops the running jobs'
     processes, marks the report cancelled and re-raises. `earlier` (jobs and start time of an
     earlier report, `load_earlier_jobs`) resumes it: its ok jobs whose fingerprint is unchanged are
-    kept, not run again. `report_copy`: when the bench finishes (not when it is cancelled),
-    bench.md is also written into this file (`write_report_copy`)."""
+    kept, not run again. A report already in `out_dir` whose ok jobs this bench will not all keep
+    (a fresh bench, or a resumed one whose engine, configs, settings or seeds changed) is first set
+    aside as bench.replaced-TIME.json (`on_report_set_aside`: its new path and the jobs not kept).
+    `report_copy`: when the bench finishes (not when it is cancelled), bench.md is also written into
+    this file (`write_report_copy`)."""
     check_parallel(parallel)
+    specs = plan_jobs(report.settings, report.seeds)
+    kept = reusable_jobs(specs, report.quick, *earlier) if earlier is not None else {}
+    if (out_dir / "bench.json").is_file():
+        before = earlier[0] if earlier is not None else _readable_jobs(out_dir)
+        dropped = dropped_jobs(before, kept)
+        if earlier is None or dropped:
+            on_report_set_aside(set_aside_report(out_dir), dropped)
     bench = _BenchRun(report, out_dir, isolate, on_job_start, on_message, on_job_end)
-    kept = reusable_jobs(bench.specs, report.quick, *earlier) if earlier is not None else {}
     bench.keep(kept)
     for n in sorted(kept):
         on_job_reused(bench.specs[n - 1], kept[n])

@@ -98,6 +98,18 @@ class _BenchProgress:
         self.progress.remove_task(self.bars.pop(spec)[0])
         self.progress.console.print(_bench_job_line(spec, result))
 
+    def on_report_set_aside(self, path: Path, dropped: list[JobResult]) -> None:
+        from ..bench.jobs import JobSpec
+
+        if dropped:
+            names = ", ".join(JobSpec(j.setting, j.kind, j.seed, j.part).label for j in dropped[:4])
+            more = f" and {len(dropped) - 4} more" if len(dropped) > 4 else ""
+            why = (f"{len(dropped)} finished job(s) of the report already here will not be kept (engine code, "
+                   f"configs, settings or seeds changed, or not resumed): {escape(names)}{more}")  # fmt: skip
+        else:
+            why = "the folder already held a bench report"
+        self.progress.console.print(f"bench: {why}; it is kept as {escape(str(path))}")
+
     def on_job_reused(self, spec: JobSpec, result: JobResult) -> None:
         self.progress.advance(self.jobs_task)
         self.progress.console.print(
@@ -183,8 +195,9 @@ def bench(
             "--resume",
             help="Continue the bench in --out: keep its finished jobs whose configs are unchanged, run the rest "
             "(a cancelled or failed bench, or more settings and seeds added later). A job runs again when the "
-            "engine's code changed since it ran. A folder with no bench report yet starts a new bench, so a long "
-            "bench can be started with --resume from its first run.",
+            "engine's code changed since it ran; the report holding its earlier result is then kept as "
+            "bench.replaced-TIME.json, as is a report a bench without --resume would replace. A folder with no "
+            "bench report yet starts a new bench, so a long bench can be started with --resume from its first run.",
         ),
     ] = False,
     report_copy: Annotated[
@@ -246,7 +259,8 @@ def bench(
         with shown.progress:
             run_bench(report, out_dir, on_job_start=shown.on_job_start, on_message=shown.on_message,
                       on_job_end=shown.on_job_end, parallel=jobs, earlier=earlier,
-                      on_job_reused=shown.on_job_reused, report_copy=report_copy)  # fmt: skip
+                      on_job_reused=shown.on_job_reused, report_copy=report_copy,
+                      on_report_set_aside=shown.on_report_set_aside)  # fmt: skip
     except KeyboardInterrupt:  # run_bench has stopped the job processes it started
         console.print(f"[yellow]cancelled[/]: the finished jobs are in {out_dir / 'bench.md'}")
         raise typer.Exit(EXIT_CANCELLED) from None

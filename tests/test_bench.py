@@ -942,6 +942,20 @@ def test_cli_bench_says_which_results_it_sets_aside(tmp_path, fake_settings, dat
     assert len(list(out.glob("bench.replaced-*.json"))) == 1
 
 
+def test_cli_bench_into_a_log_says_where_its_jobs_are(tmp_path, fake_settings, data_dir, monkeypatch):
+    # A long bench runs in the background with its output in a file, where bars never draw: it
+    # printed its first line and nothing more until a job ended, an hour later.
+    from tui_decipher.cli import bench as bench_cli
+
+    monkeypatch.setattr(bench_cli, "BENCH_LOG_EVERY", 0.0)
+    result = runner.invoke(app, ["bench", "--only", "fake", "--seeds", "1", "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "started fake decipher seed 1234 (job 2 of 2)" in lines
+    assert "  fake decipher seed 1234: working" in lines  # a stage, as it comes
+    assert any(ln.startswith("  fake decipher seed 1234: 0/1 working, ") for ln in lines)  # where it is
+
+
 def test_cli_bench_resume(tmp_path, fake_settings, data_dir):
     out = tmp_path / "b"
     result = runner.invoke(app, ["bench", "--only", "fake", "--seeds", "1", "--out", str(out)])

@@ -5,6 +5,7 @@ The command's function is long only because Typer declares each option in its si
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -61,18 +62,45 @@ def _bench_tables(report: BenchReport) -> list[Table]:
     return [accuracy, cost]
 
 
+# Seconds between plain lines of the running jobs when stderr is not a terminal (a bench in the
+# background writes to a log, where bars never draw).
+BENCH_LOG_EVERY = 60.0
+
+
 class _BenchProgress:
     """`decipher bench`'s progress on stderr: a bar of the jobs, and one bar per running job with
-    its own schedule shape (jobs may run side by side). Its methods are `run_bench`'s callbacks."""
+    its own schedule shape (jobs may run side by side). Its methods are `run_bench`'s callbacks.
+    Off a terminal the bars do not draw: each job's start and stages are a line, and every
+    BENCH_LOG_EVERY seconds a line per running job says where it is."""
 
     def __init__(self, console: Console, n_jobs: int) -> None:
         self.progress = progress_bars(console, remaining=False)
         self.jobs_task = self.progress.add_task("jobs", total=n_jobs, info="")
         self.bars: dict[JobSpec, tuple[Any, dict[str, int]]] = {}
+        self.log_lines = not console.is_terminal
+        self.last_line = time.monotonic()
+
+    def _log(self, text: str) -> None:
+        if self.log_lines:
+            self.progress.console.print(text, highlight=False)
+
+    def _log_running(self) -> None:
+        """A line per running job, at most once per BENCH_LOG_EVERY seconds (off a terminal only)."""
+        now = time.monotonic()
+        if not self.log_lines or now - self.last_line < BENCH_LOG_EVERY:
+            return
+        self.last_line = now
+        tasks = {t.id: t for t in self.progress.tasks}
+        for task_id, _shape in list(self.bars.values()):
+            t = tasks.get(task_id)
+            if t is not None:
+                done = f"{t.completed:.0f}/{t.total:.0f}" if t.total else f"{t.completed:.0f}"
+                self._log(f"  {t.description}: {done} {t.fields.get('info', '')}, {t.elapsed or 0:.0f}s")
 
     def on_job_start(self, spec: JobSpec, n: int, total: int) -> None:
         task = self.progress.add_task(escape(spec.label), total=1, info="starting")
         self.bars[spec] = (task, {"rounds": 1, "epochs": 1, "first": 1})
+        self._log(f"started {escape(spec.label)} (job {n} of {total})")
 
     def on_message(self, spec: JobSpec, msg: dict[str, Any]) -> None:
         progress = self.progress
@@ -92,6 +120,8 @@ class _BenchProgress:
             progress.update(job_task, info=f"round {msg['round']}/{msg['rounds']} acc {percent(msg['accuracy'])}")
         elif kind == "stage":
             progress.update(job_task, info=escape(str(msg["text"])))
+            self._log(f"  {escape(spec.label)}: {escape(str(msg['text']))}")
+        self._log_running()
 
     def on_job_end(self, spec: JobSpec, result: JobResult) -> None:
         self.progress.advance(self.jobs_task)

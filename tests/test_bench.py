@@ -956,6 +956,17 @@ def test_cli_bench_into_a_log_says_where_its_jobs_are(tmp_path, fake_settings, d
     assert any(ln.startswith("  fake decipher seed 1234: 0/1 working, ") for ln in lines)  # where it is
 
 
+def test_the_oracle_ceilings_are_extra_settings_of_every_reviewer_dataset() -> None:
+    names = [n for n in SETTINGS if n.startswith("ceiling-")]
+    assert sorted(names) == sorted(f"ceiling-{d}-{m}" for d in ("ugaritic-small", "linear-b-names", "romance-es-it")
+                                   for m in ("auto", "pieces", "edit"))  # fmt: skip
+    for name in names:
+        setting = SETTINGS[name]
+        assert setting.extra and [r.key for r in setting.rows] == ["without", "with"]
+        (cfg,) = setting.configs(1234, True)
+        assert cfg.method == name.split("-")[-1] or (cfg.method == "channel" and cfg.channel_kind in name)
+
+
 def test_cli_bench_resume(tmp_path, fake_settings, data_dir):
     out = tmp_path / "b"
     result = runner.invoke(app, ["bench", "--only", "fake", "--seeds", "1", "--out", str(out)])

@@ -200,6 +200,21 @@ def test_known_pairs_from_the_start_read_what_the_channel_alone_cannot(syllabary
     assert set(given) <= {(p.lost, p.known) for p in helped.proposals}
 
 
+def test_the_oracle_ceiling_scores_each_gold_pair_once_given_the_others(syllabary_run) -> None:
+    """`decipher bench --only ceiling-...`: half of gold's pairs given from the start, each half in
+    turn; every gold word is scored once, and on this syllabary the given pairs must teach the rest."""
+    from tui_decipher.reviewer_simulation import run_ceiling_benchmark
+
+    corpus, cfg, result, _checkpoint = syllabary_run
+    n_pairs = sum(1 for js in corpus.gold.values() if js)
+    out = run_ceiling_benchmark(corpus, cfg, folds=2, seed=7)
+    assert out.n_scored == n_pairs == sum(f["scored"] for f in out.folds)
+    assert [f["given"] + f["scored"] for f in out.folds] == [n_pairs, n_pairs]
+    # the run without pairs is the fixture's own run: same config, same seed
+    assert out.accuracy_without == pytest.approx(accuracy_on(result.predictions, corpus, _others(corpus, ())))
+    assert out.accuracy_with >= out.accuracy_without + 0.3 and out.changed > 0
+
+
 def test_an_auto_run_refines_with_its_own_decisions(tmp_path, single_thread) -> None:
     path = tmp_path / "shared.cog"
     write_generated(path, GeneratorSpec(kind="shared-alphabet", seed=3, lost_words=80, cognate_share=0.7))

@@ -199,3 +199,53 @@ def run_known_readings_benchmark(
         accuracy_on(without.predictions, corpus, others), accuracy_on(helped.predictions, corpus, others),
         len(others), list(known.accepted), without.seconds, helped.seconds,
     )  # fmt: skip
+
+
+@dataclass
+class CeilingBenchmark:
+    """What `run_ceiling_benchmark` measured, over every evaluated word (each scored in its fold)."""
+
+    accuracy_without: float
+    accuracy_with: float
+    n_scored: int
+    changed: int  # scored words whose prediction the given pairs changed
+    folds: list[dict] = field(default_factory=list)
+    seconds_without: float = 0.0
+    seconds_with: float = 0.0  # the mean of the folds' runs
+
+
+def run_ceiling_benchmark(
+    corpus: Corpus, cfg: DecipherConfig, folds: int = 2, seed: int = 0, on_event: EventCallback = ignore,
+    log: Callable[[str], None] = lambda _line: None,
+) -> CeilingBenchmark:
+    """An oracle reviewer's ceiling for a method: gold's pairs are split into `folds` (seeded); each
+    fold's words are scored on a run given every other fold's pairs as known pairs from its start,
+    against the same run without them. Far more correct pairs than a reviewer gives, so what it
+    gains bounds what judgments can teach the method (docs/experiments.md)."""
+    pairs = sorted((i, min(js)) for i, js in corpus.gold.items() if js)
+    order = np.random.default_rng(seed).permutation(len(pairs))
+    without = run_decipherment(corpus, cfg, on_event)
+    log(f"without known pairs: flow accuracy {without.accuracy:.3f}")
+    right_without = right_with = changed = scored = 0.0
+    measured: list[dict] = []
+    seconds = 0.0
+    for fold in range(folds):
+        held = set(order[fold::folds].tolist())
+        known = ReviewConstraints(tuple(pairs[n] for n in range(len(pairs)) if n not in held))
+        others = {pairs[n][0] for n in held} - known.judged_lost()
+        helped = run_decipherment(corpus, cfg, on_event, review=known)
+        before = accuracy_on(without.predictions, corpus, others)
+        after = accuracy_on(helped.predictions, corpus, others)
+        moved = sum(int(without.predictions[i] != helped.predictions[i]) for i in others)
+        log(f"fold {fold + 1}/{folds}: {len(known.accepted)} pairs given, {len(others)} words scored: "
+            f"{before:.3f} -> {after:.3f}")  # fmt: skip
+        measured.append({"given": len(known.accepted), "scored": len(others), "without": before, "with": after,
+                         "changed": moved, "seconds": helped.seconds})  # fmt: skip
+        right_without += before * len(others)
+        right_with += after * len(others)
+        changed += moved
+        scored += len(others)
+        seconds += helped.seconds
+    n = max(1, int(scored))
+    return CeilingBenchmark(right_without / n, right_with / n, int(scored), int(changed), measured,
+                            without.seconds, seconds / max(1, folds))  # fmt: skip

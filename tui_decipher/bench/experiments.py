@@ -462,3 +462,29 @@ def known_readings(corpus: str, preset_name: str, **changes: Any) -> Experiment:
         ]
 
     return Experiment(configs, run)
+
+
+CEILING_FOLDS = 2  # half of gold's pairs given, each half in turn
+
+
+def known_pairs_ceiling(corpus: str, preset_name: str, **changes: Any) -> Experiment:
+    """An oracle reviewer's ceiling: `corpus` run given half of gold's pairs from the start, each half
+    in turn, scored on the other half against the run without them (`run_ceiling_benchmark`)."""
+
+    def configs(seed: int, quick: bool) -> list[DecipherConfig]:
+        return [_config(preset_name, seed, quick, corpus=corpus, **changes)]
+
+    def run(seed: int, quick: bool, reporter: JobReporter) -> list[RowResult]:
+        from ..reviewer_simulation import run_ceiling_benchmark
+
+        cfg = configs(seed, quick)[0]
+        train = _load(cfg)
+        reporter.stage(f"{train.name} without, then with half of gold's pairs known, {CEILING_FOLDS} folds")
+        bench = run_ceiling_benchmark(train, cfg, CEILING_FOLDS, seed, reporter, reporter.stage)
+        extra = {"folds": bench.folds, "changed": bench.changed, "config": cfg.to_dict()}
+        return [
+            RowResult("without", bench.accuracy_without, None, bench.n_scored, bench.seconds_without, extra=extra),
+            RowResult("with", bench.accuracy_with, None, bench.n_scored, bench.seconds_with, extra=extra),
+        ]
+
+    return Experiment(configs, run)

@@ -25,6 +25,7 @@ from typing import Any
 
 from .core import BenchError, BenchSetting, RowSpec
 from .experiments import (
+    CEILING_FOLDS,
     GENERATED,
     GENERATED_SEED,
     KNOWN_READINGS,
@@ -36,6 +37,7 @@ from .experiments import (
     SMALL_ROMANCE,
     Experiment,
     generated_kinds,
+    known_pairs_ceiling,
     known_readings,
     one_corpus,
     pair_key,
@@ -374,9 +376,29 @@ def known_setting(dataset: str) -> BenchSetting:
     )  # fmt: skip
 
 
+def ceiling_setting(dataset: str, method: str) -> BenchSetting:
+    """An oracle reviewer's ceiling for one method: half of gold's pairs given from the start."""
+    corpus, preset_name, changes = REFINE_DATASETS[dataset]
+    exp = known_pairs_ceiling(corpus, preset_name, **changes, **REFINE_METHODS[method])
+    return BenchSetting(
+        f"ceiling-{dataset}-{method}",
+        f"{dataset}, {method}: what correct pairs can teach it at most (gold plays an oracle reviewer who "
+        f"gives half of its pairs from the start, each half in turn, in this benchmark only)",
+        (
+            RowSpec("without", f"{dataset} ({method}), every evaluated word: the run alone"),
+            RowSpec("with", f"same words, each scored on a run given the other {CEILING_FOLDS - 1}/{CEILING_FOLDS} "
+                            "of gold's pairs at its start"),
+        ),
+        exp.run, (corpus,), group="refine",
+        note="a bound on issue 31's reviewer: many more correct pairs than three review cycles give",
+        configs=exp.configs, extra=True,
+    )  # fmt: skip
+
+
 REFINE = (
     *(refine_setting(dataset, method) for dataset in REFINE_DATASETS for method in REFINE_METHODS),
     *(known_setting(dataset) for dataset in KNOWN_DATASETS),
+    *(ceiling_setting(dataset, method) for dataset in REFINE_DATASETS for method in ("auto", "pieces", "edit")),
 )
 
 # --- the registry ---------------------------------------------------------------------------------

@@ -946,14 +946,29 @@ def test_cli_bench_into_a_log_says_where_its_jobs_are(tmp_path, fake_settings, d
     # A long bench runs in the background with its output in a file, where bars never draw: it
     # printed its first line and nothing more until a job ended, an hour later.
     from tui_decipher.cli import bench as bench_cli
+    from tui_decipher.engine.events import ChannelStep
 
+    def run(seed, quick, reporter):
+        reporter.stage("working")
+        for step in range(1, 301):  # a channel's steps come as fast as they train
+            reporter(ChannelStep(0, step, 300, 2.5, 0.01 * step, "transport"))
+        return [RowResult("only", 0.5, None, 10, 0.5, {})]
+
+    fake_settings["fake"] = dataclasses.replace(fake_settings["fake"], run=run)
     monkeypatch.setattr(bench_cli, "BENCH_LOG_EVERY", 0.0)
     result = runner.invoke(app, ["bench", "--only", "fake", "--seeds", "1", "--out", str(tmp_path / "b")])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert "started fake decipher seed 1234 (job 2 of 2)" in lines
     assert "  fake decipher seed 1234: working" in lines  # a stage, as it comes
-    assert any(ln.startswith("  fake decipher seed 1234: 0/1 working, ") for ln in lines)  # where it is
+    # the steps make no line each: the periodic line says where the job is (here every message,
+    # since the minute is set to 0; the reporter thins the steps to its first, last and 4 a second)
+    steps = [ln for ln in lines if "channel step" in ln]
+    assert steps and len(steps) < 20
+    assert "  fake decipher seed 1234: 300/300 channel step 300/300, transport loss 2.500, " in "\n".join(lines)
+    monkeypatch.setattr(bench_cli, "BENCH_LOG_EVERY", 3600.0)  # at most one line an hour: none here
+    result = runner.invoke(app, ["bench", "--only", "fake", "--seeds", "1", "--out", str(tmp_path / "c")])
+    assert result.exit_code == 0 and not [ln for ln in result.output.splitlines() if "channel step" in ln]
 
 
 def test_the_oracle_ceilings_are_extra_settings_of_every_reviewer_dataset() -> None:

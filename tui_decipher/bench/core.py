@@ -68,7 +68,8 @@ class JobReporter:
             now = time.monotonic()
             if now - self._last >= self.every or event.step in (1, event.steps):
                 self._last = now
-                self.stage(f"restart {event.restart + 1}: character channel step {event.step}/{event.steps}")
+                self.emit({"type": "channel", "restart": event.restart, "step": event.step, "steps": event.steps,
+                           "objective": event.objective, "loss": event.loss})  # fmt: skip
         elif isinstance(event, EpochEnd):
             now = time.monotonic()
             if now - self._last >= self.every or event.epoch == event.epochs:

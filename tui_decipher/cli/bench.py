@@ -118,6 +118,11 @@ class _BenchProgress:
             progress.update(job_task, completed=done, info=f"round {msg['round']}/{shape['rounds']}")
         elif kind == "round":
             progress.update(job_task, info=f"round {msg['round']}/{msg['rounds']} acc {percent(msg['accuracy'])}")
+        elif kind == "channel":  # a channel's steps: the bar, and the log's periodic line, not a line each
+            progress.update(
+                job_task, total=max(1, int(msg["steps"])), completed=int(msg["step"]),
+                info=escape(f"channel step {msg['step']}/{msg['steps']}, {msg['objective']} loss {msg['loss']:.3f}"),
+            )  # fmt: skip
         elif kind == "stage":
             progress.update(job_task, info=escape(str(msg["text"])))
             self._log(f"  {escape(spec.label)}: {escape(str(msg['text']))}")

@@ -982,6 +982,32 @@ def test_the_oracle_ceilings_are_extra_settings_of_every_reviewer_dataset() -> N
         assert cfg.method == name.split("-")[-1] or (cfg.method == "channel" and cfg.channel_kind in name)
 
 
+def test_the_known_pairs_settings_report_without_and_with_on_the_words_scored(monkeypatch) -> None:
+    # known-* and ceiling-* share one experiment shape: rows "without" and "with", the config kept
+    from types import SimpleNamespace
+
+    from tui_decipher.bench import experiments
+    from tui_decipher.engine.registry import load_corpus
+
+    monkeypatch.setattr(experiments, "_load", lambda cfg: load_corpus(DecipherConfig()).corpus)
+    bench = SimpleNamespace(accuracy_without=0.25, accuracy_with=0.75, n_other=12, seconds_without=3.0,
+                            seconds_with=4.0)  # fmt: skip
+    seen = []
+
+    def measure(train, cfg, seed, reporter):
+        seen.append((train.name, cfg.method, seed))
+        return bench, {"given": [(1, 2)]}
+
+    exp = experiments._without_and_with("demo", "paper-em", {"method": "channel"}, "without, then with", measure)
+    stages = []
+    rows = exp.run(1234, True, JobReporter(lambda msg: stages.append(msg)))
+    assert seen == [("demo", "channel", 1234)] and stages[0]["text"] == "demo without, then with"
+    assert [(r.key, r.accuracy, r.n_evaluated, r.seconds) for r in rows] == [
+        ("without", 0.25, 12, 3.0), ("with", 0.75, 12, 4.0)
+    ]  # fmt: skip
+    assert rows[0].extra["given"] == [(1, 2)] and rows[0].extra["config"]["method"] == "channel"
+
+
 def test_cli_bench_resume(tmp_path, fake_settings, data_dir):
     out = tmp_path / "b"
     result = runner.invoke(app, ["bench", "--only", "fake", "--seeds", "1", "--out", str(out)])

@@ -208,7 +208,7 @@ def test_the_oracle_ceiling_scores_each_gold_pair_once_given_the_others(syllabar
     corpus, cfg, result, _checkpoint = syllabary_run
     n_pairs = sum(1 for js in corpus.gold.values() if js)
     out = run_ceiling_benchmark(corpus, cfg, folds=2, seed=7)
-    assert out.n_scored == n_pairs == sum(f["scored"] for f in out.folds)
+    assert out.n_other == n_pairs == sum(f["scored"] for f in out.folds)
     assert [f["given"] + f["scored"] for f in out.folds] == [n_pairs, n_pairs]
     # the run without pairs is the fixture's own run: same config, same seed
     assert out.accuracy_without == pytest.approx(accuracy_on(result.predictions, corpus, _others(corpus, ())))

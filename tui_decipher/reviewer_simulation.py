@@ -207,7 +207,7 @@ class CeilingBenchmark:
 
     accuracy_without: float
     accuracy_with: float
-    n_scored: int
+    n_other: int  # evaluated words scored, each in its fold (on a run not given its pair)
     changed: int  # scored words whose prediction the given pairs changed
     folds: list[dict] = field(default_factory=list)
     seconds_without: float = 0.0

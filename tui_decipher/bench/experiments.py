@@ -441,27 +441,41 @@ def reviewer_refine(corpus: str = "ugaritic-small", preset_name: str = "paper-ug
 KNOWN_READINGS = 10  # correct pairs a simulated scholar knows before the run
 
 
-def known_readings(corpus: str, preset_name: str, **changes: Any) -> Experiment:
-    """Run `corpus` with and without 10 correct pairs given at the start (drawn from gold by the
-    seed: the bench's stand-in for a bilingual), both scored on the words not given."""
+def _without_and_with(
+    corpus: str, preset_name: str, changes: dict[str, Any], stage: str,
+    measure: Callable[[Corpus, DecipherConfig, int, JobReporter], tuple[Any, dict[str, Any]]],
+) -> Experiment:
+    """Rows "without" and "with" known pairs: `measure(corpus, cfg, seed, reporter)` runs both and
+    returns its benchmark (accuracy_without/with, n_other, seconds_without/with) and extra fields."""
 
     def configs(seed: int, quick: bool) -> list[DecipherConfig]:
         return [_config(preset_name, seed, quick, corpus=corpus, **changes)]
 
     def run(seed: int, quick: bool, reporter: JobReporter) -> list[RowResult]:
-        from ..reviewer_simulation import run_known_readings_benchmark
-
         cfg = configs(seed, quick)[0]
         train = _load(cfg)
-        reporter.stage(f"{train.name} without, then with {KNOWN_READINGS} known pairs")
-        bench = run_known_readings_benchmark(train, cfg, KNOWN_READINGS, seed, reporter, reporter.stage)
-        extra = {"given": bench.given, "config": cfg.to_dict()}
+        reporter.stage(f"{train.name} {stage}")
+        bench, extra = measure(train, cfg, seed, reporter)
+        extra = {**extra, "config": cfg.to_dict()}
         return [
             RowResult("without", bench.accuracy_without, None, bench.n_other, bench.seconds_without, extra=extra),
             RowResult("with", bench.accuracy_with, None, bench.n_other, bench.seconds_with, extra=extra),
         ]
 
     return Experiment(configs, run)
+
+
+def known_readings(corpus: str, preset_name: str, **changes: Any) -> Experiment:
+    """Run `corpus` with and without 10 correct pairs given at the start (drawn from gold by the
+    seed: the bench's stand-in for a bilingual), both scored on the words not given."""
+
+    def measure(train: Corpus, cfg: DecipherConfig, seed: int, reporter: JobReporter) -> tuple[Any, dict[str, Any]]:
+        from ..reviewer_simulation import run_known_readings_benchmark
+
+        bench = run_known_readings_benchmark(train, cfg, KNOWN_READINGS, seed, reporter, reporter.stage)
+        return bench, {"given": bench.given}
+
+    return _without_and_with(corpus, preset_name, changes, f"without, then with {KNOWN_READINGS} known pairs", measure)
 
 
 CEILING_FOLDS = 2  # half of gold's pairs given, each half in turn
@@ -471,20 +485,11 @@ def known_pairs_ceiling(corpus: str, preset_name: str, **changes: Any) -> Experi
     """An oracle reviewer's ceiling: `corpus` run given half of gold's pairs from the start, each half
     in turn, scored on the other half against the run without them (`run_ceiling_benchmark`)."""
 
-    def configs(seed: int, quick: bool) -> list[DecipherConfig]:
-        return [_config(preset_name, seed, quick, corpus=corpus, **changes)]
-
-    def run(seed: int, quick: bool, reporter: JobReporter) -> list[RowResult]:
+    def measure(train: Corpus, cfg: DecipherConfig, seed: int, reporter: JobReporter) -> tuple[Any, dict[str, Any]]:
         from ..reviewer_simulation import run_ceiling_benchmark
 
-        cfg = configs(seed, quick)[0]
-        train = _load(cfg)
-        reporter.stage(f"{train.name} without, then with half of gold's pairs known, {CEILING_FOLDS} folds")
         bench = run_ceiling_benchmark(train, cfg, CEILING_FOLDS, seed, reporter, reporter.stage)
-        extra = {"folds": bench.folds, "changed": bench.changed, "config": cfg.to_dict()}
-        return [
-            RowResult("without", bench.accuracy_without, None, bench.n_scored, bench.seconds_without, extra=extra),
-            RowResult("with", bench.accuracy_with, None, bench.n_scored, bench.seconds_with, extra=extra),
-        ]
+        return bench, {"folds": bench.folds, "changed": bench.changed}
 
-    return Experiment(configs, run)
+    stage = f"without, then with half of gold's pairs known, {CEILING_FOLDS} folds"
+    return _without_and_with(corpus, preset_name, changes, stage, measure)

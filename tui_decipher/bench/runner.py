@@ -315,14 +315,13 @@ def run_bench(
     `report_copy`: when the bench finishes (not when it is cancelled), bench.md is also written into
     this file (`write_report_copy`)."""
     check_parallel(parallel)
-    specs = plan_jobs(report.settings, report.seeds)
-    kept = reusable_jobs(specs, report.quick, *earlier) if earlier is not None else {}
-    if (out_dir / "bench.json").is_file():
+    bench = _BenchRun(report, out_dir, isolate, on_job_start, on_message, on_job_end)
+    kept = reusable_jobs(bench.specs, report.quick, *earlier) if earlier is not None else {}
+    if (out_dir / "bench.json").is_file():  # before `keep` writes the new report over it
         before = earlier[0] if earlier is not None else _readable_jobs(out_dir)
         dropped = dropped_jobs(before, kept)
         if earlier is None or dropped:
             on_report_set_aside(set_aside_report(out_dir), dropped)
-    bench = _BenchRun(report, out_dir, isolate, on_job_start, on_message, on_job_end)
     bench.keep(kept)
     for n in sorted(kept):
         on_job_reused(bench.specs[n - 1], kept[n])

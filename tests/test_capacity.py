@@ -33,6 +33,17 @@ def test_shared_known_words_raise_c() -> None:
     assert est.capacity == 2 and est.max_claims == 2 and est.shared_share > 0.2
 
 
+def test_a_syllabary_keeps_c_one_to_one_with_its_evidence() -> None:
+    owners = [*range(150), *range(50)]
+    est = estimate_capacity(_costs(150, owners), demand=200, n_known=150)
+    kept = est.one_to_one(least=2)  # D = 200 on 150 known words needs C = 2
+    assert kept.capacity == 2 and est.capacity == 2 and est.max_claims == 2
+    assert (kept.shared, kept.n_confident, kept.max_claims) == (est.shared, est.n_confident, est.max_claims)
+    assert kept.why.startswith("one-to-one on a syllabary") and est.why in kept.why
+    many = estimate_capacity(_costs(20, [i % 5 for i in range(100)]), demand=40, n_known=20)
+    assert many.capacity == MAX_CAPACITY and many.one_to_one(least=2).capacity == 2
+
+
 def test_c_is_capped_and_never_below_what_d_needs() -> None:
     many = estimate_capacity(_costs(20, [i % 5 for i in range(100)]), demand=40, n_known=20)
     assert many.capacity == MAX_CAPACITY and many.max_claims > MAX_CAPACITY

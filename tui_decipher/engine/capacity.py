@@ -8,10 +8,16 @@ readings: among the lost words whose best known word beats their second best by 
 margins (those the channel is surest of, so rarely wrong), the share whose best known word is
 also another confident word's best. On one-to-one data such a collision needs a confident
 mistake and is rare; where known words have several lost cognates it is common. No gold is read.
+
+On a syllabary against an alphabet that evidence misleads: spelling drops codas and merges
+consonants, so short lost words without a cognate read confidently as some known word, and most
+collisions among the surest readings hold such a word. There auto keeps C one-to-one
+(`one_to_one`), as the paper does on Linear B and its names (docs/experiments.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 
@@ -35,6 +41,11 @@ class CapacityEstimate:
     @property
     def shared_share(self) -> float:
         return self.shared / max(1, self.n_confident)
+
+    def one_to_one(self, least: int) -> CapacityEstimate:
+        """The same evidence with C kept at `least` (the smallest C that D needs), said why."""
+        why = f"one-to-one on a syllabary, whose collisions are words without a cognate: {self.why}"
+        return dataclasses.replace(self, capacity=least, why=why)
 
     def as_dict(self) -> dict[str, float | int | str]:
         return {

@@ -42,7 +42,9 @@ many lost words have a cognate. This method decides both, and says why, from the
    fit's channel drifts to drop Hebrew's y and h and read them into other letters, and prefers
    known words spelled with them (docs/experiments.md).
 4. **Capacity C** (engine/capacity.py): read from the fitted channel's surest readings: 1 unless
-   a fair share of them choose the same known word as another (inflected forms of one word).
+   a fair share of them choose the same known word as another (inflected forms of one word). On a
+   syllabary C stays 1 (the least D needs): its lossy spelling lets words without a cognate read
+   confidently as another word's known word, so collisions there do not show inflected forms.
    Its costs then give the proposals (a flow with D and C) and the evaluation, each flow over a
    graph widened until a wider one no longer lowers its cost (FLOW_GRAPH).
 
@@ -431,6 +433,8 @@ class AutoMethod:
                                     corpus.known_words, problem.lost_charset, problem.known_charset)  # fmt: skip
             with problem.timer("capacity"):  # read from the kept channel's own readings, as it was chosen
                 capacity = estimate_capacity(fit.cost, demand, problem.n_known)
+                if profile.syllabary:
+                    capacity = capacity.one_to_one(least)
             if blend is not None:
                 with problem.timer("score"):
                     fit = blend.mix_fit(fit, problem)  # in place on fit.cost

@@ -471,28 +471,32 @@ def test_auto_raises_c_where_known_words_have_two_lost_cognates(tmp_path, single
     assert plain.decisions["capacity"] == 1 and "one-to-one" in plain.decisions["capacity_why"]
 
 
-def test_a_syllabary_keeps_c_one_to_one_where_an_alphabet_reads_it_from_collisions(
+def test_on_a_syllabary_c_is_read_only_from_words_sharing_a_reading_with_a_longer_form_of_themselves(
     tmp_path, single_thread, monkeypatch
 ) -> None:
-    # The channels' readings are made to collide (half the surest share a known word, up to 3):
-    # a disjoint alphabet takes C = 3 from that, a syllabary keeps C = 1 and records the evidence.
+    # auto hands the lost words to the capacity estimate on a syllabary (collisions there count
+    # only between a word and a longer form of it), not on a cipher of an alphabet.
     import tui_decipher.engine.methods.auto as auto
-    from tui_decipher.engine.capacity import CapacityEstimate
 
-    colliding = CapacityEstimate(40, 20, 3, 3, "50% of the 40 surest readings share a known word (up to 3)")
-    monkeypatch.setattr(auto, "estimate_capacity", lambda *args: colliding)
+    real, handed = auto.estimate_capacity, {}
+
+    def estimate(cost, demand, n_known, forms_of=None):
+        handed[kind] = forms_of
+        return real(cost, demand, n_known, forms_of)
+
+    monkeypatch.setattr(auto, "estimate_capacity", estimate)
     decided = {}
     for kind in ("syllabary", "substitution"):
         path = _generated(tmp_path, kind, seed=3, lost_words=120)
-        cfg = DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=30)
-        decided[kind] = run_decipherment(read_cog(path), cfg)
+        table = read_cog(path)
+        decided[kind] = run_decipherment(table, DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=30))
+        if kind == "syllabary":
+            assert handed[kind] == table.lost_words
     syllabary, cipher = decided["syllabary"], decided["substitution"]
     assert syllabary.decisions["script"]["syllabary"] and not cipher.decisions["script"]["syllabary"]
-    assert cipher.decisions["capacity"] == cipher.config.capacity == 3
-    assert syllabary.decisions["capacity"] == syllabary.config.capacity == 1
-    assert syllabary.decisions["capacity_why"].startswith("one-to-one on a syllabary")
-    assert syllabary.decisions["capacity_evidence"]["shared"] == 20
-    assert "C = 1 (one-to-one on a syllabary" in syllabary.decisions["line"]
+    assert handed["substitution"] is None and "collisions" not in cipher.decisions["capacity_evidence"]
+    assert "longer or shorter form of themselves" in syllabary.decisions["capacity_why"]
+    assert syllabary.decisions["capacity_evidence"]["collisions"] >= syllabary.decisions["capacity_evidence"]["shared"]
 
 
 def test_a_plain_word_list_run_reports_its_decisions(tmp_path) -> None:

@@ -33,15 +33,25 @@ def test_shared_known_words_raise_c() -> None:
     assert est.capacity == 2 and est.max_claims == 2 and est.shared_share > 0.2
 
 
-def test_a_syllabary_keeps_c_one_to_one_with_its_evidence() -> None:
+def test_on_a_syllabary_only_a_word_and_a_longer_form_of_it_count_as_sharing() -> None:
+    # 150 known words; 50 of them read by two lost words each. Where the second reader is the
+    # first with a sign added (an ending), C = 2; where it is another word, C stays 1.
     owners = [*range(150), *range(50)]
-    est = estimate_capacity(_costs(150, owners), demand=200, n_known=150)
-    kept = est.one_to_one(least=2)  # D = 200 on 150 known words needs C = 2
-    assert kept.capacity == 2 and est.capacity == 2 and est.max_claims == 2
-    assert (kept.shared, kept.n_confident, kept.max_claims) == (est.shared, est.n_confident, est.max_claims)
-    assert kept.why.startswith("one-to-one on a syllabary") and est.why in kept.why
-    many = estimate_capacity(_costs(20, [i % 5 for i in range(100)]), demand=40, n_known=20)
-    assert many.capacity == MAX_CAPACITY and many.one_to_one(least=2).capacity == 2
+    stems = [("s", f"{i}") for i in range(150)]
+    forms = [*stems, *[(*stems[j], "e") for j in range(50)]]
+    others = [*stems, *[("o", f"{j}") for j in range(50)]]
+    cost = _costs(150, owners)
+    plain = estimate_capacity(cost, demand=150, n_known=150)
+    inflected = estimate_capacity(cost, demand=150, n_known=150, forms_of=forms)
+    chance = estimate_capacity(cost, demand=150, n_known=150, forms_of=others)
+    assert plain.capacity == inflected.capacity == 2 and inflected.shared == plain.shared
+    assert "longer or shorter form" in inflected.why and inflected.collisions == plain.shared
+    assert chance.capacity == 1 and chance.shared == 0 and chance.collisions == plain.shared
+    assert chance.why.startswith("one-to-one") and f"({100 * plain.shared_share:.0f}% with any other)" in chance.why
+    assert plain.collisions is None and "collisions" not in plain.as_dict() and "collisions" in chance.as_dict()
+    # A word that only shares its first sign with the other, or equals it, is not a longer form.
+    near = [*stems, *[(stems[j][0], "x") for j in range(50)]]
+    assert estimate_capacity(cost, demand=150, n_known=150, forms_of=near).capacity == 1
 
 
 def test_c_is_capped_and_never_below_what_d_needs() -> None:

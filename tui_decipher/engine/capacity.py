@@ -10,18 +10,22 @@ also another confident word's best. On one-to-one data such a collision needs a 
 mistake and is rare; where known words have several lost cognates it is common. No gold is read.
 
 On a syllabary against an alphabet that evidence misleads: spelling drops codas and merges
-consonants, so short lost words without a cognate read confidently as some known word, and most
-collisions among the surest readings hold such a word. There auto keeps C one-to-one
-(`one_to_one`), as the paper does on Linear B and its names (docs/experiments.md).
+consonants, so short lost words without a cognate read confidently as some known word, and on
+Linear B's names and generated syllabaries nearly every collision among the surest readings holds
+such a word. There (`forms_of`) a collision counts only between a word and a longer form of it
+(one begins the other: an ending written as added signs), which such chance pairs rarely are
+(docs/experiments.md).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections import Counter
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from .corpus import Word
 
 CONFIDENT_SHARE = 0.5  # the confident words: this share of D, by margin
 SHARED_MIN = 0.04  # a confident share sharing their best known word from which C > 1
@@ -37,20 +41,17 @@ class CapacityEstimate:
     max_claims: int  # the most confident words that chose one known word
     capacity: int
     why: str
+    collisions: int | None = None  # with `forms_of`: the confident words sharing a known word, any two
 
     @property
     def shared_share(self) -> float:
         return self.shared / max(1, self.n_confident)
 
-    def one_to_one(self, least: int) -> CapacityEstimate:
-        """The same evidence with C kept at `least` (the smallest C that D needs), said why."""
-        why = f"one-to-one on a syllabary, whose collisions are words without a cognate: {self.why}"
-        return dataclasses.replace(self, capacity=least, why=why)
-
     def as_dict(self) -> dict[str, float | int | str]:
         return {
             "n_confident": self.n_confident, "shared": self.shared, "shared_share": round(self.shared_share, 4),
             "max_claims": self.max_claims, "capacity": self.capacity, "why": self.why,
+            **({} if self.collisions is None else {"collisions": self.collisions}),
         }  # fmt: skip
 
 
@@ -74,10 +75,13 @@ def _best_and_margin(cost: np.ndarray, chunk_elements: int = 1 << 22) -> tuple[n
     return best, margin
 
 
-def estimate_capacity(cost: np.ndarray, demand: int, n_known: int) -> CapacityEstimate:
+def estimate_capacity(
+    cost: np.ndarray, demand: int, n_known: int, forms_of: Sequence[Word] | None = None
+) -> CapacityEstimate:
     """C from a channel's costs -log P(x_i | y_j) (n_lost, n_known) and the demand D: 1 unless
     at least SHARED_MIN of the confident words share their best known word; never below what D
-    needs to reach the known list (ceil(D / n_known))."""
+    needs to reach the known list (ceil(D / n_known)). With `forms_of` (the lost words, on a
+    syllabary) only words sharing it with a longer or shorter form of themselves count."""
     least = least_capacity(demand, n_known)
     n_lost = cost.shape[0]
     if n_known < 2 or n_lost < 2:
@@ -85,16 +89,35 @@ def estimate_capacity(cost: np.ndarray, demand: int, n_known: int) -> CapacityEs
     best, margin = _best_and_margin(cost)  # (n_lost,) each
     n_confident = max(2, min(n_lost, round(CONFIDENT_SHARE * demand)))
     confident = np.argsort(-margin, kind="stable")[:n_confident]
-    claims = Counter(best[confident].tolist())
-    shared = sum(1 for i in confident if claims[int(best[i])] >= 2)
-    max_claims = max(claims.values())
+    readers: dict[int, list[int]] = defaultdict(list)  # known word -> the confident words reading it
+    for i in confident.tolist():
+        readers[int(best[i])].append(i)
+    collisions = sum(len(g) for g in readers.values() if len(g) >= 2)
+    if forms_of is not None:
+        readers = {j: [i for i in g if any(_one_begins_the_other(forms_of[i], forms_of[k]) for k in g if k != i)]
+                   for j, g in readers.items()}  # fmt: skip
+    groups = [g for g in readers.values() if len(g) >= 2]
+    shared = sum(len(g) for g in groups)
+    max_claims = max((len(g) for g in groups), default=1)
     share = shared / n_confident
+    between = " with a longer or shorter form of themselves" if forms_of is not None else ""
     if share >= SHARED_MIN:
         capacity = max(least, min(MAX_CAPACITY, max_claims))
-        why = f"{100 * share:.0f}% of the {n_confident} surest readings share a known word (up to {max_claims})"
+        why = (f"{100 * share:.0f}% of the {n_confident} surest readings share a known word{between} "
+               f"(up to {max_claims})")
     else:
         capacity = least
-        why = f"one-to-one: {100 * share:.0f}% of the {n_confident} surest readings share a known word"
+        why = f"one-to-one: {100 * share:.0f}% of the {n_confident} surest readings share a known word{between}"
+        if forms_of is not None:
+            why += f" ({100 * collisions / n_confident:.0f}% with any other)"
         if least > 1:
             why += f"; D = {demand} lost words need C = {least} on {n_known} known words"
-    return CapacityEstimate(n_confident, shared, max_claims, capacity, why)
+    return CapacityEstimate(
+        n_confident, shared, max_claims, capacity, why, collisions if forms_of is not None else None
+    )
+
+
+def _one_begins_the_other(a: Word, b: Word) -> bool:
+    """Whether the shorter word is the longer one's first signs (a form with an ending added)."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) < len(long) and long[: len(short)] == short

@@ -43,8 +43,9 @@ many lost words have a cognate. This method decides both, and says why, from the
    known words spelled with them (docs/experiments.md).
 4. **Capacity C** (engine/capacity.py): read from the fitted channel's surest readings: 1 unless
    a fair share of them choose the same known word as another (inflected forms of one word). On a
-   syllabary C stays 1 (the least D needs): its lossy spelling lets words without a cognate read
-   confidently as another word's known word, so collisions there do not show inflected forms.
+   syllabary only a word and a longer form of it count: its lossy spelling lets words without a
+   cognate read confidently as another word's known word, so other collisions there do not show
+   inflected forms.
    Its costs then give the proposals (a flow with D and C) and the evaluation, each flow over a
    graph widened until a wider one no longer lowers its cost (FLOW_GRAPH).
 
@@ -432,9 +433,8 @@ class AutoMethod:
                 fit = score_channel(fit.channel if check.kept_fit else probed.channel, corpus.lost_words,
                                     corpus.known_words, problem.lost_charset, problem.known_charset)  # fmt: skip
             with problem.timer("capacity"):  # read from the kept channel's own readings, as it was chosen
-                capacity = estimate_capacity(fit.cost, demand, problem.n_known)
-                if profile.syllabary:
-                    capacity = capacity.one_to_one(least)
+                forms_of = corpus.lost_words if profile.syllabary else None
+                capacity = estimate_capacity(fit.cost, demand, problem.n_known, forms_of)
             if blend is not None:
                 with problem.timer("score"):
                     fit = blend.mix_fit(fit, problem)  # in place on fit.cost

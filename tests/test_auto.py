@@ -499,6 +499,22 @@ def test_on_a_syllabary_c_is_read_only_from_words_sharing_a_reading_with_a_longe
     assert syllabary.decisions["capacity_evidence"]["collisions"] >= syllabary.decisions["capacity_evidence"]["shared"]
 
 
+def test_the_flows_take_the_d_the_capacity_estimate_keeps(tmp_path, single_thread, monkeypatch) -> None:
+    # Where one-to-one readings keep D to the known list, the proposals, the saved D and the
+    # recorded share follow the kept D, while the decisions keep the estimated one.
+    import tui_decipher.engine.methods.auto as auto
+    from tui_decipher.engine.capacity import CapacityEstimate
+
+    kept = CapacityEstimate(30, 0, 1, 1, "one-to-one: ...; D kept to the 50 known words (from 100)", demand=50)
+    monkeypatch.setattr(auto, "estimate_capacity", lambda *args: kept)
+    path = _generated(tmp_path, "substitution", seed=3, lost_words=120)
+    result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=30))
+    assert result.n_cognates == 50 and len(result.proposals) == 50
+    assert result.config.capacity == 1 and result.config.cognate_fraction == pytest.approx(50 / 120)
+    assert result.decisions["demand"]["demand"] != 50 and result.decisions["capacity_evidence"]["demand"] == 50
+    assert "D kept to the 50 known words" in result.decisions["line"]
+
+
 def test_a_plain_word_list_run_reports_its_decisions(tmp_path) -> None:
     table = read_cog(_generated(tmp_path, "shared-alphabet", seed=6, lost_words=60))
     lost, known = tmp_path / "lost.txt", tmp_path / "known.txt"

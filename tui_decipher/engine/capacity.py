@@ -42,6 +42,7 @@ class CapacityEstimate:
     capacity: int
     why: str
     collisions: int | None = None  # with `forms_of`: the confident words sharing a known word, any two
+    demand: int | None = None  # D for the flows: the demand asked, kept to C x the known words (None: no D read)
 
     @property
     def shared_share(self) -> float:
@@ -52,6 +53,7 @@ class CapacityEstimate:
             "n_confident": self.n_confident, "shared": self.shared, "shared_share": round(self.shared_share, 4),
             "max_claims": self.max_claims, "capacity": self.capacity, "why": self.why,
             **({} if self.collisions is None else {"collisions": self.collisions}),
+            **({} if self.demand is None else {"demand": self.demand}),
         }  # fmt: skip
 
 
@@ -79,13 +81,16 @@ def estimate_capacity(
     cost: np.ndarray, demand: int, n_known: int, forms_of: Sequence[Word] | None = None
 ) -> CapacityEstimate:
     """C from a channel's costs -log P(x_i | y_j) (n_lost, n_known) and the demand D: 1 unless
-    at least SHARED_MIN of the confident words share their best known word; never below what D
-    needs to reach the known list (ceil(D / n_known)). With `forms_of` (the lost words, on a
-    syllabary) only words sharing it with a longer or shorter form of themselves count."""
+    at least SHARED_MIN of the confident words share their best known word, then never below what
+    D needs to reach the known list (ceil(D / n_known)). Where the readings are one-to-one and D
+    exceeds the known list, D is kept to it (the estimate's `demand`) rather than C raised: D is
+    an estimate, often high where many lost words lack a cognate, while the readings are seen.
+    With `forms_of` (the lost words, on a syllabary) only words sharing a known word with a
+    longer or shorter form of themselves count."""
     least = least_capacity(demand, n_known)
     n_lost = cost.shape[0]
     if n_known < 2 or n_lost < 2:
-        return CapacityEstimate(0, 0, 0, least, "too few words to read collisions")
+        return CapacityEstimate(0, 0, 0, least, "too few words to read collisions", demand=demand)
     best, margin = _best_and_margin(cost)  # (n_lost,) each
     n_confident = max(2, min(n_lost, round(CONFIDENT_SHARE * demand)))
     confident = np.argsort(-margin, kind="stable")[:n_confident]
@@ -101,19 +106,21 @@ def estimate_capacity(
     max_claims = max((len(g) for g in groups), default=1)
     share = shared / n_confident
     between = " with a longer or shorter form of themselves" if forms_of is not None else ""
+    kept = demand
     if share >= SHARED_MIN:
         capacity = max(least, min(MAX_CAPACITY, max_claims))
         why = (f"{100 * share:.0f}% of the {n_confident} surest readings share a known word{between} "
                f"(up to {max_claims})")
     else:
-        capacity = least
+        # One-to-one readings with D above the known list: D is what was estimated, so it gives way.
+        capacity, kept = 1, min(demand, n_known)
         why = f"one-to-one: {100 * share:.0f}% of the {n_confident} surest readings share a known word{between}"
         if forms_of is not None:
             why += f" ({100 * collisions / n_confident:.0f}% with any other)"
-        if least > 1:
-            why += f"; D = {demand} lost words need C = {least} on {n_known} known words"
+        if kept < demand:
+            why += f"; D kept to the {n_known} known words (from {demand})"
     return CapacityEstimate(
-        n_confident, shared, max_claims, capacity, why, collisions if forms_of is not None else None
+        n_confident, shared, max_claims, capacity, why, collisions if forms_of is not None else None, kept
     )
 
 

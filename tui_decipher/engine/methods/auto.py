@@ -441,7 +441,12 @@ class AutoMethod:
         except RunCancelled:
             result.status = "cancelled"
             return problem.finish(result)
-        fitted = dataclasses.replace(training, cfg=training.cfg.replace(capacity=capacity.capacity))
+        # The flows' D: the decided one, unless one-to-one readings kept it to the known list.
+        flows_demand = capacity.demand if capacity.demand is not None else demand
+        flows_cfg = training.cfg.replace(capacity=capacity.capacity)
+        if flows_demand != demand:
+            flows_cfg = flows_cfg.replace(cognate_fraction=max(0.001, flows_demand / problem.n_lost))
+        fitted = dataclasses.replace(training, n_cognates=flows_demand, cfg=flows_cfg)
         decisions = AutoDecisions(
             profile.as_dict(), kind, kind_why, estimate.as_dict(), capacity.capacity, capacity.why,
             steps_run, capacity.as_dict(), probed.evidence, probed.why, syllables.as_dict() if syllables else {},

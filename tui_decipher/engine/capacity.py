@@ -41,8 +41,8 @@ class CapacityEstimate:
     max_claims: int  # the most confident words that chose one known word
     capacity: int
     why: str
+    demand: int  # D for the flows: the demand asked, kept to the known list where C = 1 could not take it
     collisions: int | None = None  # with `forms_of`: the confident words sharing a known word, any two
-    demand: int | None = None  # D for the flows: the demand asked, kept to C x the known words (None: no D read)
 
     @property
     def shared_share(self) -> float:
@@ -51,9 +51,8 @@ class CapacityEstimate:
     def as_dict(self) -> dict[str, float | int | str]:
         return {
             "n_confident": self.n_confident, "shared": self.shared, "shared_share": round(self.shared_share, 4),
-            "max_claims": self.max_claims, "capacity": self.capacity, "why": self.why,
+            "max_claims": self.max_claims, "capacity": self.capacity, "why": self.why, "demand": self.demand,
             **({} if self.collisions is None else {"collisions": self.collisions}),
-            **({} if self.demand is None else {"demand": self.demand}),
         }  # fmt: skip
 
 
@@ -90,7 +89,7 @@ def estimate_capacity(
     least = least_capacity(demand, n_known)
     n_lost = cost.shape[0]
     if n_known < 2 or n_lost < 2:
-        return CapacityEstimate(0, 0, 0, least, "too few words to read collisions", demand=demand)
+        return CapacityEstimate(0, 0, 0, least, "too few words to read collisions", demand)
     best, margin = _best_and_margin(cost)  # (n_lost,) each
     n_confident = max(2, min(n_lost, round(CONFIDENT_SHARE * demand)))
     confident = np.argsort(-margin, kind="stable")[:n_confident]
@@ -120,7 +119,7 @@ def estimate_capacity(
         if kept < demand:
             why += f"; D kept to the {n_known} known words (from {demand})"
     return CapacityEstimate(
-        n_confident, shared, max_claims, capacity, why, collisions if forms_of is not None else None, kept
+        n_confident, shared, max_claims, capacity, why, kept, collisions if forms_of is not None else None
     )
 
 

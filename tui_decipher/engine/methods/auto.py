@@ -442,7 +442,7 @@ class AutoMethod:
             result.status = "cancelled"
             return problem.finish(result)
         # The flows' D: the decided one, unless one-to-one readings kept it to the known list.
-        flows_demand = capacity.demand if capacity.demand is not None else demand
+        flows_demand = capacity.demand
         flows_cfg = training.cfg.replace(capacity=capacity.capacity)
         if flows_demand != demand:
             flows_cfg = flows_cfg.replace(cognate_fraction=max(0.001, flows_demand / problem.n_lost))

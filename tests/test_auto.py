@@ -25,7 +25,7 @@ from tui_decipher.engine.demand import (
     word_wins,
 )
 from tui_decipher.engine.events import ChannelStep
-from tui_decipher.engine.generators import GeneratorSpec, write_generated
+from tui_decipher.engine.generators import GeneratorSpec, syllabary_key_text, write_generated
 from tui_decipher.engine.methods import run_decipherment
 from tui_decipher.engine.methods.auto import (
     DRIFT_Z,
@@ -399,6 +399,9 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
 
     monkeypatch.setattr(auto, "search_syllables", search)
     monkeypatch.setattr(auto, "seed_channel", lambda *args, **kwargs: seeded.append(args[1]))
+    # A true map would explain far more than any start: the starts are not all chance (that path
+    # is the next test's).
+    monkeypatch.setattr(auto, "planted_gain", lambda *args, **kwargs: 10.0)
     path = _generated(tmp_path, "syllabary", seed=2, lost_words=200)
     result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60))
     d = result.decisions
@@ -434,6 +437,55 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
     assert d["steps"] == len(starts) * scaled.syllables.steps_each + sum(p["steps"] for p in d["probes"]) + (
         scaled.fit_steps
     )
+
+
+@pytest.mark.parametrize(
+    ("planted", "known_signs", "stops"), [(1.2, False, True), (1.5, False, False), (1.2, True, False)]
+)
+def test_the_syllable_search_stops_where_its_starts_explain_the_words_as_well_as_a_true_map_would(
+    tmp_path, single_thread, monkeypatch, planted, known_signs, stops
+) -> None:
+    # Every start's map explains 1.0 nats a word and none agrees with another (each start's signs
+    # rotated); a true map would explain `planted` (`planted_gain`, set here). Where 1.0 reaches
+    # CHANCE_SHARE of it, no start can be told from chance: the search stops after its first starts
+    # and no map is tried, not even as a single start's. A scholar's sign values pin the map: the
+    # rule is not asked there.
+    import tui_decipher.engine.methods.auto as auto
+
+    real_search, calls, asked = auto.search_syllables, [], []
+
+    def search(*args, **kwargs):
+        found = real_search(*args, **kwargs)
+        calls.append(found)
+        signs = sorted(set(found.sign_of.values()))
+        rotated = {u: signs[(signs.index(x) + len(calls)) % len(signs)] for u, x in found.sign_of.items()}
+        return dataclasses.replace(found, sign_of=rotated, log_likelihood=found.background + found.n_lost)
+
+    def planted_gain(*args, **kwargs) -> float:
+        asked.append(args)
+        return planted
+
+    monkeypatch.setattr(auto, "search_syllables", search)
+    monkeypatch.setattr(auto, "planted_gain", planted_gain)
+    path = _generated(tmp_path, "syllabary", seed=2, lost_words=200)
+    cfg = DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60)
+    if known_signs:
+        key = syllabary_key_text(write_generated(tmp_path / "key.cog", GeneratorSpec(kind="syllabary", seed=2,
+                                                                                       lost_words=200)))  # fmt: skip
+        (tmp_path / "signs.tsv").write_text("\n".join(key.splitlines()[:6]) + "\n", encoding="utf-8")
+        cfg = cfg.replace(known_signs=str(tmp_path / "signs.tsv"))
+    d = run_decipherment(read_cog(path), cfg).decisions
+    search_schedule = SCHEDULES["pieces"].syllables
+    assert len(d["syllables"]["starts"]) == (search_schedule.starts if stops else search_schedule.max_starts)
+    assert len(asked) == (0 if known_signs else 1)
+    assert ("no map can be told from chance" in d["line"]) is stops
+    assert ("planted_gain" in d["syllables"]) is stops and not d["syllables"]["used"]
+    if stops:
+        assert d["syllables"]["planted_gain"] == planted
+        assert "even the weakest explains 1.00 nats a word, a true map about 1.20" in d["line"]
+        assert all("from_single_map" not in p for p in d["probes"])  # no single start's map tried
+    else:
+        assert "one start alone found it" in d["line"]
 
 
 def test_a_map_one_start_alone_found_is_tried_only_where_it_explains_the_words_well() -> None:

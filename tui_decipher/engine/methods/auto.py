@@ -12,7 +12,9 @@ many lost words have a cognate. This method decides both, and says why, from the
    agree on it and it explains them better than the signs' own frequencies do. A map that one
    start alone found (on a long list a start finds it rarely) may be the map or part of it, so
    the first probe is trained from it and from a random start, and the one whose held-out words
-   beat the decoys more often is kept (2. below); otherwise channels start at random.
+   beat the decoys more often is kept (2. below); otherwise channels start at random. Where the
+   first starts explain the words about as well as a true map would (`planted_gain`, CHANCE_SHARE:
+   too few lost words to pin a map), no start can be told from chance: the search stops there.
 2. **Demand D** (engine/demand.py): a probe channel is trained on part of the lost words (half
    for the edit channel; 80% for the pieces channel, whose sign map a syllabary's short words
    pin only with more of them); on the rest, held out, each lost word's best known word is
@@ -67,7 +69,7 @@ import torch
 from ..capacity import estimate_capacity, least_capacity
 from ..channels.protocol import Channel
 from ..channels.scoring import channel_log_probs
-from ..channels.syllables import SyllableMap, known_vowels, search_syllables, seed_channel, value_units
+from ..channels.syllables import SyllableMap, known_vowels, planted_gain, search_syllables, seed_channel, value_units
 from ..channels.trainer import ChannelFit, fit_channel, new_channel, score_channel
 from ..checkpoint import Checkpoint, CheckpointError
 from ..config import SECTIONS, ChannelKind, ChannelObjective, DecipherConfig, Sparsify
@@ -204,6 +206,12 @@ AGREEMENT = 0.5
 # 0.65-1.2 (Linear B's 1.1-2.2), chance maps at most 0.19 on 1000 words but up to 0.46 on 400
 # (docs/experiments.md). It only spares a probe: the probes' held-out evidence decides.
 SINGLE_MAP_GAIN = 0.25
+# The search stops after its first starts where none agree and even the weakest explains the lost
+# words at least this share as well as a true map would (`planted_gain`): chance maps then reach a
+# true map's gain, so no start can be told from chance, and more starts do not agree. On generated
+# tuning syllabaries the weakest of two starts reached 0.77-0.87 of it at 200 lost words, 0.69-0.85
+# at 250, at most 0.63 from 300 up, where starts find the map (docs/experiments.md).
+CHANCE_SHARE = 0.7
 # The final loss of a search start: the mean batch loss over its last tenth of steps (one batch is noisy).
 SEARCH_LOSS_TAIL = 0.1
 # The lexicon objective explains every lost word by some known word: its probe is kept without
@@ -629,6 +637,14 @@ class _Syllables:
 
     map: SyllableMap
     starts: list[dict[str, Any]]
+    # Where the search stopped because its starts explain the words as well as a true map would
+    # (CHANCE_SHARE): that map's gain (`planted_gain`); None where it did not stop for that.
+    chance_of: float | None = None
+
+    @property
+    def chance(self) -> bool:
+        """Whether no start can be told from chance: too few lost words to pin a sign map."""
+        return self.chance_of is not None
 
     @property
     def used(self) -> bool:
@@ -647,13 +663,18 @@ class _Syllables:
         well (SINGLE_MAP_GAIN): on a large list a start finds the map rarely, so one may be alone, and
         a partial map looks the same (Linear B). It is not trusted as `used` is; the first probe is
         trained from it and from a random start, and its held-out evidence decides (`AutoMethod._probe`)."""
-        return not self.agreed and self.map.gain >= SINGLE_MAP_GAIN
+        return not self.agreed and not self.chance and self.map.gain >= SINGLE_MAP_GAIN
 
     @property
     def why(self) -> str:
         vowels = "".join(self.map.vowels)
         gain = f"{self.map.gain:.2f} nats a word beyond the signs' frequencies (vowels {vowels})"
         tried = f"of {len(self.starts)} maps ({'two agree' if self.agreed else 'none agree'})"
+        if self.chance:
+            weakest = min(s["gain"] for s in self.starts)
+            return (f"signs searched as syllables, no map can be told from chance: {tried} even the weakest "
+                    f"explains {weakest:.2f} nats a word, a true map about {self.chance_of:.2f} (too few lost "
+                    "words to pin a sign map; known sign values would)")  # fmt: skip
         if self.single:
             return (f"signs searched as syllables: {tried} the best explains the lost words {gain}; one start "
                     "alone found it, so the probe is trained from it and from a random start")  # fmt: skip
@@ -662,7 +683,8 @@ class _Syllables:
         return f"signs searched as syllables: {tried} the best explains the lost words {gain}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {**self.map.as_dict(), "starts": self.starts, "used": self.used, "why": self.why}
+        chance = {"planted_gain": round(self.chance_of, 4)} if self.chance_of is not None else {}
+        return {**self.map.as_dict(), "starts": self.starts, "used": self.used, **chance, "why": self.why}
 
 
 def _search_syllables(problem: Problem, search: SyllableSearch) -> _Syllables:
@@ -674,9 +696,14 @@ def _search_syllables(problem: Problem, search: SyllableSearch) -> _Syllables:
     values = [(v.lost, v.known) for v in problem.signs.values] if problem.signs else []
     fixed = value_units(values, known_vowels(corpus.known_words)) if values else None
     maps: list[SyllableMap] = []
+    planted: float | None = None  # a true map's gain on lists like these (`planted_gain`), where asked
     for k in range(search.max_starts):
         if k >= search.starts and any(_agreeing(maps)):
             break
+        if k == search.starts and fixed is None:  # a scholar's values pin the map: starts are not chance there
+            planted = planted_gain(corpus.lost_words, corpus.known_words, cfg.seed)
+            if min(m.gain for m in maps) >= CHANCE_SHARE * planted:
+                break
         last = [0]
 
         def on_progress(moves: int, total: int, loss: float, k: int = k, last: list[int] = last) -> None:
@@ -699,7 +726,8 @@ def _search_syllables(problem: Problem, search: SyllableSearch) -> _Syllables:
         {"start": k, "gain": round(m.gain, 4), "agrees": a, "kept": k == kept}
         for k, (m, a) in enumerate(zip(maps, agrees, strict=True))
     ]
-    return _Syllables(maps[kept], starts)
+    chance = planted is not None and len(maps) == search.starts and not any(agrees)
+    return _Syllables(maps[kept], starts, planted if chance else None)
 
 
 def kept_syllable_map(maps: list[SyllableMap]) -> tuple[int, list[bool]]:

@@ -34,6 +34,7 @@ from tui_decipher.bench.experiments import (
     ROMANCE_PARTS,
     SMALL_GENERATED,
     SMALL_ROMANCE,
+    SMALL_SYLLABARY,
     generated_path,
     row_from_run,
     small_path,
@@ -1104,6 +1105,13 @@ def test_small_lexica_run_auto_one_job_each_generated_and_cut_from_romance(
     assert [r.key for r in romance.rows] == [*SMALL_ROMANCE, "average"]
     sizes = {spec["lost_words"] for spec in SMALL_GENERATED.values()} | {n for *_, n in SMALL_ROMANCE.values()}
     assert min(sizes) >= 40 and max(sizes) <= 170  # the size of issue 30's real pairs
+    # Syllabaries around issue 30's ~200 words, where no sign map is pinned: their cost is measured.
+    syllabary = SETTINGS["small-syllabary-auto"]
+    assert not syllabary.extra and syllabary.corpora == () and syllabary.parts == tuple(SMALL_SYLLABARY)
+    assert [r.key for r in syllabary.rows] == [*SMALL_SYLLABARY, "average"]
+    assert {spec["kind"] for spec in SMALL_SYLLABARY.values()} == {"syllabary"}
+    assert 200 in {spec["lost_words"] for spec in SMALL_SYLLABARY.values()}
+    assert all(c.method == "auto" and c.auto_steps == 0 for c in syllabary.configs(1234, False))
     for setting in (generated, romance):
         configs = setting.configs(1234, False)
         assert all(c.method == "auto" and c.auto_steps == 0 and c.seed == 1234 for c in configs)

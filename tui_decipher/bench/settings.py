@@ -35,6 +35,7 @@ from .experiments import (
     ROMANCE_PAIRS,
     SMALL_GENERATED,
     SMALL_ROMANCE,
+    SMALL_SYLLABARY,
     Experiment,
     generated_kinds,
     known_pairs_ceiling,
@@ -45,6 +46,7 @@ from .experiments import (
     romance_pairs,
     small_generated,
     small_romance,
+    small_syllabary,
     ugaritic_transfer,
 )
 
@@ -288,22 +290,26 @@ def _generated_setting() -> BenchSetting:
 
 
 def _small_settings() -> tuple[BenchSetting, ...]:
-    """auto on small lexica (bench/experiments.py: SMALL_GENERATED, SMALL_ROMANCE): the size of a
-    user's real pair, generated and cut from Romance."""
+    """auto on small lexica (bench/experiments.py: SMALL_GENERATED, SMALL_SYLLABARY, SMALL_ROMANCE):
+    the size of a user's real pair, generated and cut from Romance."""
     made = []
-    for name, exp, specs, corpora, what in (
-        ("small-generated-auto", small_generated(), SMALL_GENERATED, (),
-         lambda key, spec: f"generated {spec['kind']}{', 30% false friends' if spec.get('false_friends') else ''},"
-                           f" {spec['lost_words']} lost words (generator seed {GENERATED_SEED})"),
+
+    def generated(key: str, spec: dict) -> str:
+        friends = ", 30% false friends" if spec.get("false_friends") else ""
+        return f"generated {spec['kind']}{friends}, {spec['lost_words']} lost words (generator seed {GENERATED_SEED})"
+
+    for name, exp, specs, corpora, what, sizes in (
+        ("small-generated-auto", small_generated(), SMALL_GENERATED, (), generated, "40-150"),
+        ("small-syllabary-auto", small_syllabary(), SMALL_SYLLABARY, (), generated, "150-250"),
         ("small-romance-auto", small_romance(), SMALL_ROMANCE, ("romance",),
-         lambda key, spec: f"romance {spec[0]} -> {spec[1]} cut to {spec[2]} lost words"),
+         lambda key, spec: f"romance {spec[0]} -> {spec[1]} cut to {spec[2]} lost words", "50-150"),
     ):  # fmt: skip
         rows = tuple(RowSpec(key, what(key, spec)) for key, spec in specs.items())
         made.append(BenchSetting(
-            name, f"auto (no flag) on {name.split('-')[1]} small lexica: 40-150 lost words, as a user's real pair",
+            name, f"auto (no flag) on {name.split('-')[1]} small lexica: {sizes} lost words, as a user's real pair",
             (*rows, RowSpec("average", f"{name.split('-')[1]} small lexica, average")),
             exp.run, corpora, exp.baseline, group="small", configs=exp.configs, parts=exp.parts, combine=exp.combine,
-            note="bench/experiments.py: SMALL_GENERATED and SMALL_ROMANCE say how each corpus is made",
+            note="bench/experiments.py: SMALL_GENERATED, SMALL_SYLLABARY and SMALL_ROMANCE say how each corpus is made",
         ))  # fmt: skip
     return tuple(made)
 

@@ -440,16 +440,18 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
 
 
 @pytest.mark.parametrize(
-    ("planted", "known_signs", "stops"), [(1.2, False, True), (1.5, False, False), (1.2, True, False)]
+    ("planted", "known_signs", "first", "stops"),
+    [(1.2, False, 1.0, True), (1.5, False, 1.0, False), (1.2, True, 1.0, False), (1.2, False, 2.0, False)],
 )
 def test_the_syllable_search_stops_where_its_starts_explain_the_words_as_well_as_a_true_map_would(
-    tmp_path, single_thread, monkeypatch, planted, known_signs, stops
+    tmp_path, single_thread, monkeypatch, planted, known_signs, first, stops
 ) -> None:
-    # Every start's map explains 1.0 nats a word and none agrees with another (each start's signs
-    # rotated); a true map would explain `planted` (`planted_gain`, set here). Where 1.0 reaches
-    # CHANCE_SHARE of it, no start can be told from chance: the search stops after its first starts
-    # and no map is tried, not even as a single start's. A scholar's sign values pin the map: the
-    # rule is not asked there.
+    # The first start's map explains `first` nats a word, every other start's 1.0, and none agrees
+    # with another (each start's signs rotated); a true map would explain `planted` (`planted_gain`,
+    # set here). Where 1.0 reaches CHANCE_SHARE of it and no start stands out, no start can be told
+    # from chance: the search stops after its first starts and no map is tried, not even as a
+    # single start's. A start that explains twice as much found something: the search goes on. A
+    # scholar's sign values pin the map: the rule is not asked there.
     import tui_decipher.engine.methods.auto as auto
 
     real_search, calls, asked = auto.search_syllables, [], []
@@ -459,7 +461,8 @@ def test_the_syllable_search_stops_where_its_starts_explain_the_words_as_well_as
         calls.append(found)
         signs = sorted(set(found.sign_of.values()))
         rotated = {u: signs[(signs.index(x) + len(calls)) % len(signs)] for u, x in found.sign_of.items()}
-        return dataclasses.replace(found, sign_of=rotated, log_likelihood=found.background + found.n_lost)
+        gain = first if len(calls) == 1 else 1.0
+        return dataclasses.replace(found, sign_of=rotated, log_likelihood=found.background + gain * found.n_lost)
 
     def planted_gain(*args, **kwargs) -> float:
         asked.append(args)
@@ -482,10 +485,21 @@ def test_the_syllable_search_stops_where_its_starts_explain_the_words_as_well_as
     assert ("planted_gain" in d["syllables"]) is stops and not d["syllables"]["used"]
     if stops:
         assert d["syllables"]["planted_gain"] == planted
-        assert "even the weakest explains 1.00 nats a word, a true map about 1.20" in d["line"]
+        assert "of 2 maps (none agree) all explain 1.00-1.00 nats a word, a true map about 1.20" in d["line"]
         assert all("from_single_map" not in p for p in d["probes"])  # no single start's map tried
     else:
         assert "one start alone found it" in d["line"]
+
+
+def test_starts_are_at_chance_level_where_they_reach_a_true_maps_gain_and_look_alike() -> None:
+    from tui_decipher.engine.methods.auto import _chance_level
+
+    # (the first two starts' gains, the planted gain): generated syllabaries, docs/experiments.md.
+    assert _chance_level([0.765, 0.771], 0.99)  # 200 words: chance maps reach a true map's level
+    assert _chance_level([1.098, 0.897], 0.963)  # 150 words: one a little above it, still alike
+    assert not _chance_level([0.368, 0.378], 0.675)  # 400 words: chance maps explain far less
+    assert not _chance_level([1.387, 0.651], 0.852)  # 250 words: one start found the map
+    assert not _chance_level([-0.159, 2.176], 3.246)  # Linear B: a found map and a chance one
 
 
 def test_a_map_one_start_alone_found_is_tried_only_where_it_explains_the_words_well() -> None:

@@ -254,7 +254,7 @@ GROUP_TITLES = {
     "beyond": "Beyond the paper: a preset with one config change each, accuracy (%)",
     "auto": "auto: one configuration for every dataset, decided from the word lists, accuracy (%)",
     "generated": "auto on generated corpora it was never tuned on, accuracy (%)",
-    "small": "auto on small lexica (40-150 lost words, a user's real pair), accuracy (%)",
+    "small": "auto on small lexica (40-250 lost words, a user's real pair), accuracy (%)",
     "refine": "The expert in the loop (simulated reviewer, known readings), accuracy (%) on words not judged or given",
 }
 

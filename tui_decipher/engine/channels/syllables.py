@@ -118,6 +118,14 @@ class SyllableMap:
                 "log_likelihood": round(self.log_likelihood, 2), "background": round(self.background, 2)}  # fmt: skip
 
 
+def syllable_units(known_words: Sequence[Word]) -> tuple[frozenset[str], list[tuple[str, str]]]:
+    """The known alphabet's vowels and every unit a map sends to a sign: each bare vowel, then each
+    (consonant, vowel), in a fixed order."""
+    vowels = known_vowels(known_words)
+    consonants = sorted({c for w in known_words for c in w} - vowels)
+    return vowels, [("", v) for v in sorted(vowels)] + [(c, v) for c in consonants for v in sorted(vowels)]
+
+
 def search_syllables(
     lost_words: Sequence[Word],
     known_words: Sequence[Word],
@@ -136,9 +144,7 @@ def search_syllables(
     that never move (a scholar's known sign values); `hot`, `cold`: the first and last temperature
     (nats per lost-word token of a sign). None when `should_stop` said so."""
     rng = random.Random(seed)
-    vowels = known_vowels(known_words)
-    consonants = sorted({c for w in known_words for c in w} - vowels)
-    units = [("", v) for v in sorted(vowels)] + [(c, v) for c in consonants for v in sorted(vowels)]
+    vowels, units = syllable_units(known_words)
     unit_id = {u: k for k, u in enumerate(units)}
     signs = sorted({s for w in lost_words for s in w})
     sign_id = {s: k for k, s in enumerate(signs)}
@@ -273,9 +279,7 @@ def planted_gain(lost_words: Sequence[Word], known_words: Sequence[Word], seed: 
     averaged over `draws` draws. Where chance maps that the search finds explain the real words
     nearly as well, no start can be told from chance (few lost words against many units)."""
     rng = random.Random(seed)
-    vowels = known_vowels(known_words)
-    consonants = sorted({c for w in known_words for c in w} - vowels)
-    units = [("", v) for v in sorted(vowels)] + [(c, v) for c in consonants for v in sorted(vowels)]
+    vowels, units = syllable_units(known_words)
     signs = sorted({s for w in lost_words for s in w})
     longest = max((len(w) for w in lost_words), default=0)
     options = [o for o in (readings(w, vowels) for w in known_words)

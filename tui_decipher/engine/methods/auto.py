@@ -700,13 +700,14 @@ def _search_syllables(problem: Problem, search: SyllableSearch) -> _Syllables:
     values = [(v.lost, v.known) for v in problem.signs.values] if problem.signs else []
     fixed = value_units(values, known_vowels(corpus.known_words)) if values else None
     maps: list[SyllableMap] = []
-    planted: float | None = None  # a true map's gain on lists like these (`planted_gain`), where asked
+    chance_of: float | None = None  # where the starts are at chance level: a true map's gain (`planted_gain`)
     for k in range(search.max_starts):
         if k >= search.starts and any(_agreeing(maps)):
             break
         if k == search.starts and fixed is None:  # a scholar's values pin the map: starts are not chance there
             planted = planted_gain(corpus.lost_words, corpus.known_words, cfg.seed)
             if _chance_level([m.gain for m in maps], planted):
+                chance_of = planted
                 break
         last = [0]
 
@@ -730,8 +731,7 @@ def _search_syllables(problem: Problem, search: SyllableSearch) -> _Syllables:
         {"start": k, "gain": round(m.gain, 4), "agrees": a, "kept": k == kept}
         for k, (m, a) in enumerate(zip(maps, agrees, strict=True))
     ]
-    chance = planted is not None and len(maps) == search.starts and not any(agrees)
-    return _Syllables(maps[kept], starts, planted if chance else None)
+    return _Syllables(maps[kept], starts, chance_of)
 
 
 def _chance_level(gains: list[float], planted: float) -> bool:

@@ -108,6 +108,72 @@ def test_channel_scores_in_blocks_as_it_scores_the_whole_table() -> None:
         assert whole[i, j].item() == pytest.approx(_brute_force_log_prob(channel, x, y), abs=1e-4)
 
 
+def _gradients(channel: CharacterChannel, score, weights: torch.Tensor) -> list[torch.Tensor]:
+    channel.zero_grad()
+    (score() * weights).sum().backward()
+    return [p.grad.clone() for p in (channel.first, channel.second, channel.action)]
+
+
+@pytest.mark.parametrize("pinned", [False, True])
+def test_the_lattice_backward_is_autograds_through_the_same_forward(pinned: bool) -> None:
+    """The hand-written forward-backward (`_Lattice`) gives autograd's gradient through the same
+    lattice ops, where cells are clamped too (pinned sign values, lost words longer than the known
+    words can write), and the same scores with and without gradients."""
+    from tui_decipher.engine.channels import pieces
+    from tui_decipher.engine.channels.lattice import encode_padded, final_cells
+
+    lost_words, known_words = syllabary_corpus(30, 10, seed=5)
+    lost_words = [*lost_words, tuple(lost_words[0] * 4)]  # 8+ symbols: longer than most known words
+    lost_charset, known_charset = Charset.from_words(lost_words), Charset.from_words(known_words)
+    channel = CharacterChannel(len(lost_charset), len(known_charset), torch.Generator().manual_seed(7), 1.0)
+    channel.double()
+    with torch.no_grad():
+        channel.action.normal_(0.0, 1.0, generator=torch.Generator().manual_seed(8))
+    if pinned:  # the first real sign written from "p" + "a" only
+        channel.pin_signs([(4, (known_charset.index["p"], known_charset.index["a"]))])
+        channel.pinned_one, channel.pinned_two = channel.pinned_one.double(), channel.pinned_two.double()
+    lost, lost_len = encode_padded(lost_words, lost_charset, 0)
+    known, known_len = encode_padded(known_words, known_charset, channel.none)
+    weights = torch.rand(len(lost_words), len(known_words), generator=torch.Generator().manual_seed(9),
+                         dtype=torch.float64)  # fmt: skip
+
+    def by_autograd() -> torch.Tensor:  # the lattice's own ops, differentiated by autograd
+        original = pieces._Lattice.apply
+        pieces._Lattice.apply = lambda one, two, drop, lost, lost_len, known_len: final_cells(
+            pieces._alphas(one, two, drop, lost)[0], lost_len, known_len)  # fmt: skip
+        try:
+            return channel.log_prob(lost, lost_len, known, known_len)
+        finally:
+            pieces._Lattice.apply = original
+
+    def written_out() -> torch.Tensor:
+        return channel.log_prob(lost, lost_len, known, known_len)
+
+    scores = written_out()
+    assert (scores < -1000).any() and (scores > -1000).any()  # impossible pairs are in the table
+    with torch.no_grad():
+        assert torch.equal(channel.log_prob(lost, lost_len, known, known_len), scores.detach())
+    assert torch.equal(by_autograd().detach(), scores.detach())
+    expected, got = _gradients(channel, by_autograd, weights), _gradients(channel, written_out, weights)
+    for e, g in zip(expected, got, strict=True):
+        assert e.abs().max() > 0.1
+        assert torch.allclose(g, e, rtol=1e-9, atol=1e-9)
+
+
+def test_the_lattice_backward_passes_gradcheck() -> None:
+    from tui_decipher.engine.channels.pieces import _Lattice
+
+    gen = torch.Generator().manual_seed(11)
+    n_x, n_y, big_n, big_m, n_symbols = 3, 4, 3, 4, 5
+    one = torch.randn(n_y, big_m, n_symbols, generator=gen, dtype=torch.float64, requires_grad=True)
+    two = torch.randn(n_y, big_m - 1, n_symbols, generator=gen, dtype=torch.float64, requires_grad=True)
+    drop = torch.randn(n_y, big_m, generator=gen, dtype=torch.float64, requires_grad=True)
+    lost = torch.randint(0, n_symbols, (n_x, big_n), generator=gen)
+    lost_len, known_len = torch.tensor([3, 1, 2]), torch.tensor([4, 2, 3, 1])
+    assert torch.autograd.gradcheck(lambda a, b, c: _Lattice.apply(a, b, c, lost, lost_len, known_len),
+                                    (one, two, drop))  # fmt: skip
+
+
 def test_channel_learns_a_syllabic_map_without_gold() -> None:
     lost, known = syllabary_corpus()
     lost_charset, known_charset = Charset.from_words(lost), Charset.from_words(known)

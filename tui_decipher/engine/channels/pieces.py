@@ -100,33 +100,18 @@ class CharacterChannel(nn.Module):
     ) -> torch.Tensor:
         """log P(x_i | y_j) for every pair: lost (n_x, N) ids, known (n_y, M) ids padded with
         `self.none`; lengths without padding. Returns (n_x, n_y)."""
-        n_x, n_y = lost.shape[0], known.shape[0]
         big_n, big_m = int(lost_len.max()), int(known_len.max())
         lost, known = lost[:, :big_n], known[:, :big_m]
         action = torch.log_softmax(self.action, -1)  # (K+1, 3)
         drop, take_one, take_two = (action[known, a] for a in (DROP, ONE, TWO))  # (n_y, M) each
         # log P(action) + log P(symbol | piece) for the piece starting at each known letter:
-        # (n_y, M, S) and (n_y, M-1, S). Gathering them for each lost symbol is a product with
-        # the lost words' one-hot codes (exact: one value times 1, the rest times 0), which BLAS
-        # does far faster than an index gather of the same (n_x, N, n_y) entries.
+        # (n_y, M, S) and (n_y, M-1, S).
         one = torch.log_softmax(self._one_logits(), -1)[known] + take_one[:, :, None]
         two = torch.log_softmax(self._two_logits(known[:, :-1], known[:, 1:]), -1)  # (n_y, M-1, S)
         two = two + take_two[:, :-1, None]
-        onehot = torch.nn.functional.one_hot(lost, one.shape[-1]).to(one.dtype)  # (n_x, N, S)
-        # alpha[m] (n_x, N+1, n_y): log P(the first m letters wrote the first k symbols).
-        start = torch.full((n_x, big_n + 1, n_y), NEG, device=lost.device)
-        start[:, 0] = 0.0
-        alphas = [start]
-        head = torch.full((n_x, 1, n_y), NEG, device=lost.device)  # no symbol yet: k = 0 is reached by drops only
-        for m in range(1, big_m + 1):
-            prev = alphas[m - 1]
-            dropped = prev + drop[:, m - 1]
-            written = prev[:, :-1] + onehot @ one[:, m - 1].T  # (n_x, N, n_y)
-            if m >= 2:
-                written = torch.logaddexp(written, alphas[m - 2][:, :-1] + onehot @ two[:, m - 2].T)
-            new = torch.logaddexp(dropped, torch.cat([head, written], 1))
-            alphas.append(new.clamp_min(NEG))
-        return final_cells(alphas, lost_len, known_len)
+        if torch.is_grad_enabled() and self.first.requires_grad:
+            return _Lattice.apply(one, two, drop, lost, lost_len, known_len)
+        return final_cells(_alphas(one, two, drop, lost)[0], lost_len, known_len)
 
     def log_prob_pairs(
         self, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor
@@ -219,3 +204,97 @@ class CharacterChannel(nn.Module):
                 (names[int(j)], float(v)) for v, j in zip(values, idx, strict=True) if v > 0
             ]
         return out
+
+
+def _emissions(table: torch.Tensor, ids: torch.Tensor, m: int | None = None) -> torch.Tensor:
+    """`table` (n_y, M, S) read at each lost symbol `ids` (n_x, N): (M, n_x, N, n_y), or at one
+    letter m only: (n_x, N, n_y). A copy of rows of a (S, n_y) table, so exact."""
+    n_x, big_n = ids.shape
+    by_symbol = (table.permute(1, 2, 0) if m is None else table[:, m].T).contiguous()  # (M, S, n_y) or (S, n_y)
+    picked = by_symbol.index_select(by_symbol.dim() - 2, ids.reshape(-1))
+    return picked.view(*by_symbol.shape[:-2], n_x, big_n, by_symbol.shape[-1])
+
+
+def _alphas(
+    one: torch.Tensor, two: torch.Tensor, drop: torch.Tensor, lost: torch.Tensor, keep: bool = False
+) -> tuple[list[torch.Tensor], list[torch.Tensor], torch.Tensor | None, torch.Tensor | None]:
+    """The pieces lattice of `CharacterChannel.log_prob`: alphas[m] (n_x, N+1, n_y), log P(the first
+    m known letters wrote the first k lost symbols), from one (n_y, M, S), two (n_y, M-1, S) and
+    drop (n_y, M) of the known words and lost (n_x, N) ids. With `keep`, also what `_Lattice`'s
+    backward reads: where each cell was clamped to NEG, and every letter's emissions (all M at once,
+    (M, n_x, N, n_y) and (M-1, n_x, N, n_y)); without it, emissions are read one letter at a time."""
+    n_x, big_n = lost.shape
+    n_y, big_m = one.shape[:2]
+    e1 = _emissions(one, lost) if keep else None
+    e2 = _emissions(two, lost) if keep and big_m > 1 else None
+    start = one.new_full((n_x, big_n + 1, n_y), NEG)
+    start[:, 0] = 0.0
+    alphas, clamped = [start], [start < NEG]
+    head = one.new_full((n_x, 1, n_y), NEG)  # no symbol yet: k = 0 is reached by drops only
+    for m in range(1, big_m + 1):
+        prev = alphas[m - 1]
+        dropped = prev + drop[:, m - 1]
+        written = prev[:, :-1] + (e1[m - 1] if e1 is not None else _emissions(one, lost, m - 1))  # (n_x, N, n_y)
+        if m >= 2:
+            two_m = e2[m - 2] if e2 is not None else _emissions(two, lost, m - 2)
+            written = torch.logaddexp(written, alphas[m - 2][:, :-1] + two_m)
+        new = torch.logaddexp(dropped, torch.cat([head, written], 1))
+        if keep:
+            clamped.append(new < NEG)
+        alphas.append(new.clamp_min(NEG))
+    return alphas, clamped, e1, e2
+
+
+class _Lattice(torch.autograd.Function):
+    """log P(x_i | y_j) (n_x, n_y) through the pieces lattice, with its gradient by the
+    forward-backward algorithm: each transition's share of a cell (exp(from + emission - cell))
+    carries the cell's gradient back. Autograd's own backward through the chain of logaddexp, cat
+    and clamp ops took 1.7 times as long as this one (docs/experiments.md, "The pieces lattice's
+    backward, written out"); the forward and its values are the same."""
+
+    @staticmethod
+    def forward(ctx, one, two, drop, lost, lost_len, known_len):  # type: ignore[override]
+        alphas, clamped, e1, e2 = _alphas(one, two, drop, lost, keep=True)
+        ctx.save_for_backward(drop, lost, lost_len, known_len)
+        ctx.lattice = alphas, clamped, e1, e2, one.shape[-1]
+        return final_cells(alphas, lost_len, known_len)
+
+    @staticmethod
+    def backward(ctx, grad):  # type: ignore[override]
+        drop, lost, lost_len, known_len = ctx.saved_tensors
+        alphas, clamped, e1, e2, n_symbols = ctx.lattice  # kept: a graph may be walked back twice
+        n_x, big_n = lost.shape
+        n_y, big_m = drop.shape
+        # g[m] (n_x, N+1, n_y): d loss / d alphas[m], filled from the last letter back.
+        g = [grad.new_zeros(n_x, big_n + 1, n_y) for _ in range(big_m + 1)]
+        rows = torch.arange(n_x, device=grad.device)[:, None]
+        for m in known_len.unique().tolist():  # each pair's final cell (final_cells)
+            cols = (known_len == m).nonzero().squeeze(1)
+            g[m][rows, lost_len[:, None], cols[None, :]] += grad[:, cols]
+        g_drop = torch.zeros_like(drop)
+        # Each piece's share of the gradient at every cell that reads a lost symbol, shaped as its
+        # emissions: (M, n_x, N, n_y) and (M-1, n_x, N, n_y).
+        share_one = torch.empty_like(e1)
+        share_two = torch.empty_like(e2) if e2 is not None else None
+        for m in range(big_m, 0, -1):
+            cell = alphas[m]
+            h = g[m].masked_fill_(clamped[m], 0.0)  # a clamped cell passes no gradient
+            prev = alphas[m - 1]
+            dropped = (prev + drop[:, m - 1]).sub_(cell).exp_().mul_(h)  # exp(from + drop - cell) x grad
+            g[m - 1] += dropped
+            g_drop[:, m - 1] = dropped.sum((0, 1))
+            h, cell = h[:, 1:], cell[:, 1:]
+            one_m = torch.add(e1[m - 1], prev[:, :-1], out=share_one[m - 1]).sub_(cell).exp_().mul_(h)
+            g[m - 1][:, :-1] += one_m
+            if share_two is not None and m >= 2:
+                two_m = torch.add(e2[m - 2], alphas[m - 2][:, :-1], out=share_two[m - 2]).sub_(cell).exp_().mul_(h)
+                g[m - 2][:, :-1] += two_m
+            g[m] = None
+        # Each emission's gradient: its shares summed over the cells that read its symbol.
+        ids = lost.reshape(-1)
+        g_one = e1.new_zeros(big_m, n_symbols, n_y).index_add_(1, ids, share_one.view(big_m, -1, n_y))
+        g_two = None
+        if share_two is not None:
+            g_two = e2.new_zeros(big_m - 1, n_symbols, n_y)
+            g_two = g_two.index_add_(1, ids, share_two.view(big_m - 1, -1, n_y)).permute(2, 0, 1)  # (n_y, M-1, S)
+        return g_one.permute(2, 0, 1), g_two, g_drop, None, None, None

@@ -32,9 +32,12 @@ def test_paired_scores_are_the_all_pairs_diagonal(kind: str, pinned: bool) -> No
     known, known_len = encode_padded(known_words, known_cs, channel.none)
 
     every = channel.log_prob(lost, lost_len, known, known_len).diagonal()  # (24,)
-    every_grad = torch.autograd.grad(every.sum(), list(channel.parameters()), allow_unused=True)
+    # Gradients of the possible pairs: an impossible pair's score is NEG-sized (about -1e4), where
+    # float32 keeps 3 decimals, so its gradient differs with the order of operations.
+    possible = every.detach() > -1e3
+    every_grad = torch.autograd.grad(every[possible].sum(), list(channel.parameters()), allow_unused=True)
     paired = channel.log_prob_pairs(lost, lost_len, known, known_len)  # (24,)
-    paired_grad = torch.autograd.grad(paired.sum(), list(channel.parameters()), allow_unused=True)
+    paired_grad = torch.autograd.grad(paired[possible].sum(), list(channel.parameters()), allow_unused=True)
 
     assert paired.shape == (24,)
     torch.testing.assert_close(paired, every, rtol=1e-5, atol=1e-4)

@@ -26,13 +26,23 @@ It is trained exactly as the pieces channel (`fit_channel`, either objective).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import torch
 from torch import nn
 
 from ..charset import SPECIALS, Charset
 from ..corpus import Word
-from .lattice import NEG, encode_padded, final_cells, pair_cells
+from .lattice import (
+    EXP_FLOOR,
+    NEG,
+    emission_grads,
+    emissions,
+    encode_padded,
+    final_cell_grads,
+    final_cells,
+    pair_cells,
+)
 
 INSERT, WRITE, DROP = 0, 1, 2  # operations before/at a known letter; at the end: INSERT, STOP (= WRITE)
 STOP = WRITE
@@ -119,39 +129,21 @@ class EditChannel(nn.Module):
     ) -> torch.Tensor:
         """log P(x_i | y_j) for every pair: lost (n_x, N) ids, known (n_y, M) ids padded with
         `self.none`; lengths without padding. Returns (n_x, n_y)."""
-        n_x, n_y = lost.shape[0], known.shape[0]
+        n_y = known.shape[0]
         big_n, big_m = int(lost_len.max()), int(known_len.max())
         lost = lost[:, :big_n]
         # The next known letter at each position m = 0..M (the end past a word's last letter).
         nxt = torch.cat([known[:, :big_m], known.new_full((n_y, 1), self.none)], 1)  # (n_y, M+1)
         operation = self.log_operations()  # (K+1, 3)
         write, insert = self.log_emissions()  # (K+1, S) each
-        drop = operation[:, DROP]  # (K+1,)
-        # Gathering an emission for each lost symbol is a product with the lost words' one-hot
-        # codes (exact), as in the pieces channel.
-        onehot = torch.nn.functional.one_hot(lost, write.shape[-1]).to(write.dtype)  # (n_x, N, S)
-        blank = torch.full((n_x, 1, n_y), NEG, device=lost.device)
-
-        def with_insertions(alpha: torch.Tensor, m: int) -> torch.Tensor:
-            # alpha (n_x, N+1, n_y) after m letters; symbols inserted before letter m+1 (or the end)
-            # extend k one at a time, so this runs along k.
-            emit = onehot @ insert[nxt[:, m]].T  # (n_x, N, n_y)
-            rows = [alpha[:, 0]]
-            for k in range(1, big_n + 1):
-                rows.append(torch.logaddexp(alpha[:, k], rows[-1] + emit[:, k - 1]).clamp_min(NEG))
-            return torch.stack(rows, 1)
-
-        # alphas[m] (n_x, N+1, n_y): log P(the first m known letters wrote the first k lost symbols).
-        start = torch.full((n_x, big_n + 1, n_y), NEG, device=lost.device)
-        start[:, 0] = 0.0
-        alphas = [with_insertions(start, 0)]
-        for m in range(1, big_m + 1):
-            prev = alphas[-1]
-            dropped = prev + drop[nxt[:, m - 1]]
-            written = prev[:, :-1] + onehot @ write[nxt[:, m - 1]].T  # (n_x, N, n_y)
-            new = torch.logaddexp(dropped, torch.cat([blank, written], 1)).clamp_min(NEG)
-            alphas.append(with_insertions(new, m))
-        return final_cells(alphas, lost_len, known_len) + operation[self.none, STOP]  # then stop: (n_x, n_y)
+        # Each known word's letters: what writing, dropping or inserting before letter m costs:
+        # (n_y, M, S), (n_y, M) and (n_y, M+1, S).
+        write, drop, insert = write[nxt[:, :big_m]], operation[nxt[:, :big_m], DROP], insert[nxt]
+        if torch.is_grad_enabled() and self.write.requires_grad:
+            cells = _Lattice.apply(write, insert, drop, lost, lost_len, known_len)
+        else:
+            cells = final_cells(_alphas(write, insert, drop, lost)[0], lost_len, known_len)
+        return cells + operation[self.none, STOP]  # then stop: (n_x, n_y)
 
     def log_prob_pairs(
         self, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor
@@ -232,3 +224,110 @@ class EditChannel(nn.Module):
                 (names[int(j)], float(v)) for v, j in zip(values, idx, strict=True) if v > 0
             ]
         return out
+
+
+@dataclass
+class _Cells:
+    """The edit lattice of `EditChannel.log_prob`: alphas[m] (n_x, N+1, n_y), log P(the first m known
+    letters wrote the first k lost symbols, the insertions before letter m+1 included), and before
+    them `written[m]`, the same before those insertions. With `keep` (`_alphas`), what `_Lattice`'s
+    backward reads too: which cells were clamped to NEG (`written_clamped[m - 1]` for m >= 1;
+    `inserted_clamped[m]` (n_x, N, n_y) for k >= 1) and every emission at once."""
+
+    alphas: list[torch.Tensor]
+    written: list[torch.Tensor]
+    written_clamped: list[torch.Tensor]
+    inserted_clamped: list[torch.Tensor]
+    write: torch.Tensor | None  # (M, n_x, N, n_y)
+    insert: torch.Tensor | None  # (M+1, n_x, N, n_y)
+
+
+def _alphas(
+    write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, lost: torch.Tensor, keep: bool = False
+) -> tuple[list[torch.Tensor], _Cells]:
+    """The lattice from write (n_y, M, S), insert (n_y, M+1, S) and drop (n_y, M) of the known
+    words and lost (n_x, N) ids: its alphas, and with `keep` all that the backward reads (`_Cells`);
+    without it, emissions are read one letter at a time and nothing else is kept."""
+    n_x, big_n = lost.shape
+    n_y, big_m = drop.shape
+    cells = _Cells([], [], [], [], emissions(write, lost) if keep else None, emissions(insert, lost) if keep else None)
+    blank = write.new_full((n_x, 1, n_y), NEG)
+
+    def with_insertions(alpha: torch.Tensor, m: int) -> torch.Tensor:
+        # alpha (n_x, N+1, n_y) after m letters; symbols inserted before letter m+1 (or the end)
+        # extend k one at a time, so this runs along k.
+        emit = cells.insert[m] if cells.insert is not None else emissions(insert, lost, m)  # (n_x, N, n_y)
+        rows, clamped = [alpha[:, 0]], []
+        for k in range(1, big_n + 1):
+            row = torch.logaddexp(alpha[:, k], rows[-1] + emit[:, k - 1])
+            if keep:
+                clamped.append(row < NEG)
+            rows.append(row.clamp_min(NEG))
+        if keep:
+            cells.inserted_clamped.append(torch.stack(clamped, 1))
+        return torch.stack(rows, 1)
+
+    start = write.new_full((n_x, big_n + 1, n_y), NEG)
+    start[:, 0] = 0.0
+    cells.written.append(start)
+    cells.alphas.append(with_insertions(start, 0))
+    for m in range(1, big_m + 1):
+        prev = cells.alphas[-1]
+        dropped = prev + drop[:, m - 1]
+        emit = cells.write[m - 1] if cells.write is not None else emissions(write, lost, m - 1)
+        new = torch.logaddexp(dropped, torch.cat([blank, prev[:, :-1] + emit], 1))  # (n_x, N+1, n_y)
+        if keep:
+            cells.written_clamped.append(new < NEG)
+        new = new.clamp_min(NEG)
+        cells.written.append(new)
+        cells.alphas.append(with_insertions(new, m))
+    return cells.alphas, cells
+
+
+class _Lattice(torch.autograd.Function):
+    """log P(x_i | y_j) (n_x, n_y) through the edit lattice, before the final stop, with its gradient
+    written out as in the pieces channel's (`pieces._Lattice`): each path's share of a cell carries
+    the cell's gradient back, along the insertions (k) within a letter, then across the letter. The
+    values are autograd's path's; its backward took 1.6 times as long (docs/experiments.md, "The
+    channels' lattice backward, written out")."""
+
+    @staticmethod
+    def forward(ctx, write, insert, drop, lost, lost_len, known_len):  # type: ignore[override]
+        alphas, cells = _alphas(write, insert, drop, lost, keep=True)
+        ctx.save_for_backward(drop, lost, lost_len, known_len)
+        ctx.lattice = cells, write.shape[-1]
+        return final_cells(alphas, lost_len, known_len)
+
+    @staticmethod
+    def backward(ctx, grad):  # type: ignore[override]
+        drop, lost, lost_len, known_len = ctx.saved_tensors
+        cells, n_symbols = ctx.lattice  # kept: a graph may be walked back twice
+        big_n, big_m = lost.shape[1], drop.shape[1]
+        g = final_cell_grads(grad, lost_len, known_len, big_n, big_m)  # g[m]: d loss / d alphas[m]
+        g_drop = torch.zeros_like(drop)
+        share_write, share_insert = torch.empty_like(cells.write), torch.empty_like(cells.insert)
+        for m in range(big_m, -1, -1):  # from the last letter back
+            # Along the insertions: alphas[m][:, k] = logaddexp(written[m][:, k], alphas[m][:, k-1] + insert).
+            g_alpha, alpha = g[m], cells.alphas[m]
+            open_cells = cells.inserted_clamped[m].logical_not()  # a clamped cell passes no gradient
+            inserted = torch.add(cells.insert[m], alpha[:, :-1], out=share_insert[m])
+            inserted = inserted.sub_(alpha[:, 1:]).clamp_min_(EXP_FLOOR).exp_().mul_(open_cells)
+            for k in range(big_n, 0, -1):
+                inserted[:, k - 1].mul_(g_alpha[:, k])
+                g_alpha[:, k - 1] += inserted[:, k - 1]
+            g_written = (cells.written[m] - alpha).clamp_min_(EXP_FLOOR).exp_()  # 1 at k = 0
+            g_written[:, 1:].mul_(open_cells)
+            g_written.mul_(g_alpha)
+            g[m] = None
+            if m == 0:
+                break
+            # Across letter m: written[m] = logaddexp(alphas[m-1] + drop, [blank, alphas[m-1] + write]).
+            h = g_written.masked_fill_(cells.written_clamped[m - 1], 0.0)
+            cell, prev = cells.written[m], cells.alphas[m - 1]
+            dropped = (prev + drop[:, m - 1]).sub_(cell).clamp_min_(EXP_FLOOR).exp_().mul_(h)
+            g[m - 1] += dropped
+            g_drop[:, m - 1] = dropped.sum((0, 1))
+            written = torch.add(cells.write[m - 1], prev[:, :-1], out=share_write[m - 1]).sub_(cell[:, 1:])
+            g[m - 1][:, :-1] += written.clamp_min_(EXP_FLOOR).exp_().mul_(h[:, 1:])
+        return (emission_grads(share_write, lost, n_symbols), emission_grads(share_insert, lost, n_symbols), g_drop,
+                None, None, None)  # fmt: skip

@@ -13,6 +13,9 @@ from ..charset import Charset
 from ..corpus import Word
 
 NEG = -1e4  # log-probability of an impossible state (finite, so gradients stay finite)
+# A written-out backward clamps exp()'s argument here: on x86 CPUs exp() below about -88 (a result
+# under float32's smallest normal number) took ten times as long, and what it drops is below 2e-38.
+EXP_FLOOR = -87.0
 
 
 def channel_device(channel: torch.nn.Module) -> torch.device:
@@ -35,6 +38,25 @@ def encode_padded(words: Sequence[Word], charset: Charset, pad: int) -> tuple[to
     return ids, lengths
 
 
+def emissions(table: torch.Tensor, ids: torch.Tensor, m: int | None = None) -> torch.Tensor:
+    """A lattice's emissions: `table` (n_y, M, S), log P(symbol | the known word's letter m), read at
+    each lost symbol `ids` (n_x, N): (M, n_x, N, n_y), or at one letter m only: (n_x, N, n_y). Rows
+    of a (S, n_y) table copied, so exact: the product with one-hot codes used before gave the same
+    values, more slowly."""
+    n_x, big_n = ids.shape
+    by_symbol = (table.permute(1, 2, 0) if m is None else table[:, m].T).contiguous()  # (M, S, n_y) or (S, n_y)
+    picked = by_symbol.index_select(by_symbol.dim() - 2, ids.reshape(-1))
+    return picked.view(*by_symbol.shape[:-2], n_x, big_n, by_symbol.shape[-1])
+
+
+def emission_grads(shares: torch.Tensor, ids: torch.Tensor, n_symbols: int) -> torch.Tensor:
+    """`emissions`' gradient: shares (M, n_x, N, n_y), the gradient at each cell that read a lost
+    symbol, summed into the (n_y, M, S) table it was read from."""
+    n_letters, n_y = shares.shape[0], shares.shape[-1]
+    table = shares.new_zeros(n_letters, n_symbols, n_y)
+    return table.index_add_(1, ids.reshape(-1), shares.view(n_letters, -1, n_y)).permute(2, 0, 1)
+
+
 def final_cells(alphas: list[torch.Tensor], lost_len: torch.Tensor, known_len: torch.Tensor) -> torch.Tensor:
     """log P(x_i | y_j) (n_x, n_y): each known word's lattice at its own length m, each lost word's
     row at its length k (so no word is read past its end)."""
@@ -47,6 +69,20 @@ def final_cells(alphas: list[torch.Tensor], lost_len: torch.Tensor, known_len: t
         parts.append(alphas[m][:, :, cols].gather(1, rows.expand(n_x, 1, len(cols))).squeeze(1))
     out = torch.cat(parts, 1)  # (n_x, n_y) in the order of `order`
     return out[:, torch.argsort(torch.cat(order))]
+
+
+def final_cell_grads(
+    grad: torch.Tensor, lost_len: torch.Tensor, known_len: torch.Tensor, big_n: int, big_m: int
+) -> list[torch.Tensor]:
+    """`final_cells`' gradient: grad (n_x, n_y) placed at each pair's final cell of lattices
+    alphas[m] (n_x, N+1, n_y), m = 0..M; every other cell 0. A written-out backward starts here."""
+    n_x, n_y = grad.shape
+    g = [grad.new_zeros(n_x, big_n + 1, n_y) for _ in range(big_m + 1)]
+    rows = torch.arange(n_x, device=grad.device)[:, None]
+    for m in known_len.unique().tolist():
+        cols = (known_len == m).nonzero().squeeze(1)
+        g[m][rows, lost_len[:, None], cols[None, :]] = grad[:, cols]
+    return g
 
 
 def pair_cells(alphas: list[torch.Tensor], lost_len: torch.Tensor, known_len: torch.Tensor) -> torch.Tensor:

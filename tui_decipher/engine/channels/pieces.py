@@ -29,7 +29,16 @@ from torch import nn
 from ..charset import SPECIALS, Charset
 from ..config import DecipherConfig
 from ..corpus import Word
-from .lattice import NEG, encode_padded, final_cells, pair_cells
+from .lattice import (
+    EXP_FLOOR,
+    NEG,
+    emission_grads,
+    emissions,
+    encode_padded,
+    final_cell_grads,
+    final_cells,
+    pair_cells,
+)
 
 INIT_SCALE = DecipherConfig.channel_init_scale  # one default, the config field's
 
@@ -206,15 +215,6 @@ class CharacterChannel(nn.Module):
         return out
 
 
-def _emissions(table: torch.Tensor, ids: torch.Tensor, m: int | None = None) -> torch.Tensor:
-    """`table` (n_y, M, S) read at each lost symbol `ids` (n_x, N): (M, n_x, N, n_y), or at one
-    letter m only: (n_x, N, n_y). A copy of rows of a (S, n_y) table, so exact."""
-    n_x, big_n = ids.shape
-    by_symbol = (table.permute(1, 2, 0) if m is None else table[:, m].T).contiguous()  # (M, S, n_y) or (S, n_y)
-    picked = by_symbol.index_select(by_symbol.dim() - 2, ids.reshape(-1))
-    return picked.view(*by_symbol.shape[:-2], n_x, big_n, by_symbol.shape[-1])
-
-
 def _alphas(
     one: torch.Tensor, two: torch.Tensor, drop: torch.Tensor, lost: torch.Tensor, keep: bool = False
 ) -> tuple[list[torch.Tensor], list[torch.Tensor], torch.Tensor | None, torch.Tensor | None]:
@@ -225,8 +225,8 @@ def _alphas(
     (M, n_x, N, n_y) and (M-1, n_x, N, n_y)); without it, emissions are read one letter at a time."""
     n_x, big_n = lost.shape
     n_y, big_m = one.shape[:2]
-    e1 = _emissions(one, lost) if keep else None
-    e2 = _emissions(two, lost) if keep and big_m > 1 else None
+    e1 = emissions(one, lost) if keep else None
+    e2 = emissions(two, lost) if keep and big_m > 1 else None
     start = one.new_full((n_x, big_n + 1, n_y), NEG)
     start[:, 0] = 0.0
     alphas, clamped = [start], [start < NEG]
@@ -234,15 +234,21 @@ def _alphas(
     for m in range(1, big_m + 1):
         prev = alphas[m - 1]
         dropped = prev + drop[:, m - 1]
-        written = prev[:, :-1] + (e1[m - 1] if e1 is not None else _emissions(one, lost, m - 1))  # (n_x, N, n_y)
+        written = prev[:, :-1] + (e1[m - 1] if e1 is not None else emissions(one, lost, m - 1))  # (n_x, N, n_y)
         if m >= 2:
-            two_m = e2[m - 2] if e2 is not None else _emissions(two, lost, m - 2)
+            two_m = e2[m - 2] if e2 is not None else emissions(two, lost, m - 2)
             written = torch.logaddexp(written, alphas[m - 2][:, :-1] + two_m)
         new = torch.logaddexp(dropped, torch.cat([head, written], 1))
         if keep:
             clamped.append(new < NEG)
         alphas.append(new.clamp_min(NEG))
     return alphas, clamped, e1, e2
+
+
+def _share(path: torch.Tensor, cell: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+    """A path's share of its cell times the cell's gradient, exp(path - cell) x grad, in `path`'s
+    storage (any equal shapes)."""
+    return path.sub_(cell).clamp_min_(EXP_FLOOR).exp_().mul_(grad)
 
 
 class _Lattice(torch.autograd.Function):
@@ -263,38 +269,24 @@ class _Lattice(torch.autograd.Function):
     def backward(ctx, grad):  # type: ignore[override]
         drop, lost, lost_len, known_len = ctx.saved_tensors
         alphas, clamped, e1, e2, n_symbols = ctx.lattice  # kept: a graph may be walked back twice
-        n_x, big_n = lost.shape
-        n_y, big_m = drop.shape
-        # g[m] (n_x, N+1, n_y): d loss / d alphas[m], filled from the last letter back.
-        g = [grad.new_zeros(n_x, big_n + 1, n_y) for _ in range(big_m + 1)]
-        rows = torch.arange(n_x, device=grad.device)[:, None]
-        for m in known_len.unique().tolist():  # each pair's final cell (final_cells)
-            cols = (known_len == m).nonzero().squeeze(1)
-            g[m][rows, lost_len[:, None], cols[None, :]] += grad[:, cols]
+        big_n, big_m = lost.shape[1], drop.shape[1]
+        g = final_cell_grads(grad, lost_len, known_len, big_n, big_m)  # g[m]: d loss / d alphas[m]
         g_drop = torch.zeros_like(drop)
         # Each piece's share of the gradient at every cell that reads a lost symbol, shaped as its
         # emissions: (M, n_x, N, n_y) and (M-1, n_x, N, n_y).
         share_one = torch.empty_like(e1)
         share_two = torch.empty_like(e2) if e2 is not None else None
-        for m in range(big_m, 0, -1):
+        for m in range(big_m, 0, -1):  # from the last letter back
             cell = alphas[m]
             h = g[m].masked_fill_(clamped[m], 0.0)  # a clamped cell passes no gradient
             prev = alphas[m - 1]
-            dropped = (prev + drop[:, m - 1]).sub_(cell).exp_().mul_(h)  # exp(from + drop - cell) x grad
+            dropped = _share(prev + drop[:, m - 1], cell, h)  # exp(from + drop - cell) x grad
             g[m - 1] += dropped
             g_drop[:, m - 1] = dropped.sum((0, 1))
             h, cell = h[:, 1:], cell[:, 1:]
-            one_m = torch.add(e1[m - 1], prev[:, :-1], out=share_one[m - 1]).sub_(cell).exp_().mul_(h)
-            g[m - 1][:, :-1] += one_m
+            g[m - 1][:, :-1] += _share(torch.add(e1[m - 1], prev[:, :-1], out=share_one[m - 1]), cell, h)
             if share_two is not None and m >= 2:
-                two_m = torch.add(e2[m - 2], alphas[m - 2][:, :-1], out=share_two[m - 2]).sub_(cell).exp_().mul_(h)
-                g[m - 2][:, :-1] += two_m
+                g[m - 2][:, :-1] += _share(torch.add(e2[m - 2], alphas[m - 2][:, :-1], out=share_two[m - 2]), cell, h)
             g[m] = None
-        # Each emission's gradient: its shares summed over the cells that read its symbol.
-        ids = lost.reshape(-1)
-        g_one = e1.new_zeros(big_m, n_symbols, n_y).index_add_(1, ids, share_one.view(big_m, -1, n_y))
-        g_two = None
-        if share_two is not None:
-            g_two = e2.new_zeros(big_m - 1, n_symbols, n_y)
-            g_two = g_two.index_add_(1, ids, share_two.view(big_m - 1, -1, n_y)).permute(2, 0, 1)  # (n_y, M-1, S)
-        return g_one.permute(2, 0, 1), g_two, g_drop, None, None, None
+        g_two = emission_grads(share_two, lost, n_symbols) if share_two is not None else None
+        return emission_grads(share_one, lost, n_symbols), g_two, g_drop, None, None, None

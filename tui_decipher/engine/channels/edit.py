@@ -288,8 +288,8 @@ class _Lattice(torch.autograd.Function):
     """log P(x_i | y_j) (n_x, n_y) through the edit lattice, before the final stop, with its gradient
     written out as in the pieces channel's (`pieces._Lattice`): each path's share of a cell carries
     the cell's gradient back, along the insertions (k) within a letter, then across the letter. The
-    values are autograd's path's; its backward took 1.6 times as long (docs/experiments.md, "The
-    channels' lattice backward, written out")."""
+    values are autograd's path's; with its backward a training step took 2.7 times as long
+    (docs/experiments.md, "The channels' lattice backward, written out")."""
 
     @staticmethod
     def forward(ctx, write, insert, drop, lost, lost_len, known_len):  # type: ignore[override]

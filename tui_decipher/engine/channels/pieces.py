@@ -254,9 +254,9 @@ def _share(path: torch.Tensor, cell: torch.Tensor, grad: torch.Tensor) -> torch.
 class _Lattice(torch.autograd.Function):
     """log P(x_i | y_j) (n_x, n_y) through the pieces lattice, with its gradient by the
     forward-backward algorithm: each transition's share of a cell (exp(from + emission - cell))
-    carries the cell's gradient back. Autograd's own backward through the chain of logaddexp, cat
-    and clamp ops took 1.7 times as long as this one (docs/experiments.md, "The pieces lattice's
-    backward, written out"); the forward and its values are the same."""
+    carries the cell's gradient back. With autograd's own backward through the chain of logaddexp,
+    cat and clamp ops a training step took 1.9 times as long (docs/experiments.md, "The channels'
+    lattice backward, written out"); the forward and its values are the same."""
 
     @staticmethod
     def forward(ctx, one, two, drop, lost, lost_len, known_len):  # type: ignore[override]

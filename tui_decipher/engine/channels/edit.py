@@ -34,7 +34,6 @@ from torch import nn
 from ..charset import SPECIALS, Charset
 from ..corpus import Word
 from .lattice import (
-    EXP_FLOOR,
     NEG,
     emission_grads,
     emissions,
@@ -42,6 +41,7 @@ from .lattice import (
     final_cell_grads,
     final_cells,
     pair_cells,
+    path_share,
 )
 
 INSERT, WRITE, DROP = 0, 1, 2  # operations before/at a known letter; at the end: INSERT, STOP (= WRITE)
@@ -311,23 +311,22 @@ class _Lattice(torch.autograd.Function):
             g_alpha, alpha = g[m], cells.alphas[m]
             open_cells = cells.inserted_clamped[m].logical_not()  # a clamped cell passes no gradient
             inserted = torch.add(cells.insert[m], alpha[:, :-1], out=share_insert[m])
-            inserted = inserted.sub_(alpha[:, 1:]).clamp_min_(EXP_FLOOR).exp_().mul_(open_cells)
+            inserted = path_share(inserted, alpha[:, 1:], open_cells)  # times each cell's gradient below
             for k in range(big_n, 0, -1):
                 inserted[:, k - 1].mul_(g_alpha[:, k])
                 g_alpha[:, k - 1] += inserted[:, k - 1]
-            g_written = (cells.written[m] - alpha).clamp_min_(EXP_FLOOR).exp_()  # 1 at k = 0
+            g_written = path_share(cells.written[m] - alpha, 0.0, g_alpha)  # at k = 0: g_alpha
             g_written[:, 1:].mul_(open_cells)
-            g_written.mul_(g_alpha)
             g[m] = None
             if m == 0:
                 break
             # Across letter m: written[m] = logaddexp(alphas[m-1] + drop, [blank, alphas[m-1] + write]).
             h = g_written.masked_fill_(cells.written_clamped[m - 1], 0.0)
             cell, prev = cells.written[m], cells.alphas[m - 1]
-            dropped = (prev + drop[:, m - 1]).sub_(cell).clamp_min_(EXP_FLOOR).exp_().mul_(h)
+            dropped = path_share(prev + drop[:, m - 1], cell, h)
             g[m - 1] += dropped
             g_drop[:, m - 1] = dropped.sum((0, 1))
-            written = torch.add(cells.write[m - 1], prev[:, :-1], out=share_write[m - 1]).sub_(cell[:, 1:])
-            g[m - 1][:, :-1] += written.clamp_min_(EXP_FLOOR).exp_().mul_(h[:, 1:])
+            written = torch.add(cells.write[m - 1], prev[:, :-1], out=share_write[m - 1])
+            g[m - 1][:, :-1] += path_share(written, cell[:, 1:], h[:, 1:])
         return (emission_grads(share_write, lost, n_symbols), emission_grads(share_insert, lost, n_symbols), g_drop,
                 None, None, None)  # fmt: skip

@@ -57,6 +57,12 @@ def emission_grads(shares: torch.Tensor, ids: torch.Tensor, n_symbols: int) -> t
     return table.index_add_(1, ids.reshape(-1), shares.view(n_letters, -1, n_y)).permute(2, 0, 1)
 
 
+def path_share(path: torch.Tensor, cell: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+    """A written-out backward's step: a path's share of the cell it enters times the cell's gradient,
+    exp(path - cell) x grad, computed in `path`'s storage (any equal shapes)."""
+    return path.sub_(cell).clamp_min_(EXP_FLOOR).exp_().mul_(grad)
+
+
 def final_cells(alphas: list[torch.Tensor], lost_len: torch.Tensor, known_len: torch.Tensor) -> torch.Tensor:
     """log P(x_i | y_j) (n_x, n_y): each known word's lattice at its own length m, each lost word's
     row at its length k (so no word is read past its end)."""

@@ -30,7 +30,6 @@ from ..charset import SPECIALS, Charset
 from ..config import DecipherConfig
 from ..corpus import Word
 from .lattice import (
-    EXP_FLOOR,
     NEG,
     emission_grads,
     emissions,
@@ -38,6 +37,7 @@ from .lattice import (
     final_cell_grads,
     final_cells,
     pair_cells,
+    path_share,
 )
 
 INIT_SCALE = DecipherConfig.channel_init_scale  # one default, the config field's
@@ -245,12 +245,6 @@ def _alphas(
     return alphas, clamped, e1, e2
 
 
-def _share(path: torch.Tensor, cell: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
-    """A path's share of its cell times the cell's gradient, exp(path - cell) x grad, in `path`'s
-    storage (any equal shapes)."""
-    return path.sub_(cell).clamp_min_(EXP_FLOOR).exp_().mul_(grad)
-
-
 class _Lattice(torch.autograd.Function):
     """log P(x_i | y_j) (n_x, n_y) through the pieces lattice, with its gradient by the
     forward-backward algorithm: each transition's share of a cell (exp(from + emission - cell))
@@ -280,13 +274,15 @@ class _Lattice(torch.autograd.Function):
             cell = alphas[m]
             h = g[m].masked_fill_(clamped[m], 0.0)  # a clamped cell passes no gradient
             prev = alphas[m - 1]
-            dropped = _share(prev + drop[:, m - 1], cell, h)  # exp(from + drop - cell) x grad
+            dropped = path_share(prev + drop[:, m - 1], cell, h)  # exp(from + drop - cell) x grad
             g[m - 1] += dropped
             g_drop[:, m - 1] = dropped.sum((0, 1))
             h, cell = h[:, 1:], cell[:, 1:]
-            g[m - 1][:, :-1] += _share(torch.add(e1[m - 1], prev[:, :-1], out=share_one[m - 1]), cell, h)
+            one = torch.add(e1[m - 1], prev[:, :-1], out=share_one[m - 1])  # the one-letter piece's path
+            g[m - 1][:, :-1] += path_share(one, cell, h)
             if share_two is not None and m >= 2:
-                g[m - 2][:, :-1] += _share(torch.add(e2[m - 2], alphas[m - 2][:, :-1], out=share_two[m - 2]), cell, h)
+                two = torch.add(e2[m - 2], alphas[m - 2][:, :-1], out=share_two[m - 2])  # the two-letter piece's
+                g[m - 2][:, :-1] += path_share(two, cell, h)
             g[m] = None
         g_two = emission_grads(share_two, lost, n_symbols) if share_two is not None else None
         return emission_grads(share_one, lost, n_symbols), g_two, g_drop, None, None, None

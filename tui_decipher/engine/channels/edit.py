@@ -142,7 +142,7 @@ class EditChannel(nn.Module):
         if torch.is_grad_enabled() and self.write.requires_grad:
             cells = _Lattice.apply(write, insert, drop, lost, lost_len, known_len)
         else:
-            cells = final_cells(_alphas(write, insert, drop, lost)[0], lost_len, known_len)
+            cells = final_cells(_alphas(write, insert, drop, lost).alphas, lost_len, known_len)
         return cells + operation[self.none, STOP]  # then stop: (n_x, n_y)
 
     def log_prob_pairs(
@@ -232,7 +232,8 @@ class _Cells:
     letters wrote the first k lost symbols, the insertions before letter m+1 included), and before
     them `written[m]`, the same before those insertions. With `keep` (`_alphas`), what `_Lattice`'s
     backward reads too: which cells were clamped to NEG (`written_clamped[m - 1]` for m >= 1;
-    `inserted_clamped[m]` (n_x, N, n_y) for k >= 1) and every emission at once."""
+    `inserted_clamped[m]` (n_x, N, n_y) for k >= 1) and every emission at once; without it only
+    `alphas` is filled."""
 
     alphas: list[torch.Tensor]
     written: list[torch.Tensor]
@@ -244,7 +245,7 @@ class _Cells:
 
 def _alphas(
     write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, lost: torch.Tensor, keep: bool = False
-) -> tuple[list[torch.Tensor], _Cells]:
+) -> _Cells:
     """The lattice from write (n_y, M, S), insert (n_y, M+1, S) and drop (n_y, M) of the known
     words and lost (n_x, N) ids: its alphas, and with `keep` all that the backward reads (`_Cells`);
     without it, emissions are read one letter at a time and nothing else is kept."""
@@ -269,7 +270,8 @@ def _alphas(
 
     start = write.new_full((n_x, big_n + 1, n_y), NEG)
     start[:, 0] = 0.0
-    cells.written.append(start)
+    if keep:
+        cells.written.append(start)
     cells.alphas.append(with_insertions(start, 0))
     for m in range(1, big_m + 1):
         prev = cells.alphas[-1]
@@ -279,9 +281,10 @@ def _alphas(
         if keep:
             cells.written_clamped.append(new < NEG)
         new = new.clamp_min(NEG)
-        cells.written.append(new)
+        if keep:
+            cells.written.append(new)
         cells.alphas.append(with_insertions(new, m))
-    return cells.alphas, cells
+    return cells
 
 
 class _Lattice(torch.autograd.Function):
@@ -293,10 +296,10 @@ class _Lattice(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, write, insert, drop, lost, lost_len, known_len):  # type: ignore[override]
-        alphas, cells = _alphas(write, insert, drop, lost, keep=True)
+        cells = _alphas(write, insert, drop, lost, keep=True)
         ctx.save_for_backward(drop, lost, lost_len, known_len)
         ctx.lattice = cells, write.shape[-1]
-        return final_cells(alphas, lost_len, known_len)
+        return final_cells(cells.alphas, lost_len, known_len)
 
     @staticmethod
     def backward(ctx, grad):  # type: ignore[override]

@@ -229,7 +229,7 @@ def _alphas(
     e2 = emissions(two, lost) if keep and big_m > 1 else None
     start = one.new_full((n_x, big_n + 1, n_y), NEG)
     start[:, 0] = 0.0
-    alphas, clamped = [start], [start < NEG]
+    alphas, clamped = [start], [start < NEG] if keep else []
     head = one.new_full((n_x, 1, n_y), NEG)  # no symbol yet: k = 0 is reached by drops only
     for m in range(1, big_m + 1):
         prev = alphas[m - 1]

@@ -103,7 +103,7 @@ def test_a_users_step_budget_keeps_the_schedules_proportions() -> None:
     assert short_search is not None and search is not None  # the transport probe searches first
     assert (short_search.starts, short_search.steps) == (search.starts, search.steps // 10)
     assert short.fit_steps == pieces.fit_steps // 10 and short.budget == pieces.budget // 10
-    assert SCHEDULES["edit"].scaled(1).budget == 2  # every stage takes at least one step
+    assert SCHEDULES["edit"].scaled(1).budget == 3  # every stage (probe, fit, reverse) takes at least one step
 
 
 def test_the_lexicon_probe_is_doubted_only_where_its_evidence_says_few_lost_words_have_a_cognate() -> None:

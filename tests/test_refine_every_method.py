@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from tui_decipher.cli import app as cli_app
 from tui_decipher.engine.channels.transport import transport_plan
-from tui_decipher.engine.checkpoint import CHECKPOINT_NAME, load_checkpoint
+from tui_decipher.engine.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from tui_decipher.engine.config import DecipherConfig, preset
 from tui_decipher.engine.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.methods import refine_decipherment, run_decipherment
@@ -241,14 +241,19 @@ def _assert_proposals_blended(corpus, result, state) -> None:
     import threading
 
     from tui_decipher.engine.channels.scoring import channel_log_probs
-    from tui_decipher.engine.methods.channel import ProbeBlend, load_channel
+    from tui_decipher.engine.methods.channel import ChannelBlend, load_channel
     from tui_decipher.engine.problem import Problem
 
     problem = Problem.prepare(corpus, result.config, lambda e: None, threading.Event())
-    blend = ProbeBlend.from_state(state["blend"], problem)
+    blend = ChannelBlend.from_state(state["blend"], problem)
     channel = load_channel(problem, state["channel"])
     args = (corpus.lost_words, corpus.known_words, problem.lost_charset, problem.known_charset)
-    own, other = channel_log_probs(channel, *args), channel_log_probs(blend.channel, *args)
+    own = channel_log_probs(channel, *args)
+    if blend.reverse:  # trained to write the known words from the lost ones: (n_known, n_lost), read across
+        other = channel_log_probs(blend.channel, corpus.known_words, corpus.lost_words, problem.known_charset,
+                                  problem.lost_charset).T  # fmt: skip
+    else:
+        other = channel_log_probs(blend.channel, *args)
     cost = -((1 - blend.share) * own + blend.share * other).numpy()
     got = np.array([p.cost for p in result.proposals])
     assert np.allclose(got, cost[[p.lost for p in result.proposals], [p.known for p in result.proposals]],
@@ -280,14 +285,51 @@ def test_auto_on_two_scripts_blends_its_probe_into_the_final_costs_and_a_refinem
     _assert_proposals_blended(corpus, refined, after.state)
 
 
-def test_auto_on_one_alphabet_keeps_its_fit_alone(tmp_path, single_thread) -> None:
+def test_auto_on_one_alphabet_blends_a_reverse_channel_and_a_refinement_keeps_it(tmp_path, single_thread) -> None:
+    """On the edit path a channel trained the other way (known words written from the lost ones)
+    weighs n_lost / (n_lost + n_known) of the final costs (auto.reverse_share): saved with the run
+    as a reverse blend, left as it is by a refinement."""
     path = tmp_path / "shared.cog"
     write_generated(path, GeneratorSpec(kind="shared-alphabet", seed=3, lost_words=60))
     cfg = DecipherConfig(corpus=str(path), device="cpu", auto_steps=30)
     corpus = load_corpus(cfg).corpus
     result = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
+    n_lost, n_known = len(corpus.lost_words), len(corpus.known_words)
+    assert n_known > n_lost  # the generator's known list is larger: the shares differ from a half
+    share = n_lost / (n_lost + n_known)
     assert result.decisions["channel_kind"] == "edit" and result.decisions["probe_share"] == 0.0
-    assert "blend" not in load_checkpoint(tmp_path).state and result.fitted.blend is None
+    assert result.decisions["reverse_share"] == pytest.approx(share)
+    assert f"the reverse channel weighs {100 * share:.0f}% of the final costs" in result.decisions["line"]
+    checkpoint = load_checkpoint(tmp_path)
+    blend = checkpoint.state["blend"]
+    assert blend["reverse"] is True and blend["share"] == pytest.approx(share)
+    assert result.fitted.blend is not None and result.fitted.blend.reverse
+    _assert_proposals_blended(corpus, result, checkpoint.state)
+    refined = refine_decipherment(corpus, checkpoint, ReviewConstraints(), 1, checkpoint=tmp_path / "r.pt")
+    after = load_checkpoint(tmp_path / "r.pt")
+    assert after.state["blend"]["reverse"] is True
+    assert all(torch.equal(v, blend["channel"][k]) for k, v in after.state["blend"]["channel"].items())
+    _assert_proposals_blended(corpus, refined, after.state)
+
+
+def test_a_blend_saved_before_reverse_channels_is_read_as_the_probe(tmp_path, single_thread) -> None:
+    """Checkpoints written before reverse blends existed hold {"channel", "share"} only: they load as
+    the probe's blend (scored in the run's own direction), and a refinement of one runs."""
+    path = tmp_path / "cipher.cog"
+    write_generated(path, GeneratorSpec(kind="substitution", seed=5, lost_words=80))
+    cfg = DecipherConfig(corpus=str(path), device="cpu", auto_steps=60)
+    corpus = load_corpus(cfg).corpus
+    run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
+    checkpoint = load_checkpoint(tmp_path)
+    del checkpoint.state["blend"]["reverse"]  # as the code before this field saved it
+    save_checkpoint(tmp_path / "old.pt", checkpoint)
+    old = load_checkpoint(tmp_path / "old.pt")
+    assert set(old.state["blend"]) == {"channel", "share"}
+    refined = refine_decipherment(corpus, old, ReviewConstraints(), 1, checkpoint=tmp_path / "r.pt")
+    after = load_checkpoint(tmp_path / "r.pt")
+    assert refined.fitted.blend is not None and refined.fitted.blend.reverse is False
+    assert after.state["blend"]["share"] == 0.25  # a refinement saves the blend as the run had it
+    _assert_proposals_blended(corpus, refined, after.state)
 
 
 # --- the CLI: refine any method, in place or as a branch -------------------------------------------

@@ -8,6 +8,7 @@ checks `problem.cancel` and times its phases into `problem.phases`. Gold is read
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import defaultdict
@@ -121,6 +122,24 @@ class Problem:
             signs=signs or None,
             **run_state,
         )
+
+    def reversed(self, demand: int) -> Problem:
+        """The same two word lists read the other way: the known words as the ones written, from
+        the lost words, with D = `demand` pairs. It shares this problem's clock, phases, events and
+        cancel flag, and carries no gold, judgments or sign values (they name pairs and signs of
+        this direction; the flows that obey them stay this problem's)."""
+        corpus = self.corpus
+        back = dataclasses.replace(
+            corpus, lost_code=corpus.known_code, known_code=corpus.lost_code, lost_words=corpus.known_words,
+            known_words=corpus.lost_words, gold={}, lost_glosses=corpus.known_glosses,
+            known_glosses=corpus.lost_glosses,
+        )  # fmt: skip
+        known = KnownIndex(back.known_words, self.lost_charset, self.device)
+        return dataclasses.replace(
+            self, corpus=back, lost_charset=self.known_charset, known_charset=self.lost_charset,
+            lost=LostBatch.encode(back.lost_words, self.known_charset, self.device), known=known,
+            known_texts=[ids_to_text(ids[:-1]) for ids in known.ids], n_cognates=demand, review=None, signs=None,
+        )  # fmt: skip
 
     @property
     def n_lost(self) -> int:

@@ -49,8 +49,12 @@ many lost words have a cognate. This method decides both, and says why, from the
    syllabary only a word and a longer form of it count: its lossy spelling lets words without a
    cognate read confidently as another word's known word, so other collisions there do not show
    inflected forms.
-   Its costs then give the proposals (a flow with D and C) and the evaluation, each flow over a
-   graph widened until a wider one no longer lowers its cost (FLOW_GRAPH).
+5. **Both directions** (one alphabet): a second edit channel is trained the other way, writing
+   the known words from the lost ones (transport, D pairs, C = 1), and its log P(known | lost)
+   weighs n_lost / (n_lost + n_known) of the final log-probabilities beside the fit's log P(lost |
+   known) (`reverse_share`). Each direction charges what the other leaves out (docs/experiments.md).
+   The final costs then give the proposals (a flow with D and C) and the evaluation, each flow over
+   a graph widened until a wider one no longer lowers its cost (FLOW_GRAPH).
 
 Every decision and its evidence is in the result's `decisions` (summary.json), and in one line.
 """
@@ -82,7 +86,7 @@ from ..review import ReviewConstraints
 from ..scripts import ScriptProfile
 from ..sign_values import SignValues, read_sign_values
 from .base import DecipherResult, empty_result
-from .channel import ProbeBlend, finish_channel_result, refine_channel, save_channel
+from .channel import ChannelBlend, finish_channel_result, refine_channel, save_channel
 
 
 @dataclass(frozen=True)
@@ -147,9 +151,16 @@ class Schedule:
     fit_steps: int
     train_share: float
     syllables: SyllableSearch | None = None  # run where the lost script reads as a syllabary
-    # The kept probe's share of the final log-probabilities where the fit is kept (`ProbeBlend`):
+    # The kept probe's share of the final log-probabilities where the fit is kept (`ChannelBlend`):
     # two channels trained from one start on different objectives and words, averaged.
     probe_share: float = 0.0
+    # A channel trained the other way (the known words written from the lost ones): its steps on
+    # every known word (`reverse_share` gives its weight in the final costs).
+    reverse_steps: int = 0
+
+    def __post_init__(self) -> None:
+        if self.probe_share and self.reverse_steps:
+            raise ValueError("a schedule blends one second channel: the probe or the reverse channel")
 
     @property
     def budget(self) -> int:
@@ -158,7 +169,7 @@ class Schedule:
         # budget, as the fit's steps equal the lexicon probe's, and the fit's progress total
         # becomes the steps the run took.
         search = self.syllables.total_steps if self.syllables else 0
-        return search + sum(p.total_steps for p in self.probes) + self.fit_steps
+        return search + sum(p.total_steps for p in self.probes) + self.fit_steps + self.reverse_steps
 
     def scaled(self, steps: int) -> Schedule:
         """The same schedule within a budget of `steps` (the user's `auto_steps`), split as its own."""
@@ -173,7 +184,8 @@ class Schedule:
         )  # fmt: skip
         syllables = self.syllables and dataclasses.replace(
             self.syllables, moves=max(MOVES_A_STEP, self.syllables.moves * steps // self.budget))
-        return dataclasses.replace(self, probes=probes, fit_steps=part(self.fit_steps), syllables=syllables)
+        return dataclasses.replace(self, probes=probes, fit_steps=part(self.fit_steps), syllables=syllables,
+                                   reverse_steps=self.reverse_steps and part(self.reverse_steps))
 
 
 # Per channel kind. A syllabary's map needs more words and steps than an alphabet's: the pieces
@@ -187,7 +199,7 @@ class Schedule:
 # the final costs: in 8 runs on generated tuning corpora that read 0.0 to 2.4 points above the fit
 # alone (mean 1.0, never below); the edit probe, on half the words, gained nothing there.
 SCHEDULES: dict[str, Schedule] = {
-    "edit": Schedule((Probe("transport", 150),), 150, 0.5),
+    "edit": Schedule((Probe("transport", 150),), 150, 0.5, reverse_steps=300),
     "pieces": Schedule(
         (Probe("lexicon", 300), Probe("transport", 150, Search(2, 600))), 300, 0.8, SyllableSearch(2, 20, 300_000),
         probe_share=0.25,
@@ -244,7 +256,8 @@ class AutoDecisions:
     probe_why: str = ""  # which probe was kept and why, where there was a choice
     syllables: dict[str, Any] = dataclasses.field(default_factory=dict)  # the syllable search, where it ran
     fit_check: dict[str, Any] = dataclasses.field(default_factory=dict)  # the fit against its probe (FitCheck)
-    probe_share: float = 0.0  # the kept probe's share of the final costs beside the fit (ProbeBlend)
+    probe_share: float = 0.0  # the kept probe's share of the final costs beside the fit (ChannelBlend)
+    reverse_share: float = 0.0  # the reverse channel's share of them (ChannelBlend with reverse)
 
     def line(self) -> str:
         """The decisions in one line, for the CLI summary and the TUI's run detail."""
@@ -252,6 +265,8 @@ class AutoDecisions:
         probe = f"; {self.probe_why}" if self.probe_why else ""
         drift = f"; {self.fit_check['why']}" if self.fit_check and not self.fit_check["kept_fit"] else ""
         blend = f"; the probe weighs {100 * self.probe_share:.0f}% of the final costs" if self.probe_share else ""
+        if self.reverse_share:
+            blend += f"; both directions: the reverse channel weighs {100 * self.reverse_share:.0f}% of the final costs"
         return (
             f"auto: {self.channel_kind} channel ({self.channel_why}){syllables}{probe}; "
             f"{_demand_phrase(self.demand)}{drift}{blend}; C = {self.capacity} ({self.capacity_why})"
@@ -427,7 +442,7 @@ class AutoMethod:
             # The kept probe's channel goes on training on every lost word with the decided D (and
             # the least C that D needs); C for the flows is then read from its confident readings.
             # The progress total becomes the steps this run takes: a probe not tried is not counted.
-            steps_run = probed.steps + schedule.fit_steps  # the syllable search's included
+            steps_run = probed.steps + schedule.fit_steps + schedule.reverse_steps  # the search's included
             training = dataclasses.replace(
                 problem, n_cognates=demand,
                 cfg=chosen.replace(capacity=least, cognate_fraction=max(0.001, estimate.share),
@@ -440,13 +455,16 @@ class AutoMethod:
             if not check.kept_fit:
                 on_event(Decided("fit", check.why, problem.elapsed()))
             share = schedule.probe_share if check.kept_fit else 0.0
-            blend = ProbeBlend(probed.channel, share) if share else None
+            blend = ChannelBlend(probed.channel, share) if share else None
             with problem.timer("score"):
                 fit = score_channel(fit.channel if check.kept_fit else probed.channel, corpus.lost_words,
                                     corpus.known_words, problem.lost_charset, problem.known_charset)  # fmt: skip
             with problem.timer("capacity"):  # read from the kept channel's own readings, as it was chosen
                 forms_of = corpus.lost_words if profile.syllabary else None
                 capacity = estimate_capacity(fit.cost, demand, problem.n_known, forms_of)
+            if schedule.reverse_steps:
+                reverse = _train_reverse(training, demand, schedule.reverse_steps, steps_run - schedule.reverse_steps)
+                blend = ChannelBlend(reverse, reverse_share(problem.n_lost, problem.n_known), reverse=True)
             if blend is not None:
                 with problem.timer("score"):
                     fit = blend.mix_fit(fit, problem)  # in place on fit.cost
@@ -462,7 +480,7 @@ class AutoMethod:
         decisions = AutoDecisions(
             profile.as_dict(), kind, kind_why, estimate.as_dict(), capacity.capacity, capacity.why,
             steps_run, capacity.as_dict(), probed.evidence, probed.why, syllables.as_dict() if syllables else {},
-            check.as_dict(), share,
+            check.as_dict(), share, blend.share if blend is not None and blend.reverse else 0.0,
         )  # fmt: skip
         result.decisions = decisions.as_dict()
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
@@ -766,6 +784,33 @@ def _seeded(problem: Problem, found: SyllableMap | None, seed: int) -> Channel |
                           problem.pinned_signs, problem.device)  # fmt: skip
     seed_channel(channel, found, problem.lost_charset, problem.known_charset)  # type: ignore[arg-type]
     return channel
+
+
+def reverse_share(n_lost: int, n_known: int) -> float:
+    """The reverse channel's share of the final log-probabilities, n_lost / (n_lost + n_known).
+
+    A channel learns its letters from the words it writes that have a cognate: with D pairs, D /
+    n_lost of the lost words and D / n_known of the known ones. Each direction weighs as that
+    share, normalised, which is this whatever D is. Lists of one size weigh alike; a known list
+    six times the lost one (the small Ugaritic file) gives the reverse 15%: most of the known words
+    it learnt to write have no cognate (docs/experiments.md, "Both directions")."""
+    return n_lost / (n_lost + n_known)
+
+
+def _train_reverse(problem: Problem, demand: int, steps: int, done: int) -> Channel:
+    """A fresh channel trained the other way: every known word written from the lost words, with
+    the transport objective, D = the run's `demand` (at most one pair a known word) and C = 1 (one
+    known word a lost word), reporting its steps after the `done` ones.
+
+    Why: each direction's log-probability leaves out what the other weighs. log P(lost | known)
+    does not charge a known word for letters the lost word's spelling does not explain, and a
+    known word that writes many lost words well (short, common letters) attracts them; log P(known
+    | lost) charges exactly those. Their mean is the symmetric score of a pair (docs/experiments.md,
+    "Both directions")."""
+    back = problem.reversed(min(demand, problem.n_known))
+    problem.on_event(Decided("reverse", f"both directions: a reverse channel writes the {problem.n_known} known"
+                             f" words from the lost ones ({steps} steps)", problem.elapsed()))  # fmt: skip
+    return _train(back, list(back.corpus.lost_words), steps, done, problem.cfg.seed + 29, back.n_cognates, 1).channel
 
 
 def _train(

@@ -36,18 +36,24 @@ from .base import DecipherResult, PairScores, Proposal, empty_result
 
 
 @dataclass(frozen=True)
-class ProbeBlend:
+class ChannelBlend:
     """A second channel whose log-probabilities weigh `share` of a run's final ones, beside the
-    trained channel's 1 - share: auto's kept probe (`auto.Schedule.probe_share` says where and why).
+    trained channel's 1 - share. auto blends either its kept probe (`auto.Schedule.probe_share`)
+    or, with `reverse`, a channel trained the other way, writing the known words from the lost
+    ones (`auto.Schedule.reverse_share`): its log P(known | lost) stands beside log P(lost | known).
     It is saved with the run and left as it is by refinements, which train the other channel."""
 
     channel: Channel
     share: float
+    reverse: bool = False
 
     def mix(self, log_p: torch.Tensor, lost_words: list[Word], known_words: list[Word], lost_charset: Charset,
             known_charset: Charset) -> torch.Tensor:
         """(1 - share) log_p + share log P_blend, in place on `log_p` (n_lost, n_known)."""
-        other = channel_log_probs(self.channel, lost_words, known_words, lost_charset, known_charset)
+        if self.reverse:  # scored as the channel was trained, (n_known, n_lost), then read across
+            other = channel_log_probs(self.channel, known_words, lost_words, known_charset, lost_charset).T
+        else:
+            other = channel_log_probs(self.channel, lost_words, known_words, lost_charset, known_charset)
         return log_p.mul_(1 - self.share).add_(other.mul_(self.share))
 
     def mix_fit(self, fit: ChannelFit, problem: Problem) -> ChannelFit:
@@ -58,23 +64,34 @@ class ProbeBlend:
         return ChannelFit(cost=log_p.neg_().numpy(), loss=fit.loss, channel=fit.channel)
 
     def state(self) -> dict[str, Any]:
-        return {"channel": {k: v.detach().cpu() for k, v in self.channel.state_dict().items()}, "share": self.share}
+        return {"channel": {k: v.detach().cpu() for k, v in self.channel.state_dict().items()}, "share": self.share,
+                "reverse": self.reverse}  # fmt: skip
 
     @classmethod
-    def from_state(cls, state: dict[str, Any] | None, problem: Problem) -> ProbeBlend | None:
-        """The blend a checkpoint saved (None where it saved none: every run before it existed)."""
+    def from_state(cls, state: dict[str, Any] | None, problem: Problem) -> ChannelBlend | None:
+        """The blend a checkpoint saved (None where it saved none: every run before it existed; a
+        blend saved before reverse channels existed is the probe's)."""
         if not state:
             return None
-        return cls(load_channel(problem, state["channel"]), float(state["share"]))
+        reverse = bool(state.get("reverse", False))
+        lost_charset, known_charset = (
+            (problem.known_charset, problem.lost_charset) if reverse else (problem.lost_charset, problem.known_charset)
+        )
+        return cls(load_channel(problem, state["channel"], lost_charset, known_charset), float(state["share"]), reverse)
 
 
-def load_channel(problem: Problem, state: dict[str, torch.Tensor]) -> Channel:
+def load_channel(
+    problem: Problem, state: dict[str, torch.Tensor], lost_charset: Charset | None = None,
+    known_charset: Charset | None = None,
+) -> Channel:
     """A saved channel of `problem`'s settings, on its device (the masks of pinned signs come from
-    the problem, not the state)."""
+    the problem, not the state). The charsets are the problem's unless given (a reverse channel's
+    are the other way round; it has no pinned signs)."""
     cfg = problem.cfg
-    channel = new_channel(cfg.channel_kind, problem.lost_charset, problem.known_charset,
-                          torch.Generator().manual_seed(cfg.seed), cfg.channel_init_scale,
-                          cfg.channel_copy_bias, problem.pinned_signs, problem.device)  # fmt: skip
+    pinned = problem.pinned_signs if lost_charset is None else []
+    channel = new_channel(cfg.channel_kind, lost_charset or problem.lost_charset,
+                          known_charset or problem.known_charset, torch.Generator().manual_seed(cfg.seed),
+                          cfg.channel_init_scale, cfg.channel_copy_bias, pinned, problem.device)  # fmt: skip
     channel.load_state_dict(state)
     return channel
 
@@ -85,7 +102,7 @@ class ChannelFitted:
     flow; with a `blend`, mixed with that channel's as the run's own were."""
 
     channel: Channel
-    blend: ProbeBlend | None = None
+    blend: ChannelBlend | None = None
 
     def sizes(self) -> tuple[int, int]:
         return self.channel.sizes
@@ -149,11 +166,11 @@ class ChannelAlone:
 
 
 def finish_channel_result(
-    problem: Problem, result: DecipherResult, fit: ChannelFit, blend: ProbeBlend | None = None
+    problem: Problem, result: DecipherResult, fit: ChannelFit, blend: ChannelBlend | None = None
 ) -> DecipherResult:
     """Fill a result from a trained channel on `problem` (whose D and C its flows use): the
     proposals, the fitted channel, its character map, the evaluation; report RestartEnd, finish.
-    With a `blend`, `fit.cost` is already blended (`ProbeBlend.mix_fit`); the map is the channel's."""
+    With a `blend`, `fit.cost` is already blended (`ChannelBlend.mix_fit`); the map is the channel's."""
     corpus = problem.corpus
     cost = fit.cost  # (n_lost, n_known)
     result.objective = fit.loss
@@ -259,7 +276,7 @@ def refine_channel(
     )
     problem = dataclasses.replace(problem, n_cognates=int(start.state["n_cognates"]))
     channel = load_channel(problem, start.state["channel"])
-    blend = ProbeBlend.from_state(start.state.get("blend"), problem)  # kept as the run had it
+    blend = ChannelBlend.from_state(start.state.get("blend"), problem)  # kept as the run had it
     steps, refined = rounds * REFINE_STEPS, start.refined + 1
     on_event(
         RunStarted(

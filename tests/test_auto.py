@@ -39,6 +39,8 @@ from tui_decipher.engine.methods.auto import (
     kept_probe,
     kept_syllable_map,
     probe_split,
+    reverse_share,
+    reverse_steps,
 )
 from tui_decipher.engine.scripts import ScriptProfile
 
@@ -269,6 +271,30 @@ def test_auto_reads_a_shared_alphabet_with_the_edit_channel(tmp_path, single_thr
     assert "drifted" not in d["line"]
     # Shared spellings on a shared alphabet: both channels' readings of them are recorded.
     assert d["fit_check"]["n_identical"] > 0 and d["fit_check"]["fit_identical"] <= d["fit_check"]["n_identical"]
+
+
+def test_the_reverse_channel_weighs_as_the_lost_lists_share_and_is_left_out_of_shortlisted_lists() -> None:
+    edit, pieces = SCHEDULES["edit"], SCHEDULES["pieces"]
+    assert reverse_share(584, 584) == 0.5 and reverse_share(735, 4103) == pytest.approx(0.152, abs=1e-3)
+    assert reverse_steps(edit, 584, 583) == (edit.reverse_steps, "") and edit.reverse_steps > 0
+    assert reverse_steps(pieces, 919, 605) == (0, "")  # two scripts: no reverse channel, nothing to say
+    steps, why = reverse_steps(edit, 7235, 39451)  # the full Ugaritic list trains through shortlists
+    assert steps == 0 and why.startswith("one direction: 39451 x 7235 words")
+
+
+def test_a_run_whose_reverse_lists_are_too_long_reads_one_direction(tmp_path, single_thread, monkeypatch) -> None:
+    import tui_decipher.engine.methods.auto as auto_module
+
+    monkeypatch.setattr(auto_module, "shortlisted", lambda n_lost, n_known: True)
+    steps: list[ChannelStep] = []
+    path = _generated(tmp_path, "shared-alphabet", seed=5, lost_words=60)
+    cfg = DecipherConfig(corpus=str(path), device="cpu", auto_steps=30)
+    corpus = read_cog(path)
+    result = run_decipherment(corpus, cfg, on_event=lambda e: steps.append(e) if isinstance(e, ChannelStep) else None)
+    d = result.decisions
+    assert d["reverse_share"] == 0.0 and d["reverse_why"].startswith("one direction") and d["reverse_why"] in d["line"]
+    assert result.fitted.blend is None
+    assert steps[-1].step == steps[-1].steps == d["steps"]  # the progress total leaves the reverse steps out
 
 
 def test_a_fit_that_drifted_from_its_probe_gives_way_to_the_probes_channel(

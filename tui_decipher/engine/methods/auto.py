@@ -53,6 +53,7 @@ many lost words have a cognate. This method decides both, and says why, from the
    the known words from the lost ones (transport, D pairs, C = 1), and its log P(known | lost)
    weighs n_lost / (n_lost + n_known) of the final log-probabilities beside the fit's log P(lost |
    known) (`reverse_share`). Each direction charges what the other leaves out (docs/experiments.md).
+   Lists long enough to train through shortlists read one direction (`reverse_steps`).
    The final costs then give the proposals (a flow with D and C) and the evaluation, each flow over
    a graph widened until a wider one no longer lowers its cost (FLOW_GRAPH).
 
@@ -74,6 +75,7 @@ import torch
 from ..capacity import estimate_capacity, least_capacity
 from ..channels.protocol import Channel
 from ..channels.scoring import channel_log_probs
+from ..channels.shortlist import shortlisted
 from ..channels.syllables import SyllableMap, known_vowels, planted_gain, search_syllables, seed_channel, value_units
 from ..channels.trainer import ChannelFit, fit_channel, new_channel, score_channel
 from ..checkpoint import Checkpoint, CheckpointError
@@ -258,6 +260,7 @@ class AutoDecisions:
     fit_check: dict[str, Any] = dataclasses.field(default_factory=dict)  # the fit against its probe (FitCheck)
     probe_share: float = 0.0  # the kept probe's share of the final costs beside the fit (ChannelBlend)
     reverse_share: float = 0.0  # the reverse channel's share of them (ChannelBlend with reverse)
+    reverse_why: str = ""  # why no reverse channel was trained, where the schedule has one
 
     def line(self) -> str:
         """The decisions in one line, for the CLI summary and the TUI's run detail."""
@@ -267,6 +270,8 @@ class AutoDecisions:
         blend = f"; the probe weighs {100 * self.probe_share:.0f}% of the final costs" if self.probe_share else ""
         if self.reverse_share:
             blend += f"; both directions: the reverse channel weighs {100 * self.reverse_share:.0f}% of the final costs"
+        elif self.reverse_why:
+            blend += f"; {self.reverse_why}"
         return (
             f"auto: {self.channel_kind} channel ({self.channel_why}){syllables}{probe}; "
             f"{_demand_phrase(self.demand)}{drift}{blend}; C = {self.capacity} ({self.capacity_why})"
@@ -442,7 +447,9 @@ class AutoMethod:
             # The kept probe's channel goes on training on every lost word with the decided D (and
             # the least C that D needs); C for the flows is then read from its confident readings.
             # The progress total becomes the steps this run takes: a probe not tried is not counted.
-            steps_run = probed.steps + schedule.fit_steps + schedule.reverse_steps  # the search's included
+            # Lists long enough to train through shortlists train no reverse channel (`reverse_steps`).
+            back_steps, back_why = reverse_steps(schedule, problem.n_lost, problem.n_known)
+            steps_run = probed.steps + schedule.fit_steps + back_steps  # the search's included
             training = dataclasses.replace(
                 problem, n_cognates=demand,
                 cfg=chosen.replace(capacity=least, cognate_fraction=max(0.001, estimate.share),
@@ -462,8 +469,8 @@ class AutoMethod:
             with problem.timer("capacity"):  # read from the kept channel's own readings, as it was chosen
                 forms_of = corpus.lost_words if profile.syllabary else None
                 capacity = estimate_capacity(fit.cost, demand, problem.n_known, forms_of)
-            if schedule.reverse_steps:
-                reverse = _train_reverse(training, demand, schedule.reverse_steps, steps_run - schedule.reverse_steps)
+            if back_steps:
+                reverse = _train_reverse(training, demand, back_steps, steps_run - back_steps)
                 blend = ChannelBlend(reverse, reverse_share(problem.n_lost, problem.n_known), reverse=True)
             if blend is not None:
                 with problem.timer("score"):
@@ -480,7 +487,7 @@ class AutoMethod:
         decisions = AutoDecisions(
             profile.as_dict(), kind, kind_why, estimate.as_dict(), capacity.capacity, capacity.why,
             steps_run, capacity.as_dict(), probed.evidence, probed.why, syllables.as_dict() if syllables else {},
-            check.as_dict(), share, blend.share if blend is not None and blend.reverse else 0.0,
+            check.as_dict(), share, blend.share if blend is not None and blend.reverse else 0.0, back_why,
         )  # fmt: skip
         result.decisions = decisions.as_dict()
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
@@ -784,6 +791,21 @@ def _seeded(problem: Problem, found: SyllableMap | None, seed: int) -> Channel |
                           problem.pinned_signs, problem.device)  # fmt: skip
     seed_channel(channel, found, problem.lost_charset, problem.known_charset)  # type: ignore[arg-type]
     return channel
+
+
+def reverse_steps(schedule: Schedule, n_lost: int, n_known: int) -> tuple[int, str]:
+    """The reverse channel's steps (0: none) and, where the schedule has one but it is left out, why.
+
+    Where writing the known words from the lost ones would train through shortlists (the full
+    Ugaritic list: 39451 x 7235 words), the reverse channel costs more than the rest of the run:
+    on an H100 its steps took 1 s each where the fit's took 0.4 s, about 5 minutes added to a
+    2-minute run, and more on a CPU. A run there reads one direction."""
+    if not schedule.reverse_steps:
+        return 0, ""
+    if shortlisted(n_known, n_lost):
+        return 0, (f"one direction: {n_known} x {n_lost} words are too many pairs to also write the known words"
+                   " from the lost ones")  # fmt: skip
+    return schedule.reverse_steps, ""
 
 
 def reverse_share(n_lost: int, n_known: int) -> float:

@@ -181,6 +181,29 @@ def test_auto_takes_sign_values_and_a_syllable_picks_the_pieces_channel(syllabar
         assert result.char_map[value.lost][0][0] == "".join(value.known)
 
 
+def test_auto_saves_its_blended_probe_held_to_the_sign_values(syllabary, tmp_path) -> None:
+    """The probe blended into auto's final costs was trained under the pinned signs: read back from
+    the checkpoint (as a refinement reads it) it is held to them again, the masks coming from the
+    saved values, not from the channel's state."""
+    import threading
+
+    from tui_decipher.engine.methods.channel import ChannelBlend
+    from tui_decipher.engine.problem import Problem
+    from tui_decipher.engine.sign_values import SignValues
+
+    corpus, _cfg, signs = syllabary
+    cfg = DecipherConfig(corpus=_cfg.corpus, device="cpu", method="auto", auto_steps=120, known_signs=str(signs))
+    result = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
+    state = load_checkpoint(tmp_path).state
+    assert result.decisions["probe_share"] > 0 and not state["blend"].get("reverse", False)
+    problem = Problem.prepare(corpus, result.config, lambda e: None, threading.Event(),
+                              signs=SignValues.from_state(state["sign_values"]))  # fmt: skip
+    blend = ChannelBlend.from_state(state["blend"], problem)
+    char_map = blend.channel.character_map(corpus.known_words, problem.lost_charset, problem.known_charset)
+    for value in read_sign_values(signs, corpus).values:
+        assert char_map[value.lost][0][0] == "".join(value.known)
+
+
 def test_known_signs_on_the_command_line(syllabary, tmp_path) -> None:
     _corpus, cfg, signs = syllabary
     data = tmp_path / "data"

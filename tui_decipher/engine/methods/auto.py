@@ -827,7 +827,7 @@ def _train_reverse(problem: Problem, demand: int, steps: int, done: int) -> Chan
     Why: each direction's log-probability leaves out what the other weighs. log P(lost | known)
     does not charge a known word for letters the lost word's spelling does not explain, and a
     known word that writes many lost words well (short, common letters) attracts them; log P(known
-    | lost) charges exactly those. Their mean is the symmetric score of a pair (docs/experiments.md,
+    | lost) charges exactly those; the two are blended by `reverse_share` (docs/experiments.md,
     "Both directions")."""
     back = problem.reversed(min(demand, problem.n_known))
     problem.on_event(Decided("reverse", f"both directions: a reverse channel writes the {problem.n_known} known"

@@ -40,7 +40,7 @@ class ChannelBlend:
     """A second channel whose log-probabilities weigh `share` of a run's final ones, beside the
     trained channel's 1 - share. auto blends either its kept probe (`auto.Schedule.probe_share`)
     or, with `reverse`, a channel trained the other way, writing the known words from the lost
-    ones (`auto.Schedule.reverse_share`): its log P(known | lost) stands beside log P(lost | known).
+    ones (`auto.reverse_share`): its log P(known | lost) stands beside log P(lost | known).
     It is saved with the run and left as it is by refinements, which train the other channel."""
 
     channel: Channel
@@ -73,11 +73,10 @@ class ChannelBlend:
         blend saved before reverse channels existed is the probe's)."""
         if not state:
             return None
-        reverse = bool(state.get("reverse", False))
-        lost_charset, known_charset = (
-            (problem.known_charset, problem.lost_charset) if reverse else (problem.lost_charset, problem.known_charset)
-        )
-        return cls(load_channel(problem, state["channel"], lost_charset, known_charset), float(state["share"]), reverse)
+        if state.get("reverse", False):  # written the other way: the charsets swapped, no pinned signs
+            channel = load_channel(problem, state["channel"], problem.known_charset, problem.lost_charset)
+            return cls(channel, float(state["share"]), reverse=True)
+        return cls(load_channel(problem, state["channel"]), float(state["share"]))
 
 
 def load_channel(

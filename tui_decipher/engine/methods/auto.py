@@ -449,6 +449,7 @@ class AutoMethod:
             # The progress total becomes the steps this run takes: a probe not tried is not counted.
             # Lists long enough to train through shortlists train no reverse channel (`reverse_steps`).
             back_steps, back_why = reverse_steps(schedule, problem.n_lost, problem.n_known)
+            back_share = reverse_share(problem.n_lost, problem.n_known) if back_steps else 0.0
             steps_run = probed.steps + schedule.fit_steps + back_steps  # the search's included
             training = dataclasses.replace(
                 problem, n_cognates=demand,
@@ -471,7 +472,7 @@ class AutoMethod:
                 capacity = estimate_capacity(fit.cost, demand, problem.n_known, forms_of)
             if back_steps:
                 reverse = _train_reverse(training, demand, back_steps, steps_run - back_steps)
-                blend = ChannelBlend(reverse, reverse_share(problem.n_lost, problem.n_known), reverse=True)
+                blend = ChannelBlend(reverse, back_share, reverse=True)
             if blend is not None:
                 with problem.timer("score"):
                     fit = blend.mix_fit(fit, problem)  # in place on fit.cost
@@ -487,7 +488,7 @@ class AutoMethod:
         decisions = AutoDecisions(
             profile.as_dict(), kind, kind_why, estimate.as_dict(), capacity.capacity, capacity.why,
             steps_run, capacity.as_dict(), probed.evidence, probed.why, syllables.as_dict() if syllables else {},
-            check.as_dict(), share, blend.share if blend is not None and blend.reverse else 0.0, back_why,
+            check.as_dict(), share, back_share, back_why,
         )  # fmt: skip
         result.decisions = decisions.as_dict()
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))

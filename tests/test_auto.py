@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from contextlib import closing
 
 import pytest
 import torch
@@ -402,6 +403,22 @@ def test_the_kept_syllable_map_is_the_best_of_those_another_start_reproduced() -
     assert kept_syllable_map([first, lone]) == (1, [False, False])
 
 
+def _starts_made(real_starts, made, calls):
+    """The syllable search's starts as they run, each map replaced by `made(map)` once it is
+    appended to `calls` (the maps auto took, in order)."""
+
+    def starts(*args, **kwargs):
+        with closing(real_starts(*args, **kwargs)) as inner:
+            for found in inner:
+                if found is None:
+                    yield None
+                    return
+                calls.append(found)
+                yield made(found)
+
+    return starts
+
+
 @pytest.mark.parametrize(("agree", "explains"), [(True, True), (False, True), (True, False)])
 def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_channels_only_where_found(
     tmp_path, single_thread, monkeypatch, agree, explains
@@ -411,11 +428,9 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
     # words beyond the signs' frequencies or not. Channels start from the map only where both hold.
     import tui_decipher.engine.methods.auto as auto
 
-    real_search, seeded, calls = auto.search_syllables, [], []
+    seeded, calls = [], []
 
-    def search(*args, **kwargs):
-        found = real_search(*args, **kwargs)
-        calls.append(found)
+    def made(found):
         base = calls[0] if agree else found
         signs = sorted(set(base.sign_of.values()))
         shift = 0 if agree else len(calls)
@@ -423,7 +438,7 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
         gain = 1.0 if explains else -0.5
         return dataclasses.replace(base, sign_of=rotated, log_likelihood=base.background + gain * base.n_lost)
 
-    monkeypatch.setattr(auto, "search_syllables", search)
+    monkeypatch.setattr(auto, "search_starts", _starts_made(auto.search_starts, made, calls))
     monkeypatch.setattr(auto, "seed_channel", lambda *args, **kwargs: seeded.append(args[1]))
     # A true map would explain far more than any start: the starts are not all chance (that path
     # is the next test's).
@@ -480,11 +495,9 @@ def test_the_syllable_search_stops_where_its_starts_explain_the_words_as_well_as
     # scholar's sign values pin the map: the rule is not asked there.
     import tui_decipher.engine.methods.auto as auto
 
-    real_search, calls, asked = auto.search_syllables, [], []
+    calls, asked = [], []
 
-    def search(*args, **kwargs):
-        found = real_search(*args, **kwargs)
-        calls.append(found)
+    def made(found):
         signs = sorted(set(found.sign_of.values()))
         rotated = {u: signs[(signs.index(x) + len(calls)) % len(signs)] for u, x in found.sign_of.items()}
         gain = first if len(calls) == 1 else 1.0
@@ -494,7 +507,7 @@ def test_the_syllable_search_stops_where_its_starts_explain_the_words_as_well_as
         asked.append(args)
         return planted
 
-    monkeypatch.setattr(auto, "search_syllables", search)
+    monkeypatch.setattr(auto, "search_starts", _starts_made(auto.search_starts, made, calls))
     monkeypatch.setattr(auto, "planted_gain", planted_gain)
     path = _generated(tmp_path, "syllabary", seed=2, lost_words=200)
     cfg = DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60)

@@ -10,6 +10,7 @@ from collections import Counter
 
 import torch
 
+from tui_decipher.engine.channels.pieces import seed_channel
 from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.syllables import (
     COGNATE_PRIOR,
@@ -17,8 +18,8 @@ from tui_decipher.engine.channels.syllables import (
     known_vowels,
     planted_gain,
     readings,
+    search_starts,
     search_syllables,
-    seed_channel,
 )
 from tui_decipher.engine.channels.trainer import new_channel
 from tui_decipher.engine.charset import Charset
@@ -167,3 +168,31 @@ def test_a_planted_map_explains_a_syllabarys_words_about_as_its_true_map_does(tm
         assert planted_gain(corpus.lost_words, corpus.known_words, seed=1) == planted  # seeded
     # Nothing to plant where there are no lost words.
     assert planted_gain([], _words("kati", "pemo"), seed=1) == 0.0
+
+
+def test_starts_in_worker_processes_find_the_maps_of_one_process(tmp_path) -> None:
+    """Starts annealed at once, each in a worker process, are the starts one process anneals in
+    turn: the same maps in the seeds' order, progress that only grows, and closing the iterator
+    early stops what is still running (no worker is left behind)."""
+    corpus = _syllabary(tmp_path, 5, 150, 0.6)
+    seeds, moves = [11, 12, 13], 20_000
+    alone = list(search_starts(corpus.lost_words, corpus.known_words, seeds, moves, workers=1))
+    reported: list[int] = []
+    starts = search_starts(corpus.lost_words, corpus.known_words, seeds, moves, workers=2,
+                           on_progress=lambda done, _loss: reported.append(done))  # fmt: skip
+    together = list(starts)
+    assert [m.sign_of for m in together] == [m.sign_of for m in alone]
+    assert [m.log_likelihood for m in together] == [m.log_likelihood for m in alone]
+    assert reported == sorted(reported) and reported[-1] >= 2 * moves
+    first = search_starts(corpus.lost_words, corpus.known_words, seeds, 100_000, workers=2)
+    assert next(first) is not None  # the third start is running now
+    first.close()  # it stops within 10,000 moves, and the pool with it
+
+
+def test_a_search_stopped_by_its_caller_yields_none(tmp_path) -> None:
+    corpus = _syllabary(tmp_path, 5, 150, 0.6)
+    for workers in (1, 2):
+        found = list(search_starts(corpus.lost_words, corpus.known_words, [1, 2], 50_000, workers=workers,
+                                   should_stop=lambda: True))  # fmt: skip
+        assert found == [None]
+

@@ -22,6 +22,7 @@ costs -log P(x_i | y_j) go through the same min-cost flow as the neural model's:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
@@ -40,9 +41,13 @@ from .lattice import (
     path_share,
 )
 
+if TYPE_CHECKING:
+    from .syllables import SyllableMap
+
 INIT_SCALE = DecipherConfig.channel_init_scale  # one default, the config field's
 
 DROP, ONE, TWO = 0, 1, 2  # actions at a known letter
+SEED_STRENGTH = 2.5  # how far a syllable search's map raises a sign's logits in the channel's start
 
 
 class CharacterChannel(nn.Module):
@@ -286,3 +291,25 @@ class _Lattice(torch.autograd.Function):
             g[m] = None
         g_two = emission_grads(share_two, lost, n_symbols) if share_two is not None else None
         return emission_grads(share_one, lost, n_symbols), g_two, g_drop, None, None, None
+
+
+def seed_channel(
+    channel: CharacterChannel, found: SyllableMap, lost_charset: Charset, known_charset: Charset,
+    strength: float = SEED_STRENGTH,
+) -> None:
+    """Raise the pieces channel's logits toward a syllable search's map (channels/syllables.py), in
+    place: a unit (consonant, vowel)
+    is the two-letter piece consonant+vowel (theta1 of the consonant, theta2 of the vowel), a bare
+    vowel the one-letter piece (theta1 of the vowel, theta2 of "none"). Training then goes on from
+    there and may move any of it."""
+    with torch.no_grad():
+        for (consonant, vowel), sign in found.sign_of.items():
+            if sign not in lost_charset.index or vowel not in known_charset.index:
+                continue
+            s = lost_charset.index[sign]
+            first = known_charset.index.get(consonant) if consonant else known_charset.index[vowel]
+            second = known_charset.index[vowel] if consonant else channel.none
+            if first is None:
+                continue
+            channel.first[first, s] += strength
+            channel.second[second, s] += strength

@@ -24,19 +24,19 @@ read; the vowels of the known alphabet are found from them by Sukhotin's algorit
 
 from __future__ import annotations
 
+import concurrent.futures
 import itertools
 import math
+import multiprocessing
 import random
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-import torch
 
-from ..charset import Charset
 from ..corpus import Word
-from .pieces import CharacterChannel
 
 COGNATE_PRIOR = 0.5  # pi: the share of lost words written from a known word (D is not known yet)
 # The annealing's first and last temperature, in nats per lost-word token of a sign: a move's
@@ -45,8 +45,8 @@ COGNATE_PRIOR = 0.5  # pi: the share of lost words written from a known word (D 
 # in 2 (a generated syllabary's forms above 0.04; docs/experiments.md).
 HOT, COLD = 0.12, 0.02
 MOVES = 300_000  # moves of one search by default (auto sets its own: SyllableSearch)
+PARALLEL_STARTS = 4  # starts annealed at once at most, one a worker process (where cores allow)
 MAX_READINGS = 256  # a known word with more readings than this is left out (it bounds memory)
-SEED_STRENGTH = 2.5  # how far the found map raises a sign's logits in the channel's start
 
 
 def known_vowels(known_words: Sequence[Word]) -> frozenset[str]:
@@ -205,18 +205,18 @@ def search_syllables(
             w_map[unit_id[u]] = sign_id[sign]
     movable = [unit_id[u] for u in units if u not in (fixed or {})]
 
-    def written_at(key_codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Which keys write a lost string, and the string's index."""
-        at = np.minimum(np.searchsorted(codes, key_codes), len(codes) - 1)
-        hit = codes[at] == key_codes
-        return hit, at
-
-    key_code = (w_map[keys] + 1) @ place  # (n_keys,) each key's string now
-    hit, at = written_at(key_code)
+    # The lost strings' codes with a sentinel above every code after them, so that a code's
+    # insertion point always indexes this array (a key's string is found where it is equal).
+    codes_at = np.append(codes, np.iinfo(np.int64).max)  # (n_strings + 1,)
+    signs_of = w_map + 1  # (n_units + 1,) each unit's digit: its sign + 1, the padding unit 0
+    key_code = signs_of[keys] @ place  # (n_keys,) each key's string now
+    at = np.searchsorted(codes_at, key_code)
+    hit = codes_at[at] == key_code
     written = np.zeros(len(codes))  # (n_strings,) the mass the map writes on each lost string
     np.add.at(written, at[hit], key_mass[hit])  # (bincount gives ints where no key hits)
     current = np.log(COGNATE_PRIOR * written + bg_mass)  # (n_strings,)
     score = float(count @ current)
+    seen = np.zeros(len(codes), dtype=bool)  # scratch: the strings a move touches
 
     per_sign = total / len(signs)  # tokens of a sign in the lost words
     for step in range(moves):
@@ -230,46 +230,135 @@ def search_syllables(
             break
         if rng.random() < 0.5:
             u = rng.choice(movable)
-            old = {u: int(w_map[u])}
-            w_map[u] = rng.randrange(len(signs))
+            old = {u: int(signs_of[u])}
+            signs_of[u] = rng.randrange(len(signs)) + 1
             moved = keys_of[u]
         else:
             u, v = rng.sample(movable, 2)
-            old = {u: int(w_map[u]), v: int(w_map[v])}
-            w_map[u], w_map[v] = w_map[v], w_map[u]
-            moved = np.union1d(keys_of[u], keys_of[v])
+            old = {u: int(signs_of[u]), v: int(signs_of[v])}
+            signs_of[u], signs_of[v] = old[v], old[u]
+            moved = np.unique(np.concatenate((keys_of[u], keys_of[v])))
+        # A move that changes a unit's sign changes every key that holds the unit; one that keeps
+        # every sign changes nothing (delta 0, taken).
+        if all(signs_of[k] == s for k, s in old.items()) or len(moved) == 0:
+            continue
         before = key_code[moved]
-        after = (w_map[keys[moved]] + 1) @ place
-        hit_before, at_before = written_at(before)
-        hit_after, at_after = written_at(after)
-        changed = before != after
-        hit_before &= changed
-        hit_after &= changed
+        after = signs_of[keys[moved]] @ place
+        both = np.concatenate((before, after))  # (2 n_moved,)
+        found = np.searchsorted(codes_at, both)
+        where = (codes_at[found] == both).nonzero()[0]  # the keys that write a lost string, before then after
         delta = 0.0
-        writes = bool(hit_before.any() or hit_after.any())
-        if writes:
-            touched = np.concatenate([at_before[hit_before], at_after[hit_after]])
-            moved_mass = key_mass[moved]
-            change = np.concatenate([-moved_mass[hit_before], moved_mass[hit_after]])
-            affected, slot = np.unique(touched, return_inverse=True)
-            net = np.bincount(slot, weights=change, minlength=len(affected))
+        if len(where):
+            touched = found[where]
+            change = key_mass[moved[where % len(moved)]]
+            change[where < len(moved)] *= -1.0  # a key's mass leaves the string it wrote before
+            seen[touched] = True
+            affected = seen.nonzero()[0]  # the touched strings, ascending
+            seen[affected] = False
+            net = np.bincount(touched, weights=change, minlength=len(codes))[affected]
             new = np.log(COGNATE_PRIOR * (written[affected] + net) + bg_mass[affected])
             delta = float(count[affected] @ (new - current[affected]))
         if delta >= 0 or rng.random() < math.exp(delta / heat):
-            if writes:
+            if len(where):
                 written[affected] += net
                 current[affected] = new
             key_code[moved] = after
             score += delta
         else:  # undo
             for k, s in old.items():
-                w_map[k] = s
+                signs_of[k] = s
+    w_map = signs_of - 1
     if on_progress is not None:
         on_progress(moves, moves, -score / len(lost))
     return SyllableMap(
         tuple(sorted(vowels)), {u: signs[w_map[k]] for k, u in enumerate(units)}, float(count @ current),
         float(count @ background), len(lost), {u: float(weight[k]) for k, u in enumerate(units)},
     )  # fmt: skip
+
+
+def search_starts(
+    lost_words: Sequence[Word],
+    known_words: Sequence[Word],
+    seeds: Sequence[int],
+    moves: int = MOVES,
+    workers: int = 1,
+    should_stop: Callable[[], bool] = lambda: False,
+    on_progress: Callable[[int, float], None] | None = None,
+    fixed: dict[tuple[str, str], str] | None = None,
+) -> Iterator[SyllableMap | None]:
+    """`search_syllables` from a random start for each of `seeds`, yielding the maps in the seeds'
+    order; the caller stops whenever it has enough (close the iterator: starts still running are
+    stopped). With `workers` > 1, up to that many starts anneal at once, each in a worker process
+    (a start is a function of its seed alone, so the maps are the ones a single process finds).
+    `on_progress(moves done over every start so far, -log-likelihood a lost word of the latest
+    report)`; yields None, and stops, when `should_stop` said so."""
+    workers = max(1, min(workers, PARALLEL_STARTS, len(seeds)))
+    if workers > 1:
+        try:
+            context = multiprocessing.get_context("spawn")  # a fresh interpreter: safe beside the caller's threads
+            stop = context.Event()
+            progress = context.Array("q", len(seeds), lock=False)  # each start's moves done so far
+            losses = context.Array("d", len(seeds), lock=False)  # and its latest -log-likelihood a lost word
+        except OSError:  # no shared memory for workers (a locked-down sandbox): one start at a time
+            workers = 1
+    if workers == 1:
+        for k, seed in enumerate(seeds):
+
+            def report(m: int, _total: int, loss: float, done: int = k * moves) -> None:
+                if on_progress is not None:
+                    on_progress(done + m, loss)
+
+            found = search_syllables(lost_words, known_words, seed, moves, should_stop=should_stop,
+                                     on_progress=report, fixed=fixed)  # fmt: skip
+            yield found
+            if found is None:
+                return
+        return
+    pool = concurrent.futures.ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_start_worker,
+        initargs=(tuple(lost_words), tuple(known_words), moves, fixed, stop, progress, losses),
+    )  # fmt: skip
+    running: dict[int, concurrent.futures.Future[SyllableMap | None]] = {}
+    try:
+        for k in range(len(seeds)):
+            for j in range(k, min(k + workers, len(seeds))):  # keep `workers` starts in flight
+                if j not in running:
+                    running[j] = pool.submit(_anneal_start, j, seeds[j])
+            while True:
+                finished, _ = concurrent.futures.wait([running[k]], timeout=0.25)
+                if on_progress is not None:
+                    on_progress(sum(progress[: len(running) + k]), losses[k])
+                if finished:
+                    break
+                if should_stop():
+                    yield None
+                    return
+            found = running.pop(k).result()
+            yield found
+            if found is None:
+                return
+    finally:
+        stop.set()  # a start still running returns within 10,000 moves
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+_worker: dict[str, Any] = {}  # a worker process's word lists, settings and shared arrays
+
+
+def _start_worker(lost_words, known_words, moves, fixed, stop, progress, losses) -> None:
+    _worker.update(lost=lost_words, known=known_words, moves=moves, fixed=fixed, stop=stop, progress=progress,
+                   losses=losses)  # fmt: skip
+
+
+def _anneal_start(k: int, seed: int) -> SyllableMap | None:
+    """Start k of `search_starts`, in a worker process."""
+    w = _worker
+
+    def report(moves: int, _total: int, loss: float) -> None:
+        w["progress"][k], w["losses"][k] = moves, loss
+
+    return search_syllables(w["lost"], w["known"], seed, w["moves"], should_stop=w["stop"].is_set,
+                            on_progress=report, fixed=w["fixed"])  # fmt: skip
 
 
 def planted_gain(lost_words: Sequence[Word], known_words: Sequence[Word], seed: int, draws: int = 8) -> float:
@@ -307,24 +396,3 @@ def value_units(values: Sequence[tuple[str, Word]], vowels: frozenset[str]) -> d
         elif len(letters) == 2 and letters[0] not in vowels and letters[1] in vowels:
             out[letters[0], letters[1]] = sign
     return out
-
-
-def seed_channel(
-    channel: CharacterChannel, found: SyllableMap, lost_charset: Charset, known_charset: Charset,
-    strength: float = SEED_STRENGTH,
-) -> None:
-    """Raise the pieces channel's logits toward a found map, in place: a unit (consonant, vowel)
-    is the two-letter piece consonant+vowel (theta1 of the consonant, theta2 of the vowel), a bare
-    vowel the one-letter piece (theta1 of the vowel, theta2 of "none"). Training then goes on from
-    there and may move any of it."""
-    with torch.no_grad():
-        for (consonant, vowel), sign in found.sign_of.items():
-            if sign not in lost_charset.index or vowel not in known_charset.index:
-                continue
-            s = lost_charset.index[sign]
-            first = known_charset.index.get(consonant) if consonant else known_charset.index[vowel]
-            second = known_charset.index[vowel] if consonant else channel.none
-            if first is None:
-                continue
-            channel.first[first, s] += strength
-            channel.second[second, s] += strength

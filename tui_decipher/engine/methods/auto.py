@@ -65,6 +65,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import threading
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,15 +74,17 @@ import numpy as np
 import torch
 
 from ..capacity import estimate_capacity, least_capacity
+from ..channels.pieces import seed_channel
 from ..channels.protocol import Channel
 from ..channels.scoring import channel_log_probs
 from ..channels.shortlist import shortlisted
-from ..channels.syllables import SyllableMap, known_vowels, planted_gain, search_syllables, seed_channel, value_units
+from ..channels.syllables import SyllableMap, known_vowels, planted_gain, search_starts, value_units
 from ..channels.trainer import ChannelFit, fit_channel, new_channel, score_channel
 from ..checkpoint import Checkpoint, CheckpointError
 from ..config import SECTIONS, ChannelKind, ChannelObjective, DecipherConfig, Sparsify
 from ..corpus import Corpus, Word
 from ..demand import DemandEstimate, decoy_lexicon, estimate_demand, paired_z, synthetic_cognates, word_wins
+from ..device import usable_cores
 from ..events import ChannelStep, Decided, EventCallback, RunStarted
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
@@ -727,31 +730,33 @@ def _search_syllables(problem: Problem, search: SyllableSearch) -> _Syllables:
     fixed = value_units(values, known_vowels(corpus.known_words)) if values else None
     maps: list[SyllableMap] = []
     chance_of: float | None = None  # where the starts are at chance level: a true map's gain (`planted_gain`)
-    for k in range(search.max_starts):
-        if k >= search.starts and any(_agreeing(maps)):
-            break
-        if k == search.starts and fixed is None:  # a scholar's values pin the map: starts are not chance there
-            planted = planted_gain(corpus.lost_words, corpus.known_words, cfg.seed)
-            if _chance_level([m.gain for m in maps], planted):
-                chance_of = planted
+    last = [0]
+
+    def on_progress(moves: int, loss: float) -> None:
+        step = moves * steps_each // search.moves
+        if step > last[0]:  # a step at a time, as the channel reports them
+            for s in range(last[0] + 1, step + 1):
+                problem.on_event(ChannelStep(0, s, cfg.channel_steps, loss, problem.elapsed(), "syllables"))
+            last[0] = step
+
+    seeds = [cfg.seed + 23 + 31 * k for k in range(search.max_starts)]
+    workers = cfg.threads or usable_cores()  # the cores the run may use, as torch's threads
+    with problem.timer("syllables"), closing(search_starts(
+        corpus.lost_words, corpus.known_words, seeds, search.moves, workers, should_stop=problem.cancel.is_set,
+        on_progress=on_progress, fixed=fixed,
+    )) as starts:  # fmt: skip
+        for found in starts:
+            if found is None:
+                raise RunCancelled()
+            maps.append(found)
+            k = len(maps)  # the next start's number: is it needed?
+            if k >= search.starts and any(_agreeing(maps)):
                 break
-        last = [0]
-
-        def on_progress(moves: int, total: int, loss: float, k: int = k, last: list[int] = last) -> None:
-            step = k * steps_each + moves * steps_each // total
-            if step > last[0]:  # a step at a time, as the channel reports them
-                for s in range(last[0] + 1, step + 1):
-                    problem.on_event(ChannelStep(0, s, cfg.channel_steps, loss, problem.elapsed(), "syllables"))
-                last[0] = step
-
-        with problem.timer("syllables"):
-            found = search_syllables(
-                corpus.lost_words, corpus.known_words, cfg.seed + 23 + 31 * k, search.moves,
-                should_stop=problem.cancel.is_set, on_progress=on_progress, fixed=fixed,
-            )  # fmt: skip
-        if found is None:
-            raise RunCancelled()
-        maps.append(found)
+            if k == search.starts and fixed is None:  # a scholar's values pin the map: starts are not chance there
+                planted = planted_gain(corpus.lost_words, corpus.known_words, cfg.seed)
+                if _chance_level([m.gain for m in maps], planted):
+                    chance_of = planted
+                    break
     kept, agrees = kept_syllable_map(maps)
     starts = [
         {"start": k, "gain": round(m.gain, 4), "agrees": a, "kept": k == kept}

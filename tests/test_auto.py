@@ -298,6 +298,21 @@ def test_a_run_whose_reverse_lists_are_too_long_reads_one_direction(tmp_path, si
     assert steps[-1].step == steps[-1].steps == d["steps"]  # the progress total leaves the reverse steps out
 
 
+def test_the_reverse_channels_steps_come_last_and_say_whose_they_are(tmp_path, single_thread) -> None:
+    # Its losses are on another scale than the fit's (another list written, from another alphabet
+    # size): the CLI, the TUI's log and its loss plot tell them apart by `ChannelStep.channel`.
+    steps: list[ChannelStep] = []
+    path = _generated(tmp_path, "shared-alphabet", seed=5, lost_words=60)
+    cfg = DecipherConfig(corpus=str(path), device="cpu", auto_steps=30)
+    result = run_decipherment(read_cog(path), cfg,
+                              on_event=lambda e: steps.append(e) if isinstance(e, ChannelStep) else None)  # fmt: skip
+    assert result.decisions["reverse_share"] > 0
+    channels = [e.channel for e in steps]
+    first = channels.index("reverse")
+    assert set(channels[:first]) == {""} and set(channels[first:]) == {"reverse"}
+    assert steps[-1].label == "reverse transport" and steps[first - 1].label == "transport"
+
+
 def test_a_fit_that_drifted_from_its_probe_gives_way_to_the_probes_channel(
     tmp_path, single_thread, monkeypatch
 ) -> None:

@@ -963,3 +963,19 @@ def test_the_loss_plot_draws_epochs_or_the_latest_channel_objective() -> None:
     assert loss_curve([], steps[:3]) == ("lexicon loss", [5.0, 4.0])
     assert loss_curve([1.0, 0.5], steps) == ("loss", [1.0, 0.5])  # a neural run after its channel start
     assert loss_curve([], []) == ("loss", [])
+    # auto's reverse channel trains the same objective on another scale: its own segment and label.
+    steps += [("reverse transport", 30.0), ("reverse transport", 20.0)]
+    assert loss_curve([], steps) == ("reverse transport loss", [30.0, 20.0])
+
+
+def test_a_reverse_channels_steps_are_recorded_under_their_label(db: Path, corpus: Corpus) -> None:
+    assert ChannelStep(0, 1, 5, 2.0, 1.0, "transport", "reverse").label == "reverse transport"
+    assert ChannelStep(0, 1, 5, 2.0, 1.0, "transport").label == "transport"
+    with Store(db) as s:
+        run_id = new_run(s, corpus)
+    recorder = RunRecorder(db, run_id)
+    recorder(ChannelStep(0, 1, 2, 3.0, 1.0, "transport"))
+    recorder(ChannelStep(0, 2, 2, 30.0, 2.0, "transport", "reverse"))
+    recorder.close()
+    with Store(db) as s:
+        assert s.channel_losses(run_id) == [("transport", 3.0), ("reverse transport", 30.0)]

@@ -186,7 +186,36 @@ def test_starts_in_worker_processes_find_the_maps_of_one_process(tmp_path) -> No
     assert reported == sorted(reported) and reported[-1] >= 2 * moves
     first = search_starts(corpus.lost_words, corpus.known_words, seeds, 100_000, workers=2)
     assert next(first) is not None  # the third start is running now
-    first.close()  # it stops within 10,000 moves, and the pool with it
+    first.close()  # the worker still running is stopped
+
+
+def test_starts_run_here_where_no_worker_can_start_and_from_a_script_with_no_main_guard(tmp_path, monkeypatch) -> None:
+    """A worker is `python -m` the search's module: a script that calls the search at its top
+    level (no `if __name__ == "__main__"`) is not run again by the workers; and where no worker
+    process starts at all, the starts run in this process, with the same maps."""
+    import subprocess
+    import sys
+
+    import tui_decipher.engine.channels.syllables as syllables
+
+    corpus = _syllabary(tmp_path, 5, 150, 0.6)
+    alone = [m.sign_of for m in search_starts(corpus.lost_words, corpus.known_words, [11, 12], 10_000)]
+    monkeypatch.setattr(syllables.sys, "executable", str(tmp_path / "no-such-python"))
+    here = list(search_starts(corpus.lost_words, corpus.known_words, [11, 12], 10_000, workers=2))
+    assert [m.sign_of for m in here] == alone
+    monkeypatch.undo()
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "from tui_decipher.engine.corpus import read_cog\n"
+        "from tui_decipher.engine.channels.syllables import search_starts\n"
+        f"corpus = read_cog({str(tmp_path / 'syl5.cog')!r})\n"
+        "print('top level ran')\n"
+        "maps = list(search_starts(corpus.lost_words, corpus.known_words, [11, 12], 10_000, workers=2))\n"
+        "print(repr([sorted(m.sign_of.items()) for m in maps]))\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.splitlines() == ["top level ran", repr([sorted(m.items()) for m in alone])]
 
 
 def test_a_search_stopped_by_its_caller_yields_none(tmp_path) -> None:

@@ -76,7 +76,8 @@ def run_fields(run: RunRow, counts: dict[str, int] | None, judged: int = 0) -> l
 def loss_curve(epoch_losses: list[float], channel_losses: list[tuple[str, float]]) -> tuple[str, list[float]]:
     """(its label, the points) of a run's loss plot: the M-step's epochs where the run has any;
     otherwise the channel's steps of the latest objective it trained (auto's syllable search,
-    probe and fit are on different scales, so only the current one is drawn)."""
+    probe, fit and reverse channel are on different scales, so only the current one is drawn;
+    each step's label is `ChannelStep.label`)."""
     if epoch_losses or not channel_losses:
         return "loss", list(epoch_losses)
     objective = channel_losses[-1][0]

@@ -536,11 +536,11 @@ class Store:
             first = int(last.fetchone()[0]) + 1
             conn.executemany(
                 "INSERT INTO channel_steps VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, first + i, e.restart, e.step, e.objective, e.loss, e.seconds) for i, e in enumerate(steps)],
+                [(run_id, first + i, e.restart, e.step, e.label, e.loss, e.seconds) for i, e in enumerate(steps)],
             )
 
     def channel_losses(self, run_id: int) -> list[tuple[str, float]]:
-        """The run's channel training curve: (objective, loss) a step, in the order trained."""
+        """The run's channel training curve: (`ChannelStep.label`, loss) a step, in the order trained."""
         rows = self.conn.execute(
             "SELECT objective, loss FROM channel_steps WHERE run_id = ? ORDER BY seq", (run_id,)
         ).fetchall()

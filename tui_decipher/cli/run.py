@@ -58,7 +58,7 @@ class _RichReporter:
 
     def __call__(self, event: object) -> None:
         if isinstance(event, ChannelStep):
-            line = f"channel step {event.step}/{event.steps}: {event.objective} loss {event.loss:.3f}"
+            line = f"channel step {event.step}/{event.steps}: {event.label} loss {event.loss:.3f}"
             self._log(line, event.seconds)
         elif isinstance(event, EpochEnd):
             self._log(
@@ -84,7 +84,7 @@ class _RichReporter:
         elif isinstance(event, ChannelStep):
             self.progress.update(
                 self.epochs_task, description="channel", total=event.steps, completed=event.step,
-                info=f"{event.objective} loss {event.loss:.3f}",
+                info=f"{event.label} loss {event.loss:.3f}",
             )
             if event.step == event.steps:
                 use = "the decipherment" if self.rounds_task is None else "round 1's flow"
@@ -92,7 +92,7 @@ class _RichReporter:
                     self.progress.reset(self.epochs_task, description="M-step", info="")
                 self.progress.console.print(
                     f"restart {event.restart + 1} channel: {event.steps} steps, "
-                    f"{event.objective} loss {event.loss:.3f}, {event.seconds:.1f}s ({use})",
+                    f"{event.label} loss {event.loss:.3f}, {event.seconds:.1f}s ({use})",
                     highlight=False,
                 )
         elif isinstance(event, EpochEnd):

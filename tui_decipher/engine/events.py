@@ -57,6 +57,14 @@ class ChannelStep:
     loss: float  # the channel's objective on the step's batch (nats per lost word)
     seconds: float  # since the run started
     objective: str = "lexicon"  # which objective `loss` is: "lexicon" or "transport" (config field)
+    # Which channel trains: "" the run's own, "reverse" auto's channel that writes the known words
+    # from the lost ones (its losses are on another scale, so plots and logs tell it apart).
+    channel: str = ""
+
+    @property
+    def label(self) -> str:
+        """What the step trains, for logs and plots: its objective, after its channel where not the run's."""
+        return f"{self.channel} {self.objective}".strip()
 
 
 @dataclass(frozen=True)

@@ -58,12 +58,12 @@ class LiveRun:
             )
         if isinstance(event, ChannelStep):
             self.restart, self.channel_step, self.channel_steps = event.restart, event.step, event.steps
-            self.channel_losses.append((event.objective, event.loss))
+            self.channel_losses.append((event.label, event.loss))
             if event.step == 1:
                 use = "the decipherment (no neural model)" if self.no_rounds else "round 1's flow"
                 return f"restart {event.restart + 1}: training the character channel for {use} ({event.steps} steps)"
             if event.step == event.steps:
-                return f"channel done: {event.objective} loss {event.loss:.3f}"
+                return f"channel done: {event.label} loss {event.loss:.3f}"
             return None
         if isinstance(event, EpochEnd):
             self.restart, self.epoch, self.epochs = event.restart, event.epoch, event.epochs

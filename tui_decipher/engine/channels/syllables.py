@@ -24,14 +24,19 @@ read; the vowels of the known alphabet are found from them by Sukhotin's algorit
 
 from __future__ import annotations
 
-import concurrent.futures
 import itertools
+import json
 import math
-import multiprocessing
+import os
+import pickle
 import random
+import subprocess
+import sys
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -289,76 +294,128 @@ def search_starts(
     """`search_syllables` from a random start for each of `seeds`, yielding the maps in the seeds'
     order; the caller stops whenever it has enough (close the iterator: starts still running are
     stopped). With `workers` > 1, up to that many starts anneal at once, each in a worker process
-    (a start is a function of its seed alone, so the maps are the ones a single process finds).
+    of its own (`python -m` this module: it never imports the caller's main script, and a start is
+    a function of its seed alone, so the maps are the ones one process finds).
     `on_progress(moves done over every start so far, -log-likelihood a lost word of the latest
     report)`; yields None, and stops, when `should_stop` said so."""
     workers = max(1, min(workers, PARALLEL_STARTS, len(seeds)))
-    if workers > 1:
-        try:
-            context = multiprocessing.get_context("spawn")  # a fresh interpreter: safe beside the caller's threads
-            stop = context.Event()
-            progress = context.Array("q", len(seeds), lock=False)  # each start's moves done so far
-            losses = context.Array("d", len(seeds), lock=False)  # and its latest -log-likelihood a lost word
-        except OSError:  # no shared memory for workers (a locked-down sandbox): one start at a time
-            workers = 1
+    progress = [0] * len(seeds)  # each start's moves done so far
+
+    def one_here(k: int) -> SyllableMap | None:
+        def report(m: int, _total: int, loss: float) -> None:
+            progress[k] = m
+            if on_progress is not None:
+                on_progress(sum(progress), loss)
+
+        return search_syllables(lost_words, known_words, seeds[k], moves, should_stop=should_stop,
+                                on_progress=report, fixed=fixed)  # fmt: skip
+
     if workers == 1:
-        for k, seed in enumerate(seeds):
-
-            def report(m: int, _total: int, loss: float, done: int = k * moves) -> None:
-                if on_progress is not None:
-                    on_progress(done + m, loss)
-
-            found = search_syllables(lost_words, known_words, seed, moves, should_stop=should_stop,
-                                     on_progress=report, fixed=fixed)  # fmt: skip
+        for k in range(len(seeds)):
+            found = one_here(k)
             yield found
             if found is None:
                 return
         return
-    pool = concurrent.futures.ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_start_worker,
-        initargs=(tuple(lost_words), tuple(known_words), moves, fixed, stop, progress, losses),
-    )  # fmt: skip
-    running: dict[int, concurrent.futures.Future[SyllableMap | None]] = {}
+    request = (tuple(lost_words), tuple(known_words), moves, fixed)
+    running: dict[int, _Worker] = {}
     try:
         for k in range(len(seeds)):
             for j in range(k, min(k + workers, len(seeds))):  # keep `workers` starts in flight
                 if j not in running:
-                    running[j] = pool.submit(_anneal_start, j, seeds[j])
-            while True:
-                finished, _ = concurrent.futures.wait([running[k]], timeout=0.25)
+                    running[j] = _Worker(request, seeds[j])
+            while not running[k].finished(0.25):
+                for j, worker in running.items():
+                    progress[j] = worker.moves
                 if on_progress is not None:
-                    on_progress(sum(progress[: len(running) + k]), losses[k])
-                if finished:
-                    break
+                    on_progress(sum(progress), running[k].loss)
                 if should_stop():
                     yield None
                     return
-            found = running.pop(k).result()
+            # A worker that could not run (no interpreter to start, a killed process) leaves its
+            # start to this process: the same map, or the same error where the start itself fails.
+            found = running.pop(k).found or one_here(k)
+            progress[k] = moves
             yield found
             if found is None:
                 return
     finally:
-        stop.set()  # a start still running returns within 10,000 moves
-        pool.shutdown(wait=True, cancel_futures=True)
+        for worker in running.values():
+            worker.stop()
 
 
-_worker: dict[str, Any] = {}  # a worker process's word lists, settings and shared arrays
+# The folder that holds this package: a worker imports the very code that started it.
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
 
 
-def _start_worker(lost_words, known_words, moves, fixed, stop, progress, losses) -> None:
-    _worker.update(lost=lost_words, known=known_words, moves=moves, fixed=fixed, stop=stop, progress=progress,
-                   losses=losses)  # fmt: skip
+class _Worker:
+    """One start of `search_starts` in a worker process: its request on stdin, then progress lines
+    ("P moves loss") and the found map ("R" and its JSON) on stdout, read by a thread."""
+
+    def __init__(self, request: tuple[Any, ...], seed: int) -> None:
+        self.moves, self.loss, self.found = 0, math.nan, None
+        try:
+            self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": _PACKAGE_ROOT + os.pathsep +
+                                                os.environ.get("PYTHONPATH", "")},
+            )  # fmt: skip
+            assert self.process.stdin is not None
+            self.process.stdin.write(pickle.dumps((*request, seed)))
+            self.process.stdin.close()
+        except OSError:
+            self.process = None
+            return
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        for line in self.process.stdout:
+            kind, _, rest = line.decode().partition(" ")
+            if kind == "P":
+                moves, loss = rest.split()
+                self.moves, self.loss = int(moves), float(loss)
+            elif kind == "R":
+                self.found = _map_from_json(rest)
+
+    def finished(self, wait: float) -> bool:
+        """Whether the start ended (found its map or failed), after waiting up to `wait` seconds."""
+        if self.process is None:
+            return True
+        self.reader.join(wait)
+        return not self.reader.is_alive()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
 
-def _anneal_start(k: int, seed: int) -> SyllableMap | None:
-    """Start k of `search_starts`, in a worker process."""
-    w = _worker
+def _map_to_json(found: SyllableMap) -> str:
+    units = list(found.sign_of)
+    return json.dumps({"vowels": found.vowels, "units": units, "signs": [found.sign_of[u] for u in units],
+                       "weights": [found.weight[u] for u in units], "log_likelihood": found.log_likelihood,
+                       "background": found.background, "n_lost": found.n_lost})  # fmt: skip
 
-    def report(moves: int, _total: int, loss: float) -> None:
-        w["progress"][k], w["losses"][k] = moves, loss
 
-    return search_syllables(w["lost"], w["known"], seed, w["moves"], should_stop=w["stop"].is_set,
-                            on_progress=report, fixed=w["fixed"])  # fmt: skip
+def _map_from_json(text: str) -> SyllableMap:
+    d = json.loads(text)
+    units = [tuple(u) for u in d["units"]]
+    return SyllableMap(tuple(d["vowels"]), dict(zip(units, d["signs"], strict=True)), d["log_likelihood"],
+                       d["background"], d["n_lost"], dict(zip(units, d["weights"], strict=True)))  # fmt: skip
+
+
+def _worker_main() -> None:
+    """A worker process of `search_starts`: one start, its request read from stdin."""
+    lost_words, known_words, moves, fixed, seed = pickle.loads(sys.stdin.buffer.read())
+
+    def report(m: int, _total: int, loss: float) -> None:
+        print(f"P {m} {loss!r}", flush=True)
+
+    found = search_syllables(lost_words, known_words, seed, moves, on_progress=report, fixed=fixed)
+    assert found is not None
+    print(f"R {_map_to_json(found)}", flush=True)
 
 
 def planted_gain(lost_words: Sequence[Word], known_words: Sequence[Word], seed: int, draws: int = 8) -> float:
@@ -396,3 +453,7 @@ def value_units(values: Sequence[tuple[str, Word]], vowels: frozenset[str]) -> d
         elif len(letters) == 2 and letters[0] not in vowels and letters[1] in vowels:
             out[letters[0], letters[1]] = sign
     return out
+
+
+if __name__ == "__main__":
+    _worker_main()

@@ -838,25 +838,27 @@ def _train_reverse(problem: Problem, demand: int, steps: int, done: int) -> Chan
     back = problem.reversed(min(demand, problem.n_known))
     problem.on_event(Decided("reverse", f"both directions: a reverse channel writes the {problem.n_known} known"
                              f" words from the lost ones ({steps} steps)", problem.elapsed()))  # fmt: skip
-    return _train(back, list(back.corpus.lost_words), steps, done, problem.cfg.seed + 29, back.n_cognates, 1).channel
+    return _train(back, list(back.corpus.lost_words), steps, done, problem.cfg.seed + 29, back.n_cognates, 1,
+                  channel="reverse").channel
 
 
 def _train(
     problem: Problem, lost_words: list[Word], steps: int, done: int, seed: int, demand: int, capacity: int,
     start: Channel | None = None, rows: np.ndarray | None = None, objective: ChannelObjective = "transport",
-    losses: list[float] | None = None,
+    losses: list[float] | None = None, channel: str = "",
 ) -> ChannelFit:
     """Train the problem's channel kind on `lost_words` (the corpus's lost words `rows`, None: all)
     against every known word with `objective` (transport: D = `demand`, C = `capacity`) under the
     problem's judgments, from `start` (None: a fresh channel), reporting steps after the `done`
-    ones and appending each batch loss to `losses`. No pair is scored after training (the fit's
-    cost is empty): the caller scores the channel it keeps. Raises RunCancelled when the cancel flag is set."""
+    ones (as `channel`'s, `ChannelStep.channel`) and appending each batch loss to `losses`. No
+    pair is scored after training (the fit's cost is empty): the caller scores the channel it
+    keeps. Raises RunCancelled when the cancel flag is set."""
     cfg = problem.cfg
 
     def on_step(step: int, loss: float) -> None:
         if losses is not None:
             losses.append(loss)
-        problem.on_event(ChannelStep(0, done + step, cfg.channel_steps, loss, problem.elapsed(), objective))
+        problem.on_event(ChannelStep(0, done + step, cfg.channel_steps, loss, problem.elapsed(), objective, channel))
 
     with problem.timer("train"):
         fit = fit_channel(

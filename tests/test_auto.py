@@ -386,8 +386,13 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
 
     monkeypatch.setattr(auto, "_estimate", evidence)
     path = _generated(tmp_path, "substitution", seed=5, lost_words=300)
-    result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60))
+    steps: list[ChannelStep] = []
+    result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60),
+                              on_event=lambda e: steps.append(e) if isinstance(e, ChannelStep) else None)  # fmt: skip
     probes = result.decisions["probes"]
+    # Each search start is its own curve on the progress plot, then the probe's own steps.
+    labels = list(dict.fromkeys(e.label for e in steps))
+    assert labels == ["lexicon", "search start 1 transport", "search start 2 transport", "transport"]
     assert [p["objective"] for p in probes] == ["lexicon", "transport"] and len(calls) == 2
     assert probes[0]["share_upper"] < LEXICON_TRUSTED_SHARE  # the doubt is why the second probe ran
     assert [p["objective"] for p in probes if p["kept"]] == [kept]

@@ -657,7 +657,8 @@ def _search(
         batch_losses: list[float] = []
         fit = _train(problem, problem.corpus.lost_words, probe.search.steps, done + k * probe.search.steps,
                      seed + 7 * (k + 1), max(1, problem.n_lost // 2), 1, objective=probe.objective,
-                     losses=batch_losses, start=_seeded(problem, found, seed + 7 * (k + 1)))  # fmt: skip
+                     losses=batch_losses, start=_seeded(problem, found, seed + 7 * (k + 1)),
+                     channel=f"search start {k + 1}")  # fmt: skip
         losses.append(float(np.mean(batch_losses[-max(1, int(len(batch_losses) * SEARCH_LOSS_TAIL)) :])))
         channels.append(fit.channel)
     kept = int(np.argmin(losses))

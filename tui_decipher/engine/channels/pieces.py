@@ -298,10 +298,9 @@ def seed_channel(
     strength: float = SEED_STRENGTH,
 ) -> None:
     """Raise the pieces channel's logits toward a syllable search's map (channels/syllables.py), in
-    place: a unit (consonant, vowel)
-    is the two-letter piece consonant+vowel (theta1 of the consonant, theta2 of the vowel), a bare
-    vowel the one-letter piece (theta1 of the vowel, theta2 of "none"). Training then goes on from
-    there and may move any of it."""
+    place: a unit (consonant, vowel) is the two-letter piece consonant+vowel (theta1 of the
+    consonant, theta2 of the vowel), a bare vowel the one-letter piece (theta1 of the vowel, theta2
+    of "none"). Training then goes on from there and may move any of it."""
     with torch.no_grad():
         for (consonant, vowel), sign in found.sign_of.items():
             if sign not in lost_charset.index or vowel not in known_charset.index:

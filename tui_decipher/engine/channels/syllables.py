@@ -37,7 +37,6 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -202,18 +201,17 @@ def search_syllables(
     ])  # fmt: skip
     bg_mass = (1 - COGNATE_PRIOR) * np.exp(background)
 
-    w_map = np.zeros(len(units) + 1, dtype=np.int64)  # the last entry: the padding unit, no sign
-    w_map[:pad] = [rng.randrange(len(signs)) for _ in units]
-    w_map[pad] = -1
+    # The map, as each unit's digit: its sign + 1; the last entry, the padding unit, 0 (no sign).
+    signs_of = np.zeros(len(units) + 1, dtype=np.int64)  # (n_units + 1,)
+    signs_of[:pad] = [rng.randrange(len(signs)) + 1 for _ in units]
     for u, sign in {**(start or {}), **(fixed or {})}.items():
         if u in unit_id and sign in sign_id:
-            w_map[unit_id[u]] = sign_id[sign]
+            signs_of[unit_id[u]] = sign_id[sign] + 1
     movable = [unit_id[u] for u in units if u not in (fixed or {})]
 
     # The lost strings' codes with a sentinel above every code after them, so that a code's
     # insertion point always indexes this array (a key's string is found where it is equal).
     codes_at = np.append(codes, np.iinfo(np.int64).max)  # (n_strings + 1,)
-    signs_of = w_map + 1  # (n_units + 1,) each unit's digit: its sign + 1, the padding unit 0
     key_code = signs_of[keys] @ place  # (n_keys,) each key's string now
     at = np.searchsorted(codes_at, key_code)
     hit = codes_at[at] == key_code
@@ -272,11 +270,10 @@ def search_syllables(
         else:  # undo
             for k, s in old.items():
                 signs_of[k] = s
-    w_map = signs_of - 1
     if on_progress is not None:
         on_progress(moves, moves, -score / len(lost))
     return SyllableMap(
-        tuple(sorted(vowels)), {u: signs[w_map[k]] for k, u in enumerate(units)}, float(count @ current),
+        tuple(sorted(vowels)), {u: signs[signs_of[k] - 1] for k, u in enumerate(units)}, float(count @ current),
         float(count @ background), len(lost), {u: float(weight[k]) for k, u in enumerate(units)},
     )  # fmt: skip
 
@@ -317,7 +314,7 @@ def search_starts(
             if found is None:
                 return
         return
-    request = (tuple(lost_words), tuple(known_words), moves, fixed)
+    request = pickle.dumps((tuple(lost_words), tuple(known_words), moves, fixed))  # once for every worker
     running: dict[int, _Worker] = {}
     try:
         for k in range(len(seeds)):
@@ -352,18 +349,21 @@ class _Worker:
     """One start of `search_starts` in a worker process: its request on stdin, then progress lines
     ("P moves loss") and the found map ("R" and its JSON) on stdout, read by a thread."""
 
-    def __init__(self, request: tuple[Any, ...], seed: int) -> None:
+    def __init__(self, request: bytes, seed: int) -> None:
+        """Start a worker on `request` (the pickled word lists, moves and fixed units) and `seed`."""
         self.moves, self.loss, self.found = 0, math.nan, None
+        path = os.pathsep.join(p for p in (_PACKAGE_ROOT, os.environ.get("PYTHONPATH")) if p)
+        self.process: subprocess.Popen[bytes] | None = None
         try:
-            self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
+            self.process = subprocess.Popen(
                 [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": _PACKAGE_ROOT + os.pathsep +
-                                                os.environ.get("PYTHONPATH", "")},
+                stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": path},
             )  # fmt: skip
             assert self.process.stdin is not None
-            self.process.stdin.write(pickle.dumps((*request, seed)))
+            self.process.stdin.write(request + pickle.dumps(seed))
             self.process.stdin.close()
-        except OSError:
+        except OSError:  # no interpreter to start, or it died at once: the start runs in the caller
+            self.stop()
             self.process = None
             return
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -408,7 +408,8 @@ def _map_from_json(text: str) -> SyllableMap:
 
 def _worker_main() -> None:
     """A worker process of `search_starts`: one start, its request read from stdin."""
-    lost_words, known_words, moves, fixed, seed = pickle.loads(sys.stdin.buffer.read())
+    lost_words, known_words, moves, fixed = pickle.load(sys.stdin.buffer)
+    seed = pickle.load(sys.stdin.buffer)
 
     def report(m: int, _total: int, loss: float) -> None:
         print(f"P {m} {loss!r}", flush=True)

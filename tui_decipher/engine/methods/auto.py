@@ -750,7 +750,7 @@ def _search_syllables(problem: Problem, search: SyllableSearch) -> _Syllables:
             if found is None:
                 raise RunCancelled()
             maps.append(found)
-            k = len(maps)  # the next start's number: is it needed?
+            k = len(maps)  # the starts taken so far: is another needed?
             if k >= search.starts and any(_agreeing(maps)):
                 break
             if k == search.starts and fixed is None:  # a scholar's values pin the map: starts are not chance there

@@ -60,13 +60,15 @@ def test_the_written_out_backward_is_autograds_through_the_same_forward(kind: st
     def written_out() -> torch.Tensor:
         return channel.log_prob(lost, lost_len, known, known_len)
 
-    def alphas_of(*tables: torch.Tensor) -> list[torch.Tensor]:
-        return pieces._alphas(*tables)[0] if kind == "pieces" else edit._alphas(*tables).alphas
+    def forward(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, lost: torch.Tensor, lost_len: torch.Tensor,
+                known_len: torch.Tensor) -> torch.Tensor:  # fmt: skip
+        if kind == "pieces":  # a scaled lattice in probability space
+            return pieces._log_probs(pieces._alphas(a, b, c, lost), lost_len, known_len)[0]
+        return final_cells(edit._alphas(a, b, c, lost).alphas, lost_len, known_len)
 
     def by_autograd() -> torch.Tensor:  # the same forward ops, differentiated by autograd
         original = module._Lattice.apply
-        module._Lattice.apply = lambda a, b, c, lost, lost_len, known_len: final_cells(
-            alphas_of(a, b, c, lost), lost_len, known_len)  # fmt: skip
+        module._Lattice.apply = forward
         try:
             return channel.log_prob(lost, lost_len, known, known_len)
         finally:
@@ -100,3 +102,31 @@ def test_the_written_out_backward_passes_gradcheck(kind: str) -> None:
     lost_len, known_len = torch.tensor([3, 1, 2]), torch.tensor([4, 2, 3, 1])
     lattice = (pieces if kind == "pieces" else edit)._Lattice
     assert torch.autograd.gradcheck(lambda a, b, c: lattice.apply(a, b, c, lost, lost_len, known_len), tables)
+
+
+def test_the_pieces_lattice_in_probability_space_stays_finite_where_pairs_are_near_underflow() -> None:
+    """The pieces lattice sums scaled probabilities in float32: a sharp channel (logits of spread 20)
+    on long lost words puts many pairs near or below float32's smallest number. Their scores must
+    be NEG or the log-space paired lattice's, and every gradient finite."""
+    rng = torch.Generator().manual_seed(13)
+    lost_words, known_words = syllabary_corpus(40, 10, seed=6)
+    lost_words = [*lost_words, tuple(lost_words[0] * 5), tuple(lost_words[1] * 4)]  # 10-20 signs
+    lost_charset, known_charset = Charset.from_words(lost_words), Charset.from_words(known_words)
+    channel = CharacterChannel(len(lost_charset), len(known_charset), rng, 20.0)
+    lost, lost_len = encode_padded(lost_words, lost_charset, 0)
+    known, known_len = encode_padded(known_words, known_charset, channel.none)
+    scores = channel.log_prob(lost, lost_len, known, known_len)  # (n_x, n_y)
+    n_x, n_y = scores.shape
+    rows, cols = torch.arange(n_x).repeat_interleave(n_y), torch.arange(n_y).repeat(n_x)
+    with torch.no_grad():  # log space: no underflow
+        reference = channel.log_prob_pairs(lost[rows], lost_len[rows], known[cols], known_len[cols]).view(n_x, n_y)
+    below = scores.detach() < -1000
+    assert below.any() and (reference[below] > -1000).any()  # pairs that underflowed here, not there
+    assert (reference[below] < -60).all()  # ...and only those too unlikely to matter
+    kept = ~below
+    assert torch.allclose(scores.detach()[kept], reference[kept], rtol=1e-4, atol=1e-3)
+    assert torch.isfinite(scores).all()
+    weights = torch.rand(n_x, n_y, generator=rng)
+    grads = torch.autograd.grad((scores * weights).sum(), list(channel.parameters()))
+    assert all(torch.isfinite(g).all() for g in grads)
+    assert max(g.abs().max() for g in grads) > 0.1

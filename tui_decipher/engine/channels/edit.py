@@ -289,9 +289,10 @@ def _alphas(
 
 class _Lattice(torch.autograd.Function):
     """log P(x_i | y_j) (n_x, n_y) through the edit lattice, before the final stop, with its gradient
-    written out as in the pieces channel's (`pieces._Lattice`): each path's share of a cell carries
-    the cell's gradient back, along the insertions (k) within a letter, then across the letter. The
-    values are autograd's path's; with its backward a training step took 2.7 times as long
+    written out (forward-backward, as the pieces channel's `pieces._Lattice` in probability space):
+    each path's share of a cell carries the cell's gradient back, along the insertions (k) within a
+    letter, then across the letter. The values are autograd's path's; with its backward a training
+    step took 2.7 times as long
     (docs/experiments.md, "The channels' lattice backward, written out")."""
 
     @staticmethod

@@ -1,7 +1,8 @@
 """What both character channels' dynamic programmes share: word encoding and reading each pair's
-final cell. A channel's lattice alphas[m] (n_x, N+1, n_y) holds log P(the first m known letters
-wrote the first k lost symbols) for every pair; its paired lattice alphas[m] (P, N+1), for aligned
-pairs only (`log_prob_pairs`)."""
+final cell. A channel's lattice alphas[m] (n_x, N+1, n_y) holds, for every pair, log P(the first m
+known letters wrote the first k lost symbols) (the edit channel), or that probability itself,
+scaled (the pieces channel); its paired lattice alphas[m] (P, N+1), for aligned pairs only
+(`log_prob_pairs`), holds the log."""
 
 from __future__ import annotations
 
@@ -64,8 +65,9 @@ def path_share(path: torch.Tensor, cell: torch.Tensor, grad: torch.Tensor) -> to
 
 
 def final_cells(alphas: list[torch.Tensor], lost_len: torch.Tensor, known_len: torch.Tensor) -> torch.Tensor:
-    """log P(x_i | y_j) (n_x, n_y): each known word's lattice at its own length m, each lost word's
-    row at its length k (so no word is read past its end)."""
+    """Each pair's final cell (n_x, n_y), log P(x_i | y_j) or its scaled probability: each known
+    word's lattice at its own length m, each lost word's row at its length k (so no word is read
+    past its end)."""
     n_x = lost_len.shape[0]
     order, parts = [], []
     rows = lost_len[:, None, None]

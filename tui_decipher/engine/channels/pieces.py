@@ -21,8 +21,9 @@ costs -log P(x_i | y_j) go through the same min-cost flow as the neural model's:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import torch
 from torch import nn
@@ -38,7 +39,6 @@ from .lattice import (
     final_cell_grads,
     final_cells,
     pair_cells,
-    path_share,
 )
 
 if TYPE_CHECKING:
@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 INIT_SCALE = DecipherConfig.channel_init_scale  # one default, the config field's
 
 DROP, ONE, TWO = 0, 1, 2  # actions at a known letter
+# The lattice's emission scale c is at most e^(LOG_SCALE_CAP / N) for lost words of up to N
+# symbols: a cell is at most c^N, well inside float32 (e^88).
+LOG_SCALE_CAP = 60.0
 SEED_STRENGTH = 2.5  # how far a syllable search's map raises a sign's logits in the channel's start
 
 
@@ -125,7 +128,7 @@ class CharacterChannel(nn.Module):
         two = two + take_two[:, :-1, None]
         if torch.is_grad_enabled() and self.first.requires_grad:
             return _Lattice.apply(one, two, drop, lost, lost_len, known_len)
-        return final_cells(_alphas(one, two, drop, lost)[0], lost_len, known_len)
+        return _log_probs(_alphas(one, two, drop, lost), lost_len, known_len)[0]
 
     def log_prob_pairs(
         self, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor
@@ -220,77 +223,111 @@ class CharacterChannel(nn.Module):
         return out
 
 
+class _ScaledLattice(NamedTuple):
+    """The pieces lattice in probability space, scaled: alphas[m] (n_x, N+1, n_y) holds P(the first
+    m known letters wrote the first k lost symbols) x c^k, so a cell's sum of path products needs no
+    exp or log (the log-space lattice took twice as long a step). Every path to cell k emits k
+    symbols, so scaling each emission by c is exact; c keeps c^N <= e^60, so no cell overflows
+    float32, and a typical pair's product stays far above its underflow (docs/experiments.md, "The
+    pieces lattice in probability space")."""
+
+    alphas: list[torch.Tensor]
+    log_c: float
+    e1: torch.Tensor | None  # every letter's scaled one-letter emissions (M, n_x, N, n_y), with `keep`
+    e2: torch.Tensor | None  # and two-letter ones (M-1, n_x, N, n_y)
+    drop: torch.Tensor  # P(drop) (n_y, M)
+
+
 def _alphas(
     one: torch.Tensor, two: torch.Tensor, drop: torch.Tensor, lost: torch.Tensor, keep: bool = False
-) -> tuple[list[torch.Tensor], list[torch.Tensor], torch.Tensor | None, torch.Tensor | None]:
-    """The pieces lattice of `CharacterChannel.log_prob`: alphas[m] (n_x, N+1, n_y), log P(the first
-    m known letters wrote the first k lost symbols), from one (n_y, M, S), two (n_y, M-1, S) and
-    drop (n_y, M) of the known words and lost (n_x, N) ids. With `keep`, also what `_Lattice`'s
-    backward reads: where each cell was clamped to NEG, and every letter's emissions (all M at once,
-    (M, n_x, N, n_y) and (M-1, n_x, N, n_y)); without it, emissions are read one letter at a time."""
+) -> _ScaledLattice:
+    """The pieces lattice of `CharacterChannel.log_prob` from one (n_y, M, S), two (n_y, M-1, S) and
+    drop (n_y, M), log-probabilities of the known words' pieces, and lost (n_x, N) ids. With `keep`,
+    every letter's emissions are read at once (what the backward reads); without it, one letter at a
+    time."""
     n_x, big_n = lost.shape
     n_y, big_m = one.shape[:2]
-    e1 = emissions(one, lost) if keep else None
-    e2 = emissions(two, lost) if keep and big_m > 1 else None
-    start = one.new_full((n_x, big_n + 1, n_y), NEG)
-    start[:, 0] = 0.0
-    alphas, clamped = [start], [start < NEG] if keep else []
-    head = one.new_full((n_x, 1, n_y), NEG)  # no symbol yet: k = 0 is reached by drops only
+    log_c = min(math.log(one.shape[-1]), LOG_SCALE_CAP / max(big_n, 1))
+    table1 = (one + log_c).exp()  # (n_y, M, S)
+    table2 = (two + log_c).exp()  # (n_y, M-1, S)
+    p_drop = drop.exp()  # (n_y, M)
+    e1 = emissions(table1, lost) if keep else None
+    e2 = emissions(table2, lost) if keep and big_m > 1 else None
+    start = one.new_zeros((n_x, big_n + 1, n_y))
+    start[:, 0] = 1.0
+    alphas = [start]
     for m in range(1, big_m + 1):
         prev = alphas[m - 1]
-        dropped = prev + drop[:, m - 1]
-        written = prev[:, :-1] + (e1[m - 1] if e1 is not None else emissions(one, lost, m - 1))  # (n_x, N, n_y)
-        if m >= 2:
-            two_m = e2[m - 2] if e2 is not None else emissions(two, lost, m - 2)
-            written = torch.logaddexp(written, alphas[m - 2][:, :-1] + two_m)
-        new = torch.logaddexp(dropped, torch.cat([head, written], 1))
-        if keep:
-            clamped.append(new < NEG)
-        alphas.append(new.clamp_min(NEG))
-    return alphas, clamped, e1, e2
+        new = prev * p_drop[:, m - 1]  # letter m dropped
+        written = prev[:, :-1] * (e1[m - 1] if e1 is not None else emissions(table1, lost, m - 1))  # (n_x, N, n_y)
+        if m >= 2:  # or letters m-1, m written as one symbol
+            two_m = e2[m - 2] if e2 is not None else emissions(table2, lost, m - 2)
+            written = torch.addcmul(written, alphas[m - 2][:, :-1], two_m)
+        new[:, 1:] += written
+        alphas.append(new)
+    return _ScaledLattice(alphas, log_c, e1, e2, p_drop)
+
+
+def _log_probs(
+    lattice: _ScaledLattice, lost_len: torch.Tensor, known_len: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """log P(x_i | y_j) (n_x, n_y) from the scaled lattice, NEG where the final cell is 0 or below
+    float's normal range (no path, or one too unlikely to matter); and those cells (n_x, n_y)."""
+    cells = final_cells(lattice.alphas, lost_len, known_len)  # (n_x, n_y), scaled by c^k
+    real = cells >= torch.finfo(cells.dtype).tiny
+    logs = torch.where(real, cells, 1.0).log() - lattice.log_c * lost_len[:, None]
+    return torch.where(real, logs, NEG), cells
 
 
 class _Lattice(torch.autograd.Function):
     """log P(x_i | y_j) (n_x, n_y) through the pieces lattice, with its gradient by the
-    forward-backward algorithm: each transition's share of a cell (exp(from + emission - cell))
-    carries the cell's gradient back. With autograd's own backward through the chain of logaddexp,
-    cat and clamp ops a training step took 1.9 times as long (docs/experiments.md, "The channels'
-    lattice backward, written out"); the forward and its values are the same."""
+    forward-backward algorithm: each transition's share of a pair's probability carries the pair's
+    gradient back. The lattice is linear in each cell, so the backward is the forward's transpose
+    (autograd's own backward took 1.9 times as long a step; docs/experiments.md, "The channels'
+    lattice backward, written out")."""
 
     @staticmethod
     def forward(ctx, one, two, drop, lost, lost_len, known_len):  # type: ignore[override]
-        alphas, clamped, e1, e2 = _alphas(one, two, drop, lost, keep=True)
-        ctx.save_for_backward(drop, lost, lost_len, known_len)
-        ctx.lattice = alphas, clamped, e1, e2, one.shape[-1]
-        return final_cells(alphas, lost_len, known_len)
+        lattice = _alphas(one, two, drop, lost, keep=True)
+        logs, cells = _log_probs(lattice, lost_len, known_len)
+        ctx.save_for_backward(lost, lost_len, known_len, cells)
+        ctx.lattice = lattice, one.shape[-1]
+        return logs
 
     @staticmethod
     def backward(ctx, grad):  # type: ignore[override]
-        drop, lost, lost_len, known_len = ctx.saved_tensors
-        alphas, clamped, e1, e2, n_symbols = ctx.lattice  # kept: a graph may be walked back twice
-        big_n, big_m = lost.shape[1], drop.shape[1]
-        g = final_cell_grads(grad, lost_len, known_len, big_n, big_m)  # g[m]: d loss / d alphas[m]
-        g_drop = torch.zeros_like(drop)
-        # Each piece's share of the gradient at every cell that reads a lost symbol, shaped as its
-        # emissions: (M, n_x, N, n_y) and (M-1, n_x, N, n_y).
+        lost, lost_len, known_len, cells = ctx.saved_tensors
+        lattice, n_symbols = ctx.lattice  # kept: a graph may be walked back twice
+        alphas, e1, e2, p_drop = lattice.alphas, lattice.e1, lattice.e2, lattice.drop
+        big_n, big_m = lost.shape[1], p_drop.shape[1]
+        # g[m]: d (sum of grad x each pair's scaled probability) / d alphas[m], bounded as the cells
+        # are. A path's share is (alpha x transition) x g, at most its pair's probability, and only
+        # then divided by that probability (`inverse`): no product on the way can overflow, even
+        # where a pair's probability is near float's smallest and a cell's alpha is 0.
+        g = final_cell_grads(grad, lost_len, known_len, big_n, big_m)
+        real = cells >= torch.finfo(cells.dtype).tiny
+        inverse = torch.where(real, 1.0 / torch.where(real, cells, 1.0), 0.0)[:, None, :]  # (n_x, 1, n_y)
+        g_drop = torch.zeros_like(p_drop)
+        # Each piece's share of its pairs' probability, times their gradient, shaped as its emissions:
+        # (M, n_x, N, n_y) and (M-1, n_x, N, n_y).
         share_one = torch.empty_like(e1)
         share_two = torch.empty_like(e2) if e2 is not None else None
         for m in range(big_m, 0, -1):  # from the last letter back
-            cell = alphas[m]
-            h = g[m].masked_fill_(clamped[m], 0.0)  # a clamped cell passes no gradient
+            h = g[m]
             prev = alphas[m - 1]
-            dropped = path_share(prev + drop[:, m - 1], cell, h)  # exp(from + drop - cell) x grad
-            g[m - 1] += dropped
-            g_drop[:, m - 1] = dropped.sum((0, 1))
-            h, cell = h[:, 1:], cell[:, 1:]
-            one = torch.add(e1[m - 1], prev[:, :-1], out=share_one[m - 1])  # the one-letter piece's path
-            g[m - 1][:, :-1] += path_share(one, cell, h)
+            dropped = prev * p_drop[:, m - 1]
+            g_drop[:, m - 1] = dropped.mul_(h).mul_(inverse).sum((0, 1))
+            g[m - 1].addcmul_(h, p_drop[:, m - 1])
+            h = h[:, 1:]
+            torch.mul(prev[:, :-1], e1[m - 1], out=share_one[m - 1]).mul_(h)
+            g[m - 1][:, :-1].addcmul_(h, e1[m - 1])
             if share_two is not None and m >= 2:
-                two = torch.add(e2[m - 2], alphas[m - 2][:, :-1], out=share_two[m - 2])  # the two-letter piece's
-                g[m - 2][:, :-1] += path_share(two, cell, h)
+                torch.mul(alphas[m - 2][:, :-1], e2[m - 2], out=share_two[m - 2]).mul_(h)
+                g[m - 2][:, :-1].addcmul_(h, e2[m - 2])
             g[m] = None
-        g_two = emission_grads(share_two, lost, n_symbols) if share_two is not None else None
-        return emission_grads(share_one, lost, n_symbols), g_two, g_drop, None, None, None
+        g_one = emission_grads(share_one.mul_(inverse), lost, n_symbols)
+        g_two = emission_grads(share_two.mul_(inverse), lost, n_symbols) if share_two is not None else None
+        return g_one, g_two, g_drop, None, None, None
 
 
 def seed_channel(

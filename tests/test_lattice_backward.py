@@ -12,7 +12,7 @@ from test_channel import syllabary_corpus
 
 from tui_decipher.engine.channels import edit, pieces
 from tui_decipher.engine.channels.edit import EditChannel
-from tui_decipher.engine.channels.lattice import encode_padded, final_cells
+from tui_decipher.engine.channels.lattice import encode_padded, scaled_log_probs
 from tui_decipher.engine.channels.pieces import CharacterChannel
 from tui_decipher.engine.charset import Charset
 
@@ -62,9 +62,8 @@ def test_the_written_out_backward_is_autograds_through_the_same_forward(kind: st
 
     def forward(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, lost: torch.Tensor, lost_len: torch.Tensor,
                 known_len: torch.Tensor) -> torch.Tensor:  # fmt: skip
-        if kind == "pieces":  # a scaled lattice in probability space
-            return pieces._log_probs(pieces._alphas(a, b, c, lost), lost_len, known_len)[0]
-        return final_cells(edit._alphas(a, b, c, lost).alphas, lost_len, known_len)
+        lattice = (pieces if kind == "pieces" else edit)._alphas(a, b, c, lost)  # scaled probabilities
+        return scaled_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]
 
     def by_autograd() -> torch.Tensor:  # the same forward ops, differentiated by autograd
         original = module._Lattice.apply
@@ -104,15 +103,19 @@ def test_the_written_out_backward_passes_gradcheck(kind: str) -> None:
     assert torch.autograd.gradcheck(lambda a, b, c: lattice.apply(a, b, c, lost, lost_len, known_len), tables)
 
 
-def test_the_pieces_lattice_in_probability_space_stays_finite_where_pairs_are_near_underflow() -> None:
-    """The pieces lattice sums scaled probabilities in float32: a sharp channel (logits of spread 20)
-    on long lost words puts many pairs near or below float32's smallest number. Their scores must
-    be NEG or the log-space paired lattice's, and every gradient finite."""
+@pytest.mark.parametrize("kind", ["pieces", "edit"])
+def test_a_lattice_in_probability_space_stays_finite_where_pairs_are_near_underflow(kind: str) -> None:
+    """Both lattices sum scaled probabilities in float32: a sharp channel (logits of spread 20) on
+    long lost words puts many pairs near or below float32's smallest number. Their scores must be
+    NEG or the log-space paired lattice's, and every gradient finite."""
     rng = torch.Generator().manual_seed(13)
     lost_words, known_words = syllabary_corpus(40, 10, seed=6)
     lost_words = [*lost_words, tuple(lost_words[0] * 5), tuple(lost_words[1] * 4)]  # 10-20 signs
     lost_charset, known_charset = Charset.from_words(lost_words), Charset.from_words(known_words)
-    channel = CharacterChannel(len(lost_charset), len(known_charset), rng, 20.0)
+    if kind == "pieces":
+        channel = CharacterChannel(len(lost_charset), len(known_charset), rng, 20.0)
+    else:
+        channel = EditChannel(lost_charset, known_charset, rng, 20.0, 2.0)
     lost, lost_len = encode_padded(lost_words, lost_charset, 0)
     known, known_len = encode_padded(known_words, known_charset, channel.none)
     scores = channel.log_prob(lost, lost_len, known, known_len)  # (n_x, n_y)

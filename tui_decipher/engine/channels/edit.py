@@ -26,7 +26,7 @@ It is trained exactly as the pieces channel (`fit_channel`, either objective).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import torch
 from torch import nn
@@ -36,12 +36,13 @@ from ..corpus import Word
 from .lattice import (
     NEG,
     emission_grads,
+    emission_scale,
     emissions,
     encode_padded,
     final_cell_grads,
-    final_cells,
+    inverse_finals,
     pair_cells,
-    path_share,
+    scaled_log_probs,
 )
 
 INSERT, WRITE, DROP = 0, 1, 2  # operations before/at a known letter; at the end: INSERT, STOP (= WRITE)
@@ -142,7 +143,8 @@ class EditChannel(nn.Module):
         if torch.is_grad_enabled() and self.write.requires_grad:
             cells = _Lattice.apply(write, insert, drop, lost, lost_len, known_len)
         else:
-            cells = final_cells(_alphas(write, insert, drop, lost).alphas, lost_len, known_len)
+            lattice = _alphas(write, insert, drop, lost)
+            cells = scaled_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]
         return cells + operation[self.none, STOP]  # then stop: (n_x, n_y)
 
     def log_prob_pairs(
@@ -226,61 +228,54 @@ class EditChannel(nn.Module):
         return out
 
 
-@dataclass
-class _Cells:
-    """The edit lattice of `EditChannel.log_prob`: alphas[m] (n_x, N+1, n_y), log P(the first m known
-    letters wrote the first k lost symbols, the insertions before letter m+1 included), and before
-    them `written[m]`, the same before those insertions. With `keep` (`_alphas`), what `_Lattice`'s
-    backward reads too: which cells were clamped to NEG (`written_clamped[m - 1]` for m >= 1;
-    `inserted_clamped[m]` (n_x, N, n_y) for k >= 1) and every emission at once; without it only
-    `alphas` is filled."""
+class _Cells(NamedTuple):
+    """The edit lattice of `EditChannel.log_prob` in probability space, scaled as the pieces
+    channel's (`pieces._ScaledLattice`): alphas[m] (n_x, N+1, n_y) holds P(the first m known letters
+    wrote the first k lost symbols, the insertions before letter m+1 included) x c^k, and before
+    those insertions `written[m]`. Every path to cell k emits k symbols (a write or an insertion
+    each), so scaling each emission by c is exact. With `keep`, every emission at once (what the
+    backward reads); without it they are read one letter at a time and `written` stays empty."""
 
     alphas: list[torch.Tensor]
     written: list[torch.Tensor]
-    written_clamped: list[torch.Tensor]
-    inserted_clamped: list[torch.Tensor]
-    write: torch.Tensor | None  # (M, n_x, N, n_y)
-    insert: torch.Tensor | None  # (M+1, n_x, N, n_y)
+    log_c: float
+    write: torch.Tensor | None  # scaled write emissions (M, n_x, N, n_y), with `keep`
+    insert: torch.Tensor | None  # and insertions (M+1, n_x, N, n_y)
+    drop: torch.Tensor  # P(drop) (n_y, M)
 
 
 def _alphas(
     write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, lost: torch.Tensor, keep: bool = False
 ) -> _Cells:
-    """The lattice from write (n_y, M, S), insert (n_y, M+1, S) and drop (n_y, M) of the known
-    words and lost (n_x, N) ids: its alphas, and with `keep` all that the backward reads (`_Cells`);
-    without it, emissions are read one letter at a time and nothing else is kept."""
+    """The lattice from write (n_y, M, S), insert (n_y, M+1, S) and drop (n_y, M), log-probabilities
+    of the known words' operations, and lost (n_x, N) ids (`_Cells`)."""
     n_x, big_n = lost.shape
     n_y, big_m = drop.shape
-    cells = _Cells([], [], [], [], emissions(write, lost) if keep else None, emissions(insert, lost) if keep else None)
-    blank = write.new_full((n_x, 1, n_y), NEG)
+    log_c = emission_scale(write.shape[-1], big_n)
+    write_table, insert_table = (write + log_c).exp(), (insert + log_c).exp()  # (n_y, M, S), (n_y, M+1, S)
+    p_drop = drop.exp()
+    cells = _Cells([], [], log_c, emissions(write_table, lost) if keep else None,
+                   emissions(insert_table, lost) if keep else None, p_drop)  # fmt: skip
 
     def with_insertions(alpha: torch.Tensor, m: int) -> torch.Tensor:
         # alpha (n_x, N+1, n_y) after m letters; symbols inserted before letter m+1 (or the end)
         # extend k one at a time, so this runs along k.
-        emit = cells.insert[m] if cells.insert is not None else emissions(insert, lost, m)  # (n_x, N, n_y)
-        rows, clamped = [alpha[:, 0]], []
+        emit = cells.insert[m] if cells.insert is not None else emissions(insert_table, lost, m)  # (n_x, N, n_y)
+        rows = [alpha[:, 0]]
         for k in range(1, big_n + 1):
-            row = torch.logaddexp(alpha[:, k], rows[-1] + emit[:, k - 1])
-            if keep:
-                clamped.append(row < NEG)
-            rows.append(row.clamp_min(NEG))
-        if keep:
-            cells.inserted_clamped.append(torch.stack(clamped, 1))
+            rows.append(torch.addcmul(alpha[:, k], rows[-1], emit[:, k - 1]))
         return torch.stack(rows, 1)
 
-    start = write.new_full((n_x, big_n + 1, n_y), NEG)
-    start[:, 0] = 0.0
+    start = write.new_zeros((n_x, big_n + 1, n_y))
+    start[:, 0] = 1.0
     if keep:
         cells.written.append(start)
     cells.alphas.append(with_insertions(start, 0))
     for m in range(1, big_m + 1):
         prev = cells.alphas[-1]
-        dropped = prev + drop[:, m - 1]
-        emit = cells.write[m - 1] if cells.write is not None else emissions(write, lost, m - 1)
-        new = torch.logaddexp(dropped, torch.cat([blank, prev[:, :-1] + emit], 1))  # (n_x, N+1, n_y)
-        if keep:
-            cells.written_clamped.append(new < NEG)
-        new = new.clamp_min(NEG)
+        new = prev * p_drop[:, m - 1]  # letter m dropped
+        emit = cells.write[m - 1] if cells.write is not None else emissions(write_table, lost, m - 1)
+        new[:, 1:] += prev[:, :-1] * emit  # or written as lost symbol k
         if keep:
             cells.written.append(new)
         cells.alphas.append(with_insertions(new, m))
@@ -289,48 +284,48 @@ def _alphas(
 
 class _Lattice(torch.autograd.Function):
     """log P(x_i | y_j) (n_x, n_y) through the edit lattice, before the final stop, with its gradient
-    written out (forward-backward, as the pieces channel's `pieces._Lattice` in probability space):
-    each path's share of a cell carries the cell's gradient back, along the insertions (k) within a
-    letter, then across the letter. The values are autograd's path's; with its backward a training
-    step took 2.7 times as long
-    (docs/experiments.md, "The channels' lattice backward, written out")."""
+    by the forward-backward algorithm, as the pieces channel's (`pieces._Lattice`): the lattice is
+    linear in each cell, so the backward is its transpose, along the insertions (k) within a
+    letter, then across the letter. With autograd's own backward (through the log-space lattice of
+    then) a training step took 2.7 times as long (docs/experiments.md, "The channels' lattice
+    backward, written out")."""
 
     @staticmethod
     def forward(ctx, write, insert, drop, lost, lost_len, known_len):  # type: ignore[override]
         cells = _alphas(write, insert, drop, lost, keep=True)
-        ctx.save_for_backward(drop, lost, lost_len, known_len)
+        logs, finals = scaled_log_probs(cells.alphas, cells.log_c, lost_len, known_len)
+        ctx.save_for_backward(lost, lost_len, known_len, finals)
         ctx.lattice = cells, write.shape[-1]
-        return final_cells(cells.alphas, lost_len, known_len)
+        return logs
 
     @staticmethod
     def backward(ctx, grad):  # type: ignore[override]
-        drop, lost, lost_len, known_len = ctx.saved_tensors
+        lost, lost_len, known_len, finals = ctx.saved_tensors
         cells, n_symbols = ctx.lattice  # kept: a graph may be walked back twice
-        big_n, big_m = lost.shape[1], drop.shape[1]
-        g = final_cell_grads(grad, lost_len, known_len, big_n, big_m)  # g[m]: d loss / d alphas[m]
-        g_drop = torch.zeros_like(drop)
+        p_drop = cells.drop
+        big_n, big_m = lost.shape[1], p_drop.shape[1]
+        # g[m]: d (sum of grad x each pair's scaled probability) / d alphas[m]; a path's share is
+        # (alpha x transition) x g, then divided by its pair's probability (`inverse`), so no
+        # product on the way can overflow (as in `pieces._Lattice`).
+        g = final_cell_grads(grad, lost_len, known_len, big_n, big_m)
+        inverse = inverse_finals(finals)  # (n_x, 1, n_y)
+        g_drop = torch.zeros_like(p_drop)
         share_write, share_insert = torch.empty_like(cells.write), torch.empty_like(cells.insert)
         for m in range(big_m, -1, -1):  # from the last letter back
-            # Along the insertions: alphas[m][:, k] = logaddexp(written[m][:, k], alphas[m][:, k-1] + insert).
-            g_alpha, alpha = g[m], cells.alphas[m]
-            open_cells = cells.inserted_clamped[m].logical_not()  # a clamped cell passes no gradient
-            inserted = torch.add(cells.insert[m], alpha[:, :-1], out=share_insert[m])
-            inserted = path_share(inserted, alpha[:, 1:], open_cells)  # times each cell's gradient below
+            # Along the insertions: alphas[m][:, k] = written[m][:, k] + alphas[m][:, k-1] x insert.
+            g_alpha, alpha, emit = g[m], cells.alphas[m], cells.insert[m]
             for k in range(big_n, 0, -1):
-                inserted[:, k - 1].mul_(g_alpha[:, k])
-                g_alpha[:, k - 1] += inserted[:, k - 1]
-            g_written = path_share(cells.written[m] - alpha, 0.0, g_alpha)  # at k = 0: g_alpha
-            g_written[:, 1:].mul_(open_cells)
+                g_alpha[:, k - 1].addcmul_(g_alpha[:, k], emit[:, k - 1])
+            torch.mul(alpha[:, :-1], emit, out=share_insert[m]).mul_(g_alpha[:, 1:])
             g[m] = None
             if m == 0:
                 break
-            # Across letter m: written[m] = logaddexp(alphas[m-1] + drop, [blank, alphas[m-1] + write]).
-            h = g_written.masked_fill_(cells.written_clamped[m - 1], 0.0)
-            cell, prev = cells.written[m], cells.alphas[m - 1]
-            dropped = path_share(prev + drop[:, m - 1], cell, h)
-            g[m - 1] += dropped
-            g_drop[:, m - 1] = dropped.sum((0, 1))
-            written = torch.add(cells.write[m - 1], prev[:, :-1], out=share_write[m - 1])
-            g[m - 1][:, :-1] += path_share(written, cell[:, 1:], h[:, 1:])
-        return (emission_grads(share_write, lost, n_symbols), emission_grads(share_insert, lost, n_symbols), g_drop,
-                None, None, None)  # fmt: skip
+            # Across letter m: written[m] = alphas[m-1] x drop, + alphas[m-1] x write one symbol on.
+            h, prev = g_alpha, cells.alphas[m - 1]  # d / d written[m] is d / d alphas[m]
+            dropped = prev * p_drop[:, m - 1]
+            g_drop[:, m - 1] = dropped.mul_(h).mul_(inverse).sum((0, 1))
+            g[m - 1].addcmul_(h, p_drop[:, m - 1])
+            torch.mul(prev[:, :-1], cells.write[m - 1], out=share_write[m - 1]).mul_(h[:, 1:])
+            g[m - 1][:, :-1].addcmul_(h[:, 1:], cells.write[m - 1])
+        return (emission_grads(share_write.mul_(inverse), lost, n_symbols),
+                emission_grads(share_insert.mul_(inverse), lost, n_symbols), g_drop, None, None, None)  # fmt: skip

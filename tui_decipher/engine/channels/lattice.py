@@ -6,6 +6,7 @@ scaled (the pieces channel); its paired lattice alphas[m] (P, N+1), for aligned 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import torch
@@ -14,9 +15,9 @@ from ..charset import Charset
 from ..corpus import Word
 
 NEG = -1e4  # log-probability of an impossible state (finite, so gradients stay finite)
-# A written-out backward clamps exp()'s argument here: on x86 CPUs exp() below about -88 (a result
-# under float32's smallest normal number) took ten times as long, and what it drops is below 2e-38.
-EXP_FLOOR = -87.0
+# The scaled lattices' emission scale c is at most e^(LOG_SCALE_CAP / N) for lost words of up to N
+# symbols: a cell holds at most c^N, well inside float32 (e^88).
+LOG_SCALE_CAP = 60.0
 
 
 def channel_device(channel: torch.nn.Module) -> torch.device:
@@ -58,10 +59,32 @@ def emission_grads(shares: torch.Tensor, ids: torch.Tensor, n_symbols: int) -> t
     return table.index_add_(1, ids.reshape(-1), shares.view(n_letters, -1, n_y)).permute(2, 0, 1)
 
 
-def path_share(path: torch.Tensor, cell: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
-    """A written-out backward's step: a path's share of the cell it enters times the cell's gradient,
-    exp(path - cell) x grad, computed in `path`'s storage (any equal shapes)."""
-    return path.sub_(cell).clamp_min_(EXP_FLOOR).exp_().mul_(grad)
+def emission_scale(n_symbols: int, longest: int) -> float:
+    """log c for a scaled lattice (a channel's alphas in probability space, each emission times c):
+    every path to cell k emits k lost symbols, so a cell holds P x c^k exactly. c = the number of
+    symbols keeps a typical pair's product near 1, far above float32's underflow (e^-87), and is
+    capped so c^N, for the longest lost word's N symbols, cannot overflow."""
+    return min(math.log(n_symbols), LOG_SCALE_CAP / max(longest, 1))
+
+
+def scaled_log_probs(
+    alphas: list[torch.Tensor], log_c: float, lost_len: torch.Tensor, known_len: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """log P(x_i | y_j) (n_x, n_y) from a scaled lattice (`emission_scale`), NEG where the final cell
+    is 0 or below float's normal range (no path, or one too unlikely to matter); and the final
+    cells themselves (n_x, n_y)."""
+    finals = final_cells(alphas, lost_len, known_len)  # (n_x, n_y), scaled by c^k
+    real = finals >= torch.finfo(finals.dtype).tiny
+    logs = torch.where(real, finals, 1.0).log() - log_c * lost_len[:, None]
+    return torch.where(real, logs, NEG), finals
+
+
+def inverse_finals(finals: torch.Tensor) -> torch.Tensor:
+    """1 / each pair's scaled probability (n_x, 1, n_y), 0 where `scaled_log_probs` read NEG. A
+    written-out backward multiplies a path's share, (alpha x transition) x gradient, by it last,
+    so no product on the way can overflow."""
+    real = finals >= torch.finfo(finals.dtype).tiny
+    return torch.where(real, 1.0 / torch.where(real, finals, 1.0), 0.0)[:, None, :]
 
 
 def final_cells(alphas: list[torch.Tensor], lost_len: torch.Tensor, known_len: torch.Tensor) -> torch.Tensor:

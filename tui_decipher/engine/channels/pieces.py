@@ -21,7 +21,6 @@ costs -log P(x_i | y_j) go through the same min-cost flow as the neural model's:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -34,11 +33,13 @@ from ..corpus import Word
 from .lattice import (
     NEG,
     emission_grads,
+    emission_scale,
     emissions,
     encode_padded,
     final_cell_grads,
-    final_cells,
+    inverse_finals,
     pair_cells,
+    scaled_log_probs,
 )
 
 if TYPE_CHECKING:
@@ -47,9 +48,6 @@ if TYPE_CHECKING:
 INIT_SCALE = DecipherConfig.channel_init_scale  # one default, the config field's
 
 DROP, ONE, TWO = 0, 1, 2  # actions at a known letter
-# The lattice's emission scale c is at most e^(LOG_SCALE_CAP / N) for lost words of up to N
-# symbols: a cell is at most c^N, well inside float32 (e^88).
-LOG_SCALE_CAP = 60.0
 SEED_STRENGTH = 2.5  # how far a syllable search's map raises a sign's logits in the channel's start
 
 
@@ -128,7 +126,8 @@ class CharacterChannel(nn.Module):
         two = two + take_two[:, :-1, None]
         if torch.is_grad_enabled() and self.first.requires_grad:
             return _Lattice.apply(one, two, drop, lost, lost_len, known_len)
-        return _log_probs(_alphas(one, two, drop, lost), lost_len, known_len)[0]
+        lattice = _alphas(one, two, drop, lost)
+        return scaled_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]
 
     def log_prob_pairs(
         self, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor
@@ -224,12 +223,10 @@ class CharacterChannel(nn.Module):
 
 
 class _ScaledLattice(NamedTuple):
-    """The pieces lattice in probability space, scaled: alphas[m] (n_x, N+1, n_y) holds P(the first
-    m known letters wrote the first k lost symbols) x c^k, so a cell's sum of path products needs no
-    exp or log (the log-space lattice took twice as long a step). Every path to cell k emits k
-    symbols, so scaling each emission by c is exact; c keeps c^N <= e^60, so no cell overflows
-    float32, and a typical pair's product stays far above its underflow (docs/experiments.md, "The
-    pieces lattice in probability space")."""
+    """The pieces lattice in probability space, scaled (`lattice.emission_scale`): alphas[m]
+    (n_x, N+1, n_y) holds P(the first m known letters wrote the first k lost symbols) x c^k, so a
+    cell's sum over paths needs no exp or log (docs/experiments.md, "The channels' lattices in
+    probability space")."""
 
     alphas: list[torch.Tensor]
     log_c: float
@@ -247,7 +244,7 @@ def _alphas(
     time."""
     n_x, big_n = lost.shape
     n_y, big_m = one.shape[:2]
-    log_c = min(math.log(one.shape[-1]), LOG_SCALE_CAP / max(big_n, 1))
+    log_c = emission_scale(one.shape[-1], big_n)
     table1 = (one + log_c).exp()  # (n_y, M, S)
     table2 = (two + log_c).exp()  # (n_y, M-1, S)
     p_drop = drop.exp()  # (n_y, M)
@@ -268,17 +265,6 @@ def _alphas(
     return _ScaledLattice(alphas, log_c, e1, e2, p_drop)
 
 
-def _log_probs(
-    lattice: _ScaledLattice, lost_len: torch.Tensor, known_len: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """log P(x_i | y_j) (n_x, n_y) from the scaled lattice, NEG where the final cell is 0 or below
-    float's normal range (no path, or one too unlikely to matter); and those cells (n_x, n_y)."""
-    cells = final_cells(lattice.alphas, lost_len, known_len)  # (n_x, n_y), scaled by c^k
-    real = cells >= torch.finfo(cells.dtype).tiny
-    logs = torch.where(real, cells, 1.0).log() - lattice.log_c * lost_len[:, None]
-    return torch.where(real, logs, NEG), cells
-
-
 class _Lattice(torch.autograd.Function):
     """log P(x_i | y_j) (n_x, n_y) through the pieces lattice, with its gradient by the
     forward-backward algorithm: each transition's share of a pair's probability carries the pair's
@@ -289,7 +275,7 @@ class _Lattice(torch.autograd.Function):
     @staticmethod
     def forward(ctx, one, two, drop, lost, lost_len, known_len):  # type: ignore[override]
         lattice = _alphas(one, two, drop, lost, keep=True)
-        logs, cells = _log_probs(lattice, lost_len, known_len)
+        logs, cells = scaled_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)
         ctx.save_for_backward(lost, lost_len, known_len, cells)
         ctx.lattice = lattice, one.shape[-1]
         return logs
@@ -305,8 +291,7 @@ class _Lattice(torch.autograd.Function):
         # then divided by that probability (`inverse`): no product on the way can overflow, even
         # where a pair's probability is near float's smallest and a cell's alpha is 0.
         g = final_cell_grads(grad, lost_len, known_len, big_n, big_m)
-        real = cells >= torch.finfo(cells.dtype).tiny
-        inverse = torch.where(real, 1.0 / torch.where(real, cells, 1.0), 0.0)[:, None, :]  # (n_x, 1, n_y)
+        inverse = inverse_finals(cells)  # (n_x, 1, n_y)
         g_drop = torch.zeros_like(p_drop)
         # Each piece's share of its pairs' probability, times their gradient, shaped as its emissions:
         # (M, n_x, N, n_y) and (M-1, n_x, N, n_y).

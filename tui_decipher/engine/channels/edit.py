@@ -231,13 +231,12 @@ class EditChannel(nn.Module):
 class _Cells(NamedTuple):
     """The edit lattice of `EditChannel.log_prob` in probability space, scaled as the pieces
     channel's (`pieces._ScaledLattice`): alphas[m] (n_x, N+1, n_y) holds P(the first m known letters
-    wrote the first k lost symbols, the insertions before letter m+1 included) x c^k, and before
-    those insertions `written[m]`. Every path to cell k emits k symbols (a write or an insertion
-    each), so scaling each emission by c is exact. With `keep`, every emission at once (what the
-    backward reads); without it they are read one letter at a time and `written` stays empty."""
+    wrote the first k lost symbols, the insertions before letter m+1 included) x c^k. Every path to
+    cell k emits k symbols (a write or an insertion each), so scaling each emission by c is exact.
+    With `keep`, every emission at once (what the backward reads); without it they are read one
+    letter at a time."""
 
     alphas: list[torch.Tensor]
-    written: list[torch.Tensor]
     log_c: float
     write: torch.Tensor | None  # scaled write emissions (M, n_x, N, n_y), with `keep`
     insert: torch.Tensor | None  # and insertions (M+1, n_x, N, n_y)
@@ -254,7 +253,7 @@ def _alphas(
     log_c = emission_scale(write.shape[-1], big_n)
     write_table, insert_table = (write + log_c).exp(), (insert + log_c).exp()  # (n_y, M, S), (n_y, M+1, S)
     p_drop = drop.exp()
-    cells = _Cells([], [], log_c, emissions(write_table, lost) if keep else None,
+    cells = _Cells([], log_c, emissions(write_table, lost) if keep else None,
                    emissions(insert_table, lost) if keep else None, p_drop)  # fmt: skip
 
     def with_insertions(alpha: torch.Tensor, m: int) -> torch.Tensor:
@@ -268,16 +267,12 @@ def _alphas(
 
     start = write.new_zeros((n_x, big_n + 1, n_y))
     start[:, 0] = 1.0
-    if keep:
-        cells.written.append(start)
     cells.alphas.append(with_insertions(start, 0))
     for m in range(1, big_m + 1):
         prev = cells.alphas[-1]
         new = prev * p_drop[:, m - 1]  # letter m dropped
         emit = cells.write[m - 1] if cells.write is not None else emissions(write_table, lost, m - 1)
         new[:, 1:] += prev[:, :-1] * emit  # or written as lost symbol k
-        if keep:
-            cells.written.append(new)
         cells.alphas.append(with_insertions(new, m))
     return cells
 
@@ -320,8 +315,9 @@ class _Lattice(torch.autograd.Function):
             g[m] = None
             if m == 0:
                 break
-            # Across letter m: written[m] = alphas[m-1] x drop, + alphas[m-1] x write one symbol on.
-            h, prev = g_alpha, cells.alphas[m - 1]  # d / d written[m] is d / d alphas[m]
+            # Across letter m: the cells before its insertions are alphas[m-1] x drop, plus alphas[m-1]
+            # x write one symbol on; their gradient is alphas[m]'s (the insertions only add to them).
+            h, prev = g_alpha, cells.alphas[m - 1]
             dropped = prev * p_drop[:, m - 1]
             g_drop[:, m - 1] = dropped.mul_(h).mul_(inverse).sum((0, 1))
             g[m - 1].addcmul_(h, p_drop[:, m - 1])

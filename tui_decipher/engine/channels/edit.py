@@ -307,7 +307,7 @@ class _Lattice(torch.autograd.Function):
         g_drop = torch.zeros_like(p_drop)
         share_write, share_insert = torch.empty_like(cells.write), torch.empty_like(cells.insert)
         for m in range(big_m, -1, -1):  # from the last letter back
-            # Along the insertions: alphas[m][:, k] = written[m][:, k] + alphas[m][:, k-1] x insert.
+            # Along the insertions: alphas[m][:, k] = (the cell before insertions) + alphas[m][:, k-1] x insert.
             g_alpha, alpha, emit = g[m], cells.alphas[m], cells.insert[m]
             for k in range(big_n, 0, -1):
                 g_alpha[:, k - 1].addcmul_(g_alpha[:, k], emit[:, k - 1])

@@ -1,8 +1,7 @@
 """What both character channels' dynamic programmes share: word encoding and reading each pair's
-final cell. A channel's lattice alphas[m] (n_x, N+1, n_y) holds, for every pair, log P(the first m
-known letters wrote the first k lost symbols) (the edit channel), or that probability itself,
-scaled (the pieces channel); its paired lattice alphas[m] (P, N+1), for aligned pairs only
-(`log_prob_pairs`), holds the log."""
+final cell. A channel's lattice alphas[m] (n_x, N+1, n_y) holds, for every pair, P(the first m
+known letters wrote the first k lost symbols), scaled (`emission_scale`); its paired lattice
+alphas[m] (P, N+1), for aligned pairs only (`log_prob_pairs`), holds the log of that probability."""
 
 from __future__ import annotations
 
@@ -67,6 +66,11 @@ def emission_scale(n_symbols: int, longest: int) -> float:
     return min(math.log(n_symbols), LOG_SCALE_CAP / max(longest, 1))
 
 
+def _readable(finals: torch.Tensor) -> torch.Tensor:
+    """Where a scaled final cell is a normal float (its log and inverse are exact), not 0 or subnormal."""
+    return finals >= torch.finfo(finals.dtype).tiny
+
+
 def scaled_log_probs(
     alphas: list[torch.Tensor], log_c: float, lost_len: torch.Tensor, known_len: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -74,7 +78,7 @@ def scaled_log_probs(
     is 0 or below float's normal range (no path, or one too unlikely to matter); and the final
     cells themselves (n_x, n_y)."""
     finals = final_cells(alphas, lost_len, known_len)  # (n_x, n_y), scaled by c^k
-    real = finals >= torch.finfo(finals.dtype).tiny
+    real = _readable(finals)
     logs = torch.where(real, finals, 1.0).log() - log_c * lost_len[:, None]
     return torch.where(real, logs, NEG), finals
 
@@ -83,7 +87,7 @@ def inverse_finals(finals: torch.Tensor) -> torch.Tensor:
     """1 / each pair's scaled probability (n_x, 1, n_y), 0 where `scaled_log_probs` read NEG. A
     written-out backward multiplies a path's share, (alpha x transition) x gradient, by it last,
     so no product on the way can overflow."""
-    real = finals >= torch.finfo(finals.dtype).tiny
+    real = _readable(finals)
     return torch.where(real, 1.0 / torch.where(real, finals, 1.0), 0.0)[:, None, :]
 
 

@@ -12,7 +12,7 @@ from test_channel import syllabary_corpus
 
 from tui_decipher.engine.channels import edit, pieces
 from tui_decipher.engine.channels.edit import EditChannel
-from tui_decipher.engine.channels.lattice import encode_padded, scaled_log_probs
+from tui_decipher.engine.channels.lattice import NEG, encode_padded, scaled_log_probs, scaled_pair_log_probs
 from tui_decipher.engine.channels.pieces import CharacterChannel
 from tui_decipher.engine.charset import Charset
 
@@ -36,6 +36,50 @@ def _channel(kind: str, lost_charset: Charset, known_charset: Charset, pinned: b
             if getattr(channel, name, None) is not None:
                 setattr(channel, name, getattr(channel, name).double())
     return channel
+
+
+def _log_space_pairs(channel: torch.nn.Module, lost, lost_len, known, known_len) -> torch.Tensor:
+    """log P(x_p | y_p) (P,) by each channel's paired lattice in log space, as the channels computed
+    it before their paired lattices moved to probability space: a reference that cannot underflow."""
+    big_n, big_m = int(lost_len.max()), int(known_len.max())
+    lost, known = lost[:, :big_n], known[:, :big_m]
+    n_p = lost.shape[0]
+    start = torch.full((n_p, big_n + 1), NEG)
+    start[:, 0] = 0.0
+    head = torch.full((n_p, 1), NEG)
+    if isinstance(channel, CharacterChannel):
+        action = torch.log_softmax(channel.action, -1)
+        drop, take_one, take_two = (action[known, a] for a in (pieces.DROP, pieces.ONE, pieces.TWO))
+        one = torch.log_softmax(channel._one_logits(), -1)
+        alphas = [start]
+        for m in range(1, big_m + 1):
+            prev = alphas[m - 1]
+            written = prev[:, :-1] + one[known[:, m - 1, None], lost] + take_one[:, m - 1, None]
+            if m >= 2:
+                two = torch.log_softmax(channel._two_logits(known[:, m - 2], known[:, m - 1]), -1)
+                piece = two.gather(1, lost) + take_two[:, m - 2, None]
+                written = torch.logaddexp(written, alphas[m - 2][:, :-1] + piece)
+            alphas.append(torch.logaddexp(prev + drop[:, m - 1, None], torch.cat([head, written], 1)).clamp_min(NEG))
+        end = 0.0
+    else:
+        nxt = torch.cat([known, known.new_full((n_p, 1), channel.none)], 1)
+        operation = channel.log_operations()
+        write, insert = channel.log_emissions()
+
+        def with_insertions(alpha: torch.Tensor, m: int) -> torch.Tensor:
+            emit, rows = insert[nxt[:, m, None], lost], [alpha[:, 0]]
+            for k in range(1, big_n + 1):
+                rows.append(torch.logaddexp(alpha[:, k], rows[-1] + emit[:, k - 1]).clamp_min(NEG))
+            return torch.stack(rows, 1)
+
+        alphas = [with_insertions(start, 0)]
+        for m in range(1, big_m + 1):
+            prev = alphas[-1]
+            written = prev[:, :-1] + write[nxt[:, m - 1, None], lost]
+            new = torch.logaddexp(prev + operation[nxt[:, m - 1], edit.DROP][:, None], torch.cat([head, written], 1))
+            alphas.append(with_insertions(new.clamp_min(NEG), m))
+        end = operation[channel.none, edit.STOP]
+    return torch.stack(alphas)[known_len, torch.arange(n_p), lost_len] + end
 
 
 def _gradients(channel: torch.nn.Module, score: Callable[[], torch.Tensor], weights: torch.Tensor) -> list:
@@ -103,11 +147,73 @@ def test_the_written_out_backward_passes_gradcheck(kind: str) -> None:
     assert torch.autograd.gradcheck(lambda a, b, c: lattice.apply(a, b, c, lost, lost_len, known_len), tables)
 
 
+@pytest.mark.parametrize("pinned", [False, True])
+@pytest.mark.parametrize("kind", ["pieces", "edit"])
+def test_the_paired_lattices_backward_is_autograds_through_the_same_forward(kind: str, pinned: bool) -> None:
+    module = pieces if kind == "pieces" else edit
+    lost_words, known_words = syllabary_corpus(30, 10, seed=5)
+    lost_words = [*lost_words, tuple(lost_words[0] * 4)]
+    lost_charset, known_charset = Charset.from_words(lost_words), Charset.from_words(known_words)
+    channel = _channel(kind, lost_charset, known_charset, pinned)
+    lost, lost_len = encode_padded(lost_words, lost_charset, 0)
+    known, known_len = encode_padded(known_words, known_charset, channel.none)
+    n_x, n_y = len(lost_words), len(known_words)
+    rows, cols = torch.arange(n_x).repeat_interleave(n_y), torch.arange(n_y).repeat(n_x)  # every pair, paired
+    weights = torch.rand(n_x * n_y, generator=torch.Generator().manual_seed(9), dtype=torch.float64)
+
+    def written_out() -> torch.Tensor:
+        return channel.log_prob_pairs(lost[rows], lost_len[rows], known[cols], known_len[cols])
+
+    def forward(a, b, c, lost_len, known_len, n_symbols) -> torch.Tensor:
+        lattice = module._pair_alphas(a, b, c, n_symbols)
+        return scaled_pair_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]
+
+    def by_autograd() -> torch.Tensor:
+        original = module._PairedLattice.apply
+        module._PairedLattice.apply = forward
+        try:
+            return written_out()
+        finally:
+            module._PairedLattice.apply = original
+
+    scores = written_out().detach()
+    if kind == "pieces" or pinned:
+        assert (scores < -1000).any() and (scores > -1000).any()
+    with torch.no_grad():
+        assert torch.equal(written_out(), scores)
+    assert torch.equal(by_autograd().detach(), scores)
+    # The all-pairs lattice gives the same scores, in another order of operations.
+    assert torch.allclose(scores, channel.log_prob(lost, lost_len, known, known_len).detach().reshape(-1),
+                          rtol=1e-9, atol=1e-9)  # fmt: skip
+    expected, got = _gradients(channel, by_autograd, weights), _gradients(channel, written_out, weights)
+    for e, g in zip(expected, got, strict=True):
+        assert e.abs().max() > 0.1
+        assert torch.allclose(g, e, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["pieces", "edit"])
+def test_the_paired_lattices_written_out_backward_passes_gradcheck(kind: str) -> None:
+    gen = torch.Generator().manual_seed(12)
+    n_p, big_n, big_m, n_symbols = 5, 3, 4, 6
+
+    def table(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=gen, dtype=torch.float64, requires_grad=True)
+
+    # Each pair's emissions read at its lost word's symbols. pieces: one-letter (P, M, N), two-letter
+    # (P, M-1, N), drop (P, M); edit: write (P, M, N), insert (P, M+1, N), drop (P, M).
+    second = table(n_p, big_m - 1 if kind == "pieces" else big_m + 1, big_n)
+    tables = (table(n_p, big_m, big_n), second, table(n_p, big_m))
+    lost_len, known_len = torch.tensor([3, 1, 2, 3, 0]), torch.tensor([4, 2, 3, 1, 2])
+    lattice = (pieces if kind == "pieces" else edit)._PairedLattice
+    assert torch.autograd.gradcheck(lambda a, b, c: lattice.apply(a, b, c, lost_len, known_len, n_symbols), tables)
+
+
 @pytest.mark.parametrize("kind", ["pieces", "edit"])
 def test_a_lattice_in_probability_space_stays_finite_where_pairs_are_near_underflow(kind: str) -> None:
     """Both lattices sum scaled probabilities in float32: a sharp channel (logits of spread 20) on
     long lost words puts many pairs near or below float32's smallest number. Their scores must be
-    NEG or the log-space paired lattice's, and every gradient finite."""
+    NEG or the log-space lattice's, and every gradient finite: in the all-pairs lattice and in the
+    paired one."""
     rng = torch.Generator().manual_seed(13)
     lost_words, known_words = syllabary_corpus(40, 10, seed=6)
     lost_words = [*lost_words, tuple(lost_words[0] * 5), tuple(lost_words[1] * 4)]  # 10-20 signs
@@ -118,18 +224,20 @@ def test_a_lattice_in_probability_space_stays_finite_where_pairs_are_near_underf
         channel = EditChannel(lost_charset, known_charset, rng, 20.0, 2.0)
     lost, lost_len = encode_padded(lost_words, lost_charset, 0)
     known, known_len = encode_padded(known_words, known_charset, channel.none)
-    scores = channel.log_prob(lost, lost_len, known, known_len)  # (n_x, n_y)
-    n_x, n_y = scores.shape
+    n_x, n_y = len(lost_words), len(known_words)
     rows, cols = torch.arange(n_x).repeat_interleave(n_y), torch.arange(n_y).repeat(n_x)
     with torch.no_grad():  # log space: no underflow
-        reference = channel.log_prob_pairs(lost[rows], lost_len[rows], known[cols], known_len[cols]).view(n_x, n_y)
-    below = scores.detach() < -1000
-    assert below.any() and (reference[below] > -1000).any()  # pairs that underflowed here, not there
-    assert (reference[below] < -60).all()  # ...and only those too unlikely to matter
-    kept = ~below
-    assert torch.allclose(scores.detach()[kept], reference[kept], rtol=1e-4, atol=1e-3)
-    assert torch.isfinite(scores).all()
+        reference = _log_space_pairs(channel, lost[rows], lost_len[rows], known[cols], known_len[cols]).view(n_x, n_y)
     weights = torch.rand(n_x, n_y, generator=rng)
-    grads = torch.autograd.grad((scores * weights).sum(), list(channel.parameters()))
-    assert all(torch.isfinite(g).all() for g in grads)
-    assert max(g.abs().max() for g in grads) > 0.1
+    # The all-pairs lattice, and the paired lattice over the same pairs (as shortlists score them).
+    for scores in (channel.log_prob(lost, lost_len, known, known_len),
+                   channel.log_prob_pairs(lost[rows], lost_len[rows], known[cols], known_len[cols]).view(n_x, n_y)):
+        below = scores.detach() < -1000
+        assert below.any() and (reference[below] > -1000).any()  # pairs that underflowed here, not there
+        assert (reference[below] < -60).all()  # ...and only those too unlikely to matter
+        kept = ~below
+        assert torch.allclose(scores.detach()[kept], reference[kept], rtol=1e-4, atol=1e-3)
+        assert torch.isfinite(scores).all()
+        grads = torch.autograd.grad((scores * weights).sum(), list(channel.parameters()))
+        assert all(torch.isfinite(g).all() for g in grads)
+        assert max(g.abs().max() for g in grads) > 0.1

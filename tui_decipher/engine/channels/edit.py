@@ -41,8 +41,9 @@ from .lattice import (
     encode_padded,
     final_cell_grads,
     inverse_finals,
-    pair_cells,
+    pair_cell_grads,
     scaled_log_probs,
+    scaled_pair_log_probs,
 )
 
 INSERT, WRITE, DROP = 0, 1, 2  # operations before/at a known letter; at the end: INSERT, STOP (= WRITE)
@@ -158,26 +159,17 @@ class EditChannel(nn.Module):
         nxt = torch.cat([known[:, :big_m], known.new_full((n_p, 1), self.none)], 1)  # (P, M+1)
         operation = self.log_operations()  # (K+1, 3)
         write, insert = self.log_emissions()  # (K+1, S) each
-        drop = operation[:, DROP]  # (K+1,)
-        blank = torch.full((n_p, 1), NEG, device=lost.device)
-
-        def with_insertions(alpha: torch.Tensor, m: int) -> torch.Tensor:
-            emit = insert[nxt[:, m, None], lost]  # (P, N): each lost symbol inserted before letter m+1
-            rows = [alpha[:, 0]]
-            for k in range(1, big_n + 1):
-                rows.append(torch.logaddexp(alpha[:, k], rows[-1] + emit[:, k - 1]).clamp_min(NEG))
-            return torch.stack(rows, 1)
-
-        start = torch.full((n_p, big_n + 1), NEG, device=lost.device)
-        start[:, 0] = 0.0
-        alphas = [with_insertions(start, 0)]  # alphas[m] (P, N+1)
-        for m in range(1, big_m + 1):
-            prev = alphas[-1]
-            dropped = prev + drop[nxt[:, m - 1]][:, None]
-            written = prev[:, :-1] + write[nxt[:, m - 1, None], lost]  # (P, N)
-            new = torch.logaddexp(dropped, torch.cat([blank, written], 1)).clamp_min(NEG)
-            alphas.append(with_insertions(new, m))
-        return pair_cells(alphas, lost_len, known_len) + operation[self.none, STOP]
+        # Each pair's operations at each known letter, read at each symbol of its own lost word:
+        # (P, M, N), (P, M+1, N) and (P, M).
+        write = write[nxt[:, :big_m, None], lost[:, None, :]]
+        insert, drop = insert[nxt[:, :, None], lost[:, None, :]], operation[nxt[:, :big_m], DROP]
+        n_symbols = self.write.shape[1]
+        if torch.is_grad_enabled() and self.write.requires_grad:
+            cells = _PairedLattice.apply(write, insert, drop, lost_len, known_len, n_symbols)
+        else:
+            lattice = _pair_alphas(write, insert, drop, n_symbols)
+            cells = scaled_pair_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]
+        return cells + operation[self.none, STOP]  # then stop: (P,)
 
     @torch.no_grad()
     def sample(self, known: list[int], generator: torch.Generator, max_symbols: int = 64) -> list[int]:
@@ -238,9 +230,11 @@ class _Cells(NamedTuple):
 
     alphas: list[torch.Tensor]
     log_c: float
-    write: torch.Tensor | None  # scaled write emissions (M, n_x, N, n_y), with `keep`
-    insert: torch.Tensor | None  # and insertions (M+1, n_x, N, n_y)
-    drop: torch.Tensor  # P(drop) (n_y, M)
+    # Scaled write emissions (M, n_x, N, n_y), with `keep`, and insertions (M+1, n_x, N, n_y); in a
+    # paired lattice (`_pair_alphas`) (P, M, N) and (P, M+1, N).
+    write: torch.Tensor | None
+    insert: torch.Tensor | None
+    drop: torch.Tensor  # P(drop) (n_y, M); paired (P, M)
 
 
 def _alphas(
@@ -325,3 +319,67 @@ class _Lattice(torch.autograd.Function):
             g[m - 1][:, :-1].addcmul_(h[:, 1:], cells.write[m - 1])
         return (emission_grads(share_write.mul_(inverse), lost, n_symbols),
                 emission_grads(share_insert.mul_(inverse), lost, n_symbols), g_drop, None, None, None)  # fmt: skip
+
+
+def _pair_alphas(write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, n_symbols: int) -> _Cells:
+    """The edit lattice of aligned pairs (`EditChannel.log_prob_pairs`), scaled as `_alphas`'s:
+    alphas[m] (P, N+1) for pair p alone, from write (P, M, N), insert (P, M+1, N) and drop (P, M),
+    log-probabilities of each pair's operations already read at its lost word's symbols."""
+    n_p, big_m, big_n = write.shape
+    log_c = emission_scale(n_symbols, big_n)
+    cells = _Cells([], log_c, (write + log_c).exp(), (insert + log_c).exp(), drop.exp())
+
+    def with_insertions(alpha: torch.Tensor, m: int) -> torch.Tensor:
+        rows = [alpha[:, 0]]  # (P,) each, along k
+        for k in range(1, big_n + 1):
+            rows.append(torch.addcmul(alpha[:, k], rows[-1], cells.insert[:, m, k - 1]))
+        return torch.stack(rows, 1)
+
+    start = write.new_zeros((n_p, big_n + 1))
+    start[:, 0] = 1.0
+    cells.alphas.append(with_insertions(start, 0))
+    for m in range(1, big_m + 1):
+        prev = cells.alphas[-1]
+        new = prev * cells.drop[:, m - 1, None]  # letter m dropped
+        new[:, 1:] += prev[:, :-1] * cells.write[:, m - 1]  # or written as lost symbol k
+        cells.alphas.append(with_insertions(new, m))
+    return cells
+
+
+class _PairedLattice(torch.autograd.Function):
+    """log P(x_p | y_p) (P,) through the paired edit lattice, before the final stop, with
+    `_Lattice`'s written-out backward for one pair a row."""
+
+    @staticmethod
+    def forward(ctx, write, insert, drop, lost_len, known_len, n_symbols):  # type: ignore[override]
+        cells = _pair_alphas(write, insert, drop, n_symbols)
+        logs, finals = scaled_pair_log_probs(cells.alphas, cells.log_c, lost_len, known_len)
+        ctx.save_for_backward(lost_len, known_len, finals)
+        ctx.lattice = cells
+        return logs
+
+    @staticmethod
+    def backward(ctx, grad):  # type: ignore[override]
+        lost_len, known_len, finals = ctx.saved_tensors
+        cells = ctx.lattice
+        big_m, big_n = cells.write.shape[1:]
+        g = pair_cell_grads(grad, lost_len, known_len, big_n, big_m)  # g[m] (P, N+1)
+        inverse = inverse_finals(finals)  # (P, 1)
+        g_drop = torch.zeros_like(cells.drop)  # (P, M)
+        share_write, share_insert = torch.empty_like(cells.write), torch.empty_like(cells.insert)
+        for m in range(big_m, -1, -1):  # from the last letter back
+            g_alpha, alpha, emit = g[m], cells.alphas[m], cells.insert[:, m]  # emit (P, N)
+            for k in range(big_n, 0, -1):  # along the insertions
+                g_alpha[:, k - 1].addcmul_(g_alpha[:, k], emit[:, k - 1])
+            torch.mul(alpha[:, :-1], emit, out=share_insert[:, m]).mul_(g_alpha[:, 1:])
+            g[m] = None
+            if m == 0:
+                break
+            h, prev = g_alpha, cells.alphas[m - 1]  # across letter m
+            g_drop[:, m - 1] = (prev * cells.drop[:, m - 1, None]).mul_(h).sum(1)
+            g[m - 1].addcmul_(h, cells.drop[:, m - 1, None])
+            torch.mul(prev[:, :-1], cells.write[:, m - 1], out=share_write[:, m - 1]).mul_(h[:, 1:])
+            g[m - 1][:, :-1].addcmul_(h[:, 1:], cells.write[:, m - 1])
+        inverse_3d = inverse[:, :, None]  # (P, 1, 1)
+        return (share_write.mul_(inverse_3d), share_insert.mul_(inverse_3d), g_drop.mul_(inverse),
+                None, None, None)  # fmt: skip

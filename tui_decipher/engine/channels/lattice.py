@@ -1,7 +1,7 @@
 """What both character channels' dynamic programmes share: word encoding and reading each pair's
 final cell. A channel's lattice alphas[m] (n_x, N+1, n_y) holds, for every pair, P(the first m
 known letters wrote the first k lost symbols), scaled (`emission_scale`); its paired lattice
-alphas[m] (P, N+1), for aligned pairs only (`log_prob_pairs`), holds the log of that probability."""
+alphas[m] (P, N+1), for aligned pairs only (`log_prob_pairs`), holds the same for pair p alone."""
 
 from __future__ import annotations
 
@@ -84,11 +84,12 @@ def scaled_log_probs(
 
 
 def inverse_finals(finals: torch.Tensor) -> torch.Tensor:
-    """1 / each pair's scaled probability (n_x, 1, n_y), 0 where `scaled_log_probs` read NEG. A
-    written-out backward multiplies a path's share, (alpha x transition) x gradient, by it last,
-    so no product on the way can overflow."""
+    """1 / each pair's scaled probability, shaped to multiply a lattice's cells: (n_x, 1, n_y) from
+    (n_x, n_y), or (P, 1) from a paired lattice's (P,); 0 where the score read NEG. A written-out
+    backward multiplies a path's share, (alpha x transition) x gradient, by it last, so no product
+    on the way can overflow."""
     real = _readable(finals)
-    return torch.where(real, 1.0 / torch.where(real, finals, 1.0), 0.0)[:, None, :]
+    return torch.where(real, 1.0 / torch.where(real, finals, 1.0), 0.0).unsqueeze(1)
 
 
 def final_cells(alphas: list[torch.Tensor], lost_len: torch.Tensor, known_len: torch.Tensor) -> torch.Tensor:
@@ -120,8 +121,26 @@ def final_cell_grads(
     return g
 
 
-def pair_cells(alphas: list[torch.Tensor], lost_len: torch.Tensor, known_len: torch.Tensor) -> torch.Tensor:
-    """log P(x_p | y_p) (P,) from a paired lattice (alphas[m]: (P, N+1)): each pair's cell at its
-    known word's length m and its lost word's length k."""
-    stacked = torch.stack(alphas)  # (M+1, P, N+1)
-    return stacked[known_len, torch.arange(lost_len.shape[0]), lost_len]
+def scaled_pair_log_probs(
+    alphas: list[torch.Tensor], log_c: float, lost_len: torch.Tensor, known_len: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """`scaled_log_probs` of a paired lattice (alphas[m]: (P, N+1)): log P(x_p | y_p) (P,), NEG where
+    the final cell is not a normal float, and the final cells (P,): each pair's cell at its known
+    word's length m and its lost word's length k."""
+    finals = torch.stack(alphas)[known_len, torch.arange(lost_len.shape[0], device=lost_len.device), lost_len]
+    real = _readable(finals)
+    logs = torch.where(real, finals, 1.0).log() - log_c * lost_len
+    return torch.where(real, logs, NEG), finals
+
+
+def pair_cell_grads(
+    grad: torch.Tensor, lost_len: torch.Tensor, known_len: torch.Tensor, big_n: int, big_m: int
+) -> list[torch.Tensor]:
+    """`final_cell_grads` of a paired lattice: grad (P,) at each pair's final cell of alphas[m]
+    (P, N+1), m = 0..M; every other cell 0."""
+    g = [grad.new_zeros(grad.shape[0], big_n + 1) for _ in range(big_m + 1)]
+    rows = torch.arange(grad.shape[0], device=grad.device)
+    for m in known_len.unique().tolist():
+        at = known_len == m
+        g[m][rows[at], lost_len[at]] = grad[at]
+    return g

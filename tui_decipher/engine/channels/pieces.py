@@ -38,8 +38,9 @@ from .lattice import (
     encode_padded,
     final_cell_grads,
     inverse_finals,
-    pair_cells,
+    pair_cell_grads,
     scaled_log_probs,
+    scaled_pair_log_probs,
 )
 
 if TYPE_CHECKING:
@@ -134,27 +135,23 @@ class CharacterChannel(nn.Module):
     ) -> torch.Tensor:
         """log P(x_p | y_p) for aligned pairs only: lost (P, N) and known (P, M) ids as in
         `log_prob`, row p with row p. Returns (P,): `log_prob`'s diagonal, without its other cells."""
-        n_p = lost.shape[0]
         big_n, big_m = int(lost_len.max()), int(known_len.max())
         lost, known = lost[:, :big_n], known[:, :big_m]
         action = torch.log_softmax(self.action, -1)  # (K+1, 3)
         drop, take_one, take_two = (action[known, a] for a in (DROP, ONE, TWO))  # (P, M) each
-        one = torch.log_softmax(self._one_logits(), -1)  # (K+1, S)
-        start = torch.full((n_p, big_n + 1), NEG, device=lost.device)
-        start[:, 0] = 0.0
-        alphas = [start]  # alphas[m] (P, N+1)
-        head = torch.full((n_p, 1), NEG, device=lost.device)
-        for m in range(1, big_m + 1):
-            prev = alphas[m - 1]
-            dropped = prev + drop[:, m - 1, None]
-            # The one-letter piece at letter m writing each lost symbol of the pair's word: (P, N).
-            written = prev[:, :-1] + one[known[:, m - 1, None], lost] + take_one[:, m - 1, None]
-            if m >= 2:
-                two = torch.log_softmax(self._two_logits(known[:, m - 2], known[:, m - 1]), -1)  # (P, S)
-                piece = two.gather(1, lost) + take_two[:, m - 2, None]  # (P, N)
-                written = torch.logaddexp(written, alphas[m - 2][:, :-1] + piece)
-            alphas.append(torch.logaddexp(dropped, torch.cat([head, written], 1)).clamp_min(NEG))
-        return pair_cells(alphas, lost_len, known_len)
+        # Each pair's pieces at each known letter, read at each symbol of its own lost word:
+        # log P(action) + log P(symbol | piece), (P, M, N) and (P, M-1, N). Two-letter pieces are read
+        # from a table of every letter pair (K+1, K+1, S): a row for each pair's letters (P x M rows
+        # of S symbols) cost more than the lattice itself on Linear B.
+        one = torch.log_softmax(self._one_logits(), -1)[known[:, :, None], lost[:, None, :]] + take_one[:, :, None]
+        letters = torch.arange(self.none + 1, device=known.device)
+        two = torch.log_softmax(self._two_logits(letters[:, None], letters[None, :]), -1)  # (K+1, K+1, S)
+        two = two[known[:, :-1, None], known[:, 1:, None], lost[:, None, :]] + take_two[:, :-1, None]
+        n_symbols = self.first.shape[1]
+        if torch.is_grad_enabled() and self.first.requires_grad:
+            return _PairedLattice.apply(one, two, drop, lost_len, known_len, n_symbols)
+        lattice = _pair_alphas(one, two, drop, n_symbols)
+        return scaled_pair_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]
 
     @torch.no_grad()
     def sample(self, known: list[int], generator: torch.Generator, tries: int = 100) -> list[int]:
@@ -230,9 +227,11 @@ class _ScaledLattice(NamedTuple):
 
     alphas: list[torch.Tensor]
     log_c: float
-    e1: torch.Tensor | None  # every letter's scaled one-letter emissions (M, n_x, N, n_y), with `keep`
-    e2: torch.Tensor | None  # and two-letter ones (M-1, n_x, N, n_y)
-    drop: torch.Tensor  # P(drop) (n_y, M)
+    # Every letter's scaled one-letter emissions (M, n_x, N, n_y), with `keep`, and two-letter ones
+    # (M-1, n_x, N, n_y); in a paired lattice (`_pair_alphas`) (P, M, N) and (P, M-1, N).
+    e1: torch.Tensor | None
+    e2: torch.Tensor | None
+    drop: torch.Tensor  # P(drop) (n_y, M); paired (P, M)
 
 
 def _alphas(
@@ -313,6 +312,65 @@ class _Lattice(torch.autograd.Function):
         g_one = emission_grads(share_one.mul_(inverse), lost, n_symbols)
         g_two = emission_grads(share_two.mul_(inverse), lost, n_symbols) if share_two is not None else None
         return g_one, g_two, g_drop, None, None, None
+
+
+def _pair_alphas(one: torch.Tensor, two: torch.Tensor, drop: torch.Tensor, n_symbols: int) -> _ScaledLattice:
+    """The pieces lattice of aligned pairs (`CharacterChannel.log_prob_pairs`), scaled as `_alphas`'s:
+    alphas[m] (P, N+1) for pair p alone, from one (P, M, N), two (P, M-1, N) and drop (P, M),
+    log-probabilities of each pair's pieces already read at its lost word's symbols."""
+    n_p, big_m, big_n = one.shape
+    log_c = emission_scale(n_symbols, big_n)
+    e1, e2, p_drop = (one + log_c).exp(), (two + log_c).exp(), drop.exp()
+    start = one.new_zeros((n_p, big_n + 1))
+    start[:, 0] = 1.0
+    alphas = [start]
+    for m in range(1, big_m + 1):
+        prev = alphas[m - 1]
+        new = prev * p_drop[:, m - 1, None]  # letter m dropped
+        written = prev[:, :-1] * e1[:, m - 1]  # (P, N)
+        if m >= 2:  # or letters m-1, m written as one symbol
+            written = torch.addcmul(written, alphas[m - 2][:, :-1], e2[:, m - 2])
+        new[:, 1:] += written
+        alphas.append(new)
+    return _ScaledLattice(alphas, log_c, e1, e2, p_drop)
+
+
+class _PairedLattice(torch.autograd.Function):
+    """log P(x_p | y_p) (P,) through the paired pieces lattice, with `_Lattice`'s written-out
+    backward for one pair a row, so no product on the way can overflow, as there. Shortlisted steps
+    and judged pairs score through it (docs/experiments.md, "The paired lattices in probability
+    space")."""
+
+    @staticmethod
+    def forward(ctx, one, two, drop, lost_len, known_len, n_symbols):  # type: ignore[override]
+        lattice = _pair_alphas(one, two, drop, n_symbols)
+        logs, finals = scaled_pair_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)
+        ctx.save_for_backward(lost_len, known_len, finals)
+        ctx.lattice = lattice
+        return logs
+
+    @staticmethod
+    def backward(ctx, grad):  # type: ignore[override]
+        lost_len, known_len, finals = ctx.saved_tensors
+        alphas, e1, e2, p_drop = ctx.lattice.alphas, ctx.lattice.e1, ctx.lattice.e2, ctx.lattice.drop
+        big_m, big_n = e1.shape[1:]
+        g = pair_cell_grads(grad, lost_len, known_len, big_n, big_m)  # g[m] (P, N+1)
+        inverse = inverse_finals(finals)  # (P, 1)
+        g_drop = torch.zeros_like(p_drop)  # (P, M)
+        share_one, share_two = torch.empty_like(e1), torch.empty_like(e2)  # (P, M, N), (P, M-1, N)
+        for m in range(big_m, 0, -1):  # from the last letter back
+            h, prev = g[m], alphas[m - 1]
+            g_drop[:, m - 1] = (prev * p_drop[:, m - 1, None]).mul_(h).sum(1)
+            g[m - 1].addcmul_(h, p_drop[:, m - 1, None])
+            h = h[:, 1:]
+            torch.mul(prev[:, :-1], e1[:, m - 1], out=share_one[:, m - 1]).mul_(h)
+            g[m - 1][:, :-1].addcmul_(h, e1[:, m - 1])
+            if m >= 2:
+                torch.mul(alphas[m - 2][:, :-1], e2[:, m - 2], out=share_two[:, m - 2]).mul_(h)
+                g[m - 2][:, :-1].addcmul_(h, e2[:, m - 2])
+            g[m] = None
+        inverse_3d = inverse[:, :, None]  # (P, 1, 1)
+        return share_one.mul_(inverse_3d), share_two.mul_(inverse_3d), g_drop.mul_(inverse), None, None, None
 
 
 def seed_channel(

@@ -160,6 +160,14 @@ def test_word_lists_have_no_gold(tmp_path):
     assert header.split("\t") == ["lost", "known", "score", "cost"]
 
 
+def test_presets_list_lists_them_as_the_bare_command_does():
+    bare, listed = _run("presets"), _run("presets", "list")
+    assert bare.exit_code == 0 and listed.exit_code == 0, listed.output
+    assert listed.output == bare.output and "paper-linear-b" in listed.output
+    unknown = _run("presets", "lsit")
+    assert unknown.exit_code != 0 and "unknown preset 'lsit'" in unknown.output
+
+
 def test_presets_toml_round_trips_through_config(tmp_path):
     result = _run("presets", "ugaritic")
     assert result.exit_code == 0

@@ -14,11 +14,11 @@ from .app import fail
 
 
 def presets(
-    name: Annotated[str | None, typer.Argument(help="Show one preset in full.")] = None,
+    name: Annotated[str | None, typer.Argument(help='Show one preset in full (none or "list": list them).')] = None,
 ) -> None:
     """List the presets, or show every config field of one as sectioned TOML you can edit and pass to --config."""
     console = Console(highlight=False)
-    if name is None:
+    if name is None or name == "list":  # `list`, as `decipher runs list` and `decipher corpus list` read
         title = "Presets (fields that differ from the defaults; none needed: the default method, auto, decides)"
         table = Table(title=title, title_justify="left")
         table.add_column("preset", style="bold")

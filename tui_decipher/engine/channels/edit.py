@@ -163,7 +163,7 @@ class EditChannel(nn.Module):
         # (P, M, N), (P, M+1, N) and (P, M).
         write = write[nxt[:, :big_m, None], lost[:, None, :]]
         insert, drop = insert[nxt[:, :, None], lost[:, None, :]], operation[nxt[:, :big_m], DROP]
-        n_symbols = self.write.shape[1]
+        n_symbols = self.sizes[0]
         if torch.is_grad_enabled() and self.write.requires_grad:
             cells = _PairedLattice.apply(write, insert, drop, lost_len, known_len, n_symbols)
         else:

@@ -78,9 +78,15 @@ def scaled_log_probs(
     is 0 or below float's normal range (no path, or one too unlikely to matter); and the final
     cells themselves (n_x, n_y)."""
     finals = final_cells(alphas, lost_len, known_len)  # (n_x, n_y), scaled by c^k
+    return _unscaled_logs(finals, log_c, lost_len[:, None]), finals
+
+
+def _unscaled_logs(finals: torch.Tensor, log_c: float, lost_len: torch.Tensor) -> torch.Tensor:
+    """log P from scaled final cells (each c^k times its pair's probability, k its lost word's
+    length `lost_len`, broadcast to `finals`), NEG where a cell is not `_readable`."""
     real = _readable(finals)
-    logs = torch.where(real, finals, 1.0).log() - log_c * lost_len[:, None]
-    return torch.where(real, logs, NEG), finals
+    logs = torch.where(real, finals, 1.0).log() - log_c * lost_len
+    return torch.where(real, logs, NEG)
 
 
 def inverse_finals(finals: torch.Tensor) -> torch.Tensor:
@@ -128,9 +134,7 @@ def scaled_pair_log_probs(
     the final cell is not a normal float, and the final cells (P,): each pair's cell at its known
     word's length m and its lost word's length k."""
     finals = torch.stack(alphas)[known_len, torch.arange(lost_len.shape[0], device=lost_len.device), lost_len]
-    real = _readable(finals)
-    logs = torch.where(real, finals, 1.0).log() - log_c * lost_len
-    return torch.where(real, logs, NEG), finals
+    return _unscaled_logs(finals, log_c, lost_len), finals
 
 
 def pair_cell_grads(

@@ -147,7 +147,7 @@ class CharacterChannel(nn.Module):
         letters = torch.arange(self.none + 1, device=known.device)
         two = torch.log_softmax(self._two_logits(letters[:, None], letters[None, :]), -1)  # (K+1, K+1, S)
         two = two[known[:, :-1, None], known[:, 1:, None], lost[:, None, :]] + take_two[:, :-1, None]
-        n_symbols = self.first.shape[1]
+        n_symbols = self.sizes[0]
         if torch.is_grad_enabled() and self.first.requires_grad:
             return _PairedLattice.apply(one, two, drop, lost_len, known_len, n_symbols)
         lattice = _pair_alphas(one, two, drop, n_symbols)

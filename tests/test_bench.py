@@ -54,6 +54,7 @@ from tui_decipher.bench.report import (
     REPORT_BEGIN,
     REPORT_END,
     BenchReport,
+    accuracy_cells,
     build_markdown,
     check_report_copy,
     restart_choices,
@@ -130,7 +131,7 @@ def test_summary_mean_std_reference_and_baseline_rows():
     line = next(ln for ln in md.splitlines() if ln.startswith("| ugaritic | ugaritic-full") and "| decipher |" in ln)
     cells = [c.strip() for c in line.strip("|").split("|")]
     assert cells == ["ugaritic", "ugaritic-full (2182 evaluated x 39451)", "decipher", "65.9", "60.0 ± 10.0",
-                     "50.0 ± 10.0", "2182", "3"]  # fmt: skip
+                     "50.0 ± 10.0", "-", "-", "-", "-", "2182", "3"]  # fmt: skip  (no proposals judged)
     base_line = next(ln for ln in md.splitlines() if "baseline: edit distance" in ln and "ugaritic-full" in ln)
     assert "| 62.7 | 62.7 |" in base_line
     assert "## Cost per row" in md and "| peak RSS MB |" in md
@@ -1136,3 +1137,20 @@ def test_small_lexica_run_auto_one_job_each_generated_and_cut_from_romance(
     assert row.key == "es-it-50" and row.n_evaluated == 45 and row.extra["decisions"]["channel_kind"] == "edit"
     (row,) = generated.run(1234, True, JobReporter(), part="substitution-40")
     assert row.key == "substitution-40" and row.extra["decisions"]["channel_kind"] == "pieces"
+
+
+def test_the_users_metric_is_summarised_over_seeds_beside_the_protocol():
+    """Rows that carry their proposals judged at the run's own D (`proposal_scores`) give F1,
+    precision / recall, D over the gold count and the calibration error, each over seeds."""
+    report = _report(["ugaritic"], seeds=(1234, 1235))
+    for seed, (f1, n_proposals) in zip((1234, 1235), ((0.5, 300), (0.7, 500)), strict=True):
+        scored = {"precision": f1, "recall": f1, "f1": f1, "n_proposals": n_proposals, "n_correct": 100,
+                  "n_gold": 200, "calibration_error": 0.1}  # fmt: skip
+        rows = [dataclasses.replace(r, extra={**r.extra, "proposal_scores": scored}) for r in _uga_rows(0.8, 0.6)]
+        report.jobs.append(_job("ugaritic", seed, rows))
+    small = summarize(report)[0]
+    assert small.f1.mean == pytest.approx(0.6) and small.f1.std == pytest.approx(0.1414, abs=1e-3)
+    assert small.demand_ratio.mean == pytest.approx(2.0)  # 300 and 500 proposals for 200 gold words
+    cells = accuracy_cells(small)
+    assert cells[6:10] == ["60.0 ± 14.1", "60.0 / 60.0", "2.00", "10.0 ± 0.0"]
+    assert "| F1 at own D | P / R | D / gold | calibration error |" in build_markdown(report)

@@ -187,3 +187,82 @@ def test_resume_records_a_round_that_was_checkpointed_but_not_stored(tmp_path, s
     assert [(r.restart, r.round) for r in rows] == [(0, 1)]
     assert (rows[0].demand, rows[0].cost_kind, rows[0].flow) == (seen[0].demand, seen[0].cost_kind, seen[0].flow)
     assert rows[0].accuracy == seen[0].accuracy and rows[0].loss == seen[0].loss
+
+
+# --- auto resumes from its last completed stage ------------------------------------------------
+
+AUTO_RUN = ["run", "--quiet", "--set", "auto_steps=300", "--seed", "4"]
+
+
+@pytest.mark.slow
+def test_auto_killed_with_sigkill_resumes_to_what_the_uninterrupted_run_reads(tmp_path):
+    """The default method, as `decipher run` runs it: killed (SIGKILL) once its first stage is
+    saved, `--resume` reads back the saved stages and ends exactly where the whole run ends."""
+    data = tmp_path / "data"
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    done = _cli(*AUTO_RUN, "--out", str(whole), data=data)
+    assert done.returncode == 0, done.stderr
+    proc = subprocess.Popen([sys.executable, "-m", "tui_decipher.cli", *AUTO_RUN, "--out", str(killed)],
+                            env=_env(data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    deadline = time.monotonic() + 240
+    while not (killed / CHECKPOINT_NAME).exists():
+        assert proc.poll() is None, "the run ended before saving a stage"
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait() == -signal.SIGKILL
+    saved = load_checkpoint(killed)
+    assert saved.state["partial"] and "fit" not in saved.state["stage_names"]  # really interrupted before the end
+    resumed = _cli("run", "--quiet", "--resume", str(killed), data=data)
+    assert resumed.returncode == 0, resumed.stderr
+    assert (killed / "proposals.tsv").read_text() == (whole / "proposals.tsv").read_text()
+    a, b = (json.loads((f / "summary.json").read_text()) for f in (whole, killed))
+    assert (a["accuracy"], a["proposal_scores"], a["decisions"]) == (b["accuracy"], b["proposal_scores"], b["decisions"])
+    assert not load_checkpoint(killed).state.get("partial")  # the finished run's checkpoint replaced it
+    with Store(default_path(data)) as store:
+        assert [r.status for r in store.runs()] == ["finished", "finished"]
+
+
+@pytest.mark.parametrize("kind", ["syllabary", "shared-alphabet"])
+def test_auto_resumed_after_any_stage_reaches_the_uninterrupted_result(kind, tmp_path, monkeypatch, single_thread):
+    """Cancelled right after each of its stages is saved (the syllable search and the probes of a
+    syllabary; the probes and the fit of one alphabet, before its reverse channel), auto resumed from the
+    checkpoint reaches the proposals of the run that was never stopped."""
+    import threading
+
+    from tui_decipher.engine.config import DecipherConfig
+    from tui_decipher.engine.corpus import read_cog
+    from tui_decipher.engine.generators import GeneratorSpec, write_generated
+    from tui_decipher.engine.methods import run_decipherment, stages
+
+    corpus = read_cog(write_generated(tmp_path / "c.cog", GeneratorSpec(kind, seed=9, lost_words=60)).path)
+    cfg = DecipherConfig(method="auto", device="cpu", seed=2, auto_steps=80)
+
+    def outcome(result):
+        return [(p.lost, p.known, p.score, p.cost) for p in result.proposals], result.decisions
+
+    whole = run_decipherment(corpus, cfg, checkpoint=tmp_path / "whole.pt")
+    assert not load_checkpoint(tmp_path / "whole.pt").state.get("partial")  # a finished run's checkpoint
+    save = stages.StageMemo._save
+    seen: list[str] = []
+    for stop_after in range(1, 5):
+        cancel = threading.Event()
+
+        def saving(memo, stop_after=stop_after, cancel=cancel):
+            save(memo)
+            if len(memo.stages) == stop_after:
+                cancel.set()
+
+        monkeypatch.setattr(stages.StageMemo, "_save", saving)
+        path = tmp_path / f"stop-{stop_after}.pt"
+        first = run_decipherment(corpus, cfg, cancel=cancel, checkpoint=path)
+        monkeypatch.setattr(stages.StageMemo, "_save", save)
+        if first.status == "finished":  # fewer stages than stop_after: nothing left to interrupt
+            break
+        saved = load_checkpoint(path)
+        seen.append(saved.state["stage_names"][-1])
+        resumed = run_decipherment(corpus, cfg, checkpoint=path, resume=saved)
+        assert resumed.status == "finished"
+        assert outcome(resumed) == outcome(whole), f"resumed after {seen[-1]}"
+    # Stopped after its last stage, a run has nothing left that a stop interrupts: it finishes.
+    assert seen == {"syllabary": ["syllables", "probe"], "shared-alphabet": ["probe", "fit"]}[kind]

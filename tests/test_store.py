@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import shutil
@@ -979,3 +980,35 @@ def test_a_reverse_channels_steps_are_recorded_under_their_label(db: Path, corpu
     recorder.close()
     with Store(db) as s:
         assert s.channel_losses(run_id) == [("transport", 3.0), ("reverse transport", 30.0)]
+
+
+def test_a_loss_that_is_no_measurement_never_reaches_the_store_and_a_failed_write_never_the_run(
+    db: Path, corpus: Corpus, caplog
+) -> None:
+    """NaN and inf losses (a search worker that has not measured yet) are left out of the curve,
+    and a progress point the store cannot take is logged, not raised: the run goes on."""
+    with Store(db) as s:
+        run_id = new_run(s, corpus)
+    seen: list[object] = []
+    recorder = RunRecorder(db, run_id, forward=seen.append)
+    steps = [ChannelStep(0, k, 4, loss, 0.1 * k, "transport") for k, loss in
+             enumerate([math.nan, 3.0, math.inf, 2.0], start=1)]  # fmt: skip
+    for step in steps:
+        recorder(step)
+    recorder(epoch(0, 1, 1, math.nan))
+    recorder(epoch(0, 1, 2, 7.0))
+    recorder(round_end(0, 1, 7.0, 0.5))
+    assert seen == [*steps, *seen[4:]] and len(seen) == 7  # every event still reaches the front end
+    with Store(db) as s:
+        assert s.channel_losses(run_id) == [("transport", 3.0), ("transport", 2.0)]
+        assert s.epoch_losses(run_id) == [7.0]
+
+    def broken(*_args: object) -> None:
+        raise sqlite3.IntegrityError("NOT NULL constraint failed: channel_steps.loss")
+
+    recorder.store.record_channel_steps = broken  # type: ignore[method-assign]
+    recorder.CHANNEL_BATCH = 1
+    with caplog.at_level("WARNING", logger="tui_decipher.store"):
+        recorder(ChannelStep(0, 5, 5, 1.0, 0.5, "transport"))
+    assert len(seen) == 8 and "could not record ChannelStep" in caplog.text
+    recorder.close()

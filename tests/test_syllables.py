@@ -173,20 +173,51 @@ def test_a_planted_map_explains_a_syllabarys_words_about_as_its_true_map_does(tm
 def test_starts_in_worker_processes_find_the_maps_of_one_process(tmp_path) -> None:
     """Starts annealed at once, each in a worker process, are the starts one process anneals in
     turn: the same maps in the seeds' order, progress that only grows, and closing the iterator
-    early stops what is still running (no worker is left behind)."""
+    early stops what is still running (no worker is left behind). Every loss reported is a
+    measurement: a worker that has not measured yet (it starts in about a second) reports none,
+    never NaN (which once reached the run's store and killed the run)."""
     corpus = _syllabary(tmp_path, 5, 150, 0.6)
     seeds, moves = [11, 12, 13], 20_000
     alone = list(search_starts(corpus.lost_words, corpus.known_words, seeds, moves, workers=1))
     reported: list[int] = []
+    losses: list[float] = []
     starts = search_starts(corpus.lost_words, corpus.known_words, seeds, moves, workers=2,
-                           on_progress=lambda done, _loss: reported.append(done))  # fmt: skip
+                           on_progress=lambda done, loss: (reported.append(done), losses.append(loss)))  # fmt: skip
     together = list(starts)
+    assert losses and all(math.isfinite(x) for x in losses)
     assert [m.sign_of for m in together] == [m.sign_of for m in alone]
     assert [m.log_likelihood for m in together] == [m.log_likelihood for m in alone]
     assert reported == sorted(reported) and reported[-1] >= 2 * moves
     first = search_starts(corpus.lost_words, corpus.known_words, seeds, 100_000, workers=2)
     assert next(first) is not None  # the third start is running now
     first.close()  # the worker still running is stopped
+
+
+def test_a_worker_that_has_not_measured_yet_reports_no_loss(tmp_path, monkeypatch) -> None:
+    """A worker process takes a moment to start: until it reports, its loss is NaN, and the search
+    must not pass that on (NaN reached the run's store as NULL and killed the README's example)."""
+    from tui_decipher.engine.channels import syllables
+
+    class NotYetMeasured:  # finishes on its 5th poll, measured from its 3rd; its map is found here
+        def __init__(self, _request: bytes, _seed: int) -> None:
+            self.moves, self.loss, self.found, self.polls = 0, math.nan, None, 0
+
+        def finished(self, _wait: float) -> bool:
+            self.polls += 1
+            if self.polls == 3:
+                self.moves, self.loss = 500, 2.5
+            return self.polls >= 5
+
+        def stop(self) -> None:
+            pass
+
+    monkeypatch.setattr(syllables, "_Worker", NotYetMeasured)
+    corpus = _syllabary(tmp_path, 5, 60, 0.6)
+    losses: list[float] = []
+    maps = list(search_starts(corpus.lost_words, corpus.known_words, [11, 12], 1_000, workers=2,
+                              on_progress=lambda _done, loss: losses.append(loss)))  # fmt: skip
+    assert len(maps) == 2 and all(m is not None for m in maps)
+    assert losses and all(math.isfinite(x) for x in losses)
 
 
 def test_starts_run_here_where_no_worker_can_start_and_from_a_script_with_no_main_guard(tmp_path, monkeypatch) -> None:

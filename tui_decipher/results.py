@@ -58,6 +58,7 @@ def summary_dict(
     result: DecipherResult, corpus: Corpus, sources: ConfigSources, corpus_path: str
 ) -> dict[str, Any]:
     """Everything a reader of the run needs, as JSON-ready values."""
+    scored = result.proposal_scores()
     return {
         "corpus": corpus.name,
         "corpus_path": corpus_path,
@@ -78,6 +79,8 @@ def summary_dict(
         "accuracy_model": result.accuracy_model,
         "n_evaluated": result.n_evaluated,
         "n_proposals": len(result.proposals),
+        # The user's metric beside the paper's protocol (`accuracy`): the proposals at the run's own D.
+        "proposal_scores": scored.as_dict() if scored is not None else None,
         "seconds": round(result.seconds, 3),
         "phase_seconds": {k: round(v, 3) for k, v in result.phase_seconds.items()},
         "objective": result.objective,

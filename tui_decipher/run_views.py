@@ -3,6 +3,7 @@ detail, shared by the TUI's Runs screen and `decipher runs list|show`. Plain tex
 
 from __future__ import annotations
 
+import math
 import time
 
 from .engine.methods import describe_refinement, describe_run
@@ -11,7 +12,7 @@ from .store import DECIDED, OPEN, RUNNING, RunRow
 # The Runs table's columns: (label, key).
 RUN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("#", "id"), ("started", "date"), ("corpus", "corpus"), ("preset", "preset"),
-    ("status", "status"), ("accuracy", "accuracy"), ("time", "seconds"),
+    ("status", "status"), ("F1", "f1"), ("accuracy", "accuracy"), ("time", "seconds"),
 )  # fmt: skip
 
 
@@ -23,8 +24,10 @@ def run_cells(run: RunRow) -> tuple[str, ...]:
     """The run's row of the Runs table, one cell per RUN_COLUMNS entry."""
     seconds = "-" if run.seconds is None else f"{run.seconds:.0f}s"
     accuracy = percent(run.accuracy) if run.has_gold else "no gold"
+    scored = run.proposal_scores()
+    f1 = "-" if scored is None or scored.f1 is None else f"{100 * scored.f1:.1f}"
     date = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created_at))
-    return (str(run.id), date, run.corpus, run.preset or "-", run.status, accuracy, seconds)
+    return (str(run.id), date, run.corpus, run.preset or "-", run.status, f1, accuracy, seconds)
 
 
 def unproposed_note(counts: dict[str, int], judged: int) -> str:
@@ -60,9 +63,12 @@ def run_fields(run: RunRow, counts: dict[str, int] | None, judged: int = 0) -> l
         *((("refinement", line),) if (line := describe_refinement(run.decisions)) else ()),
         ("seed / device", f"{cfg.get('seed')} / {run.device or '-'}"),
     ]
+    scored = run.proposal_scores()
+    if scored is not None:
+        rows.append(("proposals vs gold", scored.line()))
     if run.has_gold and run.accuracy is not None:
-        rows.append(("accuracy", f"{percent(run.accuracy)} (flow), {percent(run.accuracy_model)} (model) "
-                                 f"on {run.n_evaluated} words"))  # fmt: skip
+        rows.append(("paper's protocol", f"{percent(run.accuracy)} (flow), {percent(run.accuracy_model)} (model) "
+                                         f"on the {run.n_evaluated} words with a gold cognate"))  # fmt: skip
     elif not run.has_gold:
         rows.append(("accuracy", "no gold"))
     if counts is not None and run.status != RUNNING:
@@ -77,11 +83,11 @@ def loss_curve(epoch_losses: list[float], channel_losses: list[tuple[str, float]
     """(its label, the points) of a run's loss plot: the M-step's epochs where the run has any;
     otherwise the channel's steps of the latest objective it trained (auto's syllable search,
     probe, fit and reverse channel are on different scales, so only the current one is drawn;
-    each step's label is `ChannelStep.label`)."""
+    each step's label is `ChannelStep.label`). A NaN or infinite loss is no point: it is left out."""
     if epoch_losses or not channel_losses:
-        return "loss", list(epoch_losses)
+        return "loss", [x for x in epoch_losses if math.isfinite(x)]
     objective = channel_losses[-1][0]
     start = len(channel_losses)
     while start > 0 and channel_losses[start - 1][0] == objective:
         start -= 1
-    return f"{objective} loss", [loss for _, loss in channel_losses[start:]]
+    return f"{objective} loss", [loss for _, loss in channel_losses[start:] if math.isfinite(loss)]

@@ -17,16 +17,19 @@ Front ends only render events and results. This module imports no UI library.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .engine.checkpoint import CHECKPOINT_NAME, Checkpoint, CheckpointError, load_checkpoint
 from .engine.config import ConfigSources, DecipherConfig
 from .engine.events import EventCallback
-from .engine.methods import DecipherResult, refine_decipherment, run_decipherment
+from .engine.methods import DecipherResult, method_for, refine_decipherment, run_decipherment
 from .engine.registry import LoadedCorpus, load_corpus
 from .engine.review import REFINE_ROUNDS, ReviewConstraints
 from .engine.sign_values import SignValues, read_sign_values
@@ -34,9 +37,36 @@ from .results import new_run_dir, write_run_files
 from .review_io import RunVocabulary, read_decisions
 from .store import CANCELLED, FINISHED, OPEN, RUNNING, RunRecorder, Store, StoreError
 
+log = logging.getLogger(__name__)
+
+RUN_LOG = "run.log"  # in the run folder: what went wrong (tracebacks), and what was skipped on the way
+
 
 class SessionError(ValueError):
     """A run that cannot start as asked (the message is one line for the user)."""
+
+
+@contextmanager
+def run_log(folder: Path) -> Iterator[Path]:
+    """Send this thread's `tui_decipher` log records to `folder`/run.log while the block runs
+    (other threads' runs, in the TUI, keep to their own folders). Yields the log's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / RUN_LOG
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    thread = threading.get_ident()
+    handler.addFilter(lambda record: record.thread == thread)
+    logger = logging.getLogger("tui_decipher")
+    level = logger.level
+    logger.addHandler(handler)
+    if level == logging.NOTSET or level > logging.INFO:
+        logger.setLevel(logging.INFO)
+    try:
+        yield path
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        handler.close()
 
 
 @dataclass
@@ -66,6 +96,7 @@ class RunSession:
     ) -> RunSession:
         """A new run of `cfg`, writing to `out` (default: a new folder under `data_root`/runs)."""
         loaded = load_corpus(cfg, for_run=True)  # a new run: also check its demand
+        method_for(cfg.method).check(loaded.corpus, cfg)  # refused before anything is recorded
         out_dir = out or new_run_dir(loaded.corpus.name, sources.preset, data_root)
         session = cls(db_path, cfg, sources, loaded, out_dir, warnings=loaded.warnings)
         if cfg.known_pairs:
@@ -180,6 +211,15 @@ class RunSession:
         write the run files. The recorder opens its own database connection in this thread."""
         if self.run_id is None:
             raise SessionError("the run is not recorded yet: open() it first")
+        with run_log(self.out_dir):
+            return self._execute(on_event, cancel)
+
+    @property
+    def log_path(self) -> Path:
+        """The run's log: where an unexpected error's traceback is written (`run_log`)."""
+        return self.out_dir / RUN_LOG
+
+    def _execute(self, on_event: EventCallback, cancel: threading.Event) -> DecipherResult:
         corpus = self.loaded.corpus
         recorder = RunRecorder(self.db_path, self.run_id, forward=on_event)
         try:
@@ -202,7 +242,11 @@ class RunSession:
             recorder.finish(recorded, corpus)
             write_run_files(self.out_dir, recorded, corpus, self.sources, self.loaded.path)
         except BaseException as exc:
-            recorder.fail(f"{type(exc).__name__}: {exc}")
+            log.error("run #%s failed: %s: %s", self.run_id, type(exc).__name__, exc, exc_info=True)
+            try:
+                recorder.fail(f"{type(exc).__name__}: {exc}")
+            except Exception:  # the store failing too: the run's own error is the one to report
+                log.exception("run #%s: could not mark the run failed", self.run_id)
             raise
         finally:
             recorder.close()
@@ -230,7 +274,7 @@ def find_stored_run(run: str, db_path: Path) -> tuple[int | None, Path, Checkpoi
             method = store.run(run_id).config.get("method", "neural")
         if method != "neural":  # the generic "did not complete a round" would be untrue: they have no rounds
             raise CheckpointError(
-                f"{folder}: no checkpoint: a {method} run saves its channel when it finishes (runs made before "
-                "this version never did); run it again to refine it"
+                f"{folder}: no checkpoint: this {method} run stopped before it saved any progress (auto saves "
+                "after each stage, the channel method when it finishes); run it again"
             )
     return run_id, folder, load_checkpoint(folder)

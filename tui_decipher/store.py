@@ -12,6 +12,8 @@ Depends on the engine only; never imports a UI library.
 from __future__ import annotations
 
 import json
+import logging
+import math
 import os
 import socket
 import sqlite3
@@ -23,12 +25,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .engine.corpus import Corpus, graphemes, word_text, word_tokens
+from .engine.evaluation import ProposalScores
 from .engine.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
 from .engine.methods import DecipherResult
 from .engine.review import ACCEPTED, REJECTED, UNSURE
 
 if TYPE_CHECKING:  # annotations only: the store itself never loads torch's checkpoint reader
     from .engine.checkpoint import Checkpoint
+
+log = logging.getLogger(__name__)  # the run's log (run.log in its folder, session.py)
+
+# A run's row with its proposals counted (the user's metric, `RunRow.proposal_scores`); by the
+# proposals' primary key (run_id, rank), so a list of runs costs an index range a run.
+_RUNS_QUERY = """SELECT runs.*,
+    (SELECT COUNT(*) FROM proposals p WHERE p.run_id = runs.id) AS n_proposals,
+    (SELECT COUNT(DISTINCT p.lost_index) FROM proposals p WHERE p.run_id = runs.id AND p.gold = 1) AS n_correct
+    FROM runs"""
 
 DB_NAME = "decipher.sqlite3"
 BUSY_TIMEOUT_MS = 10_000
@@ -216,6 +228,15 @@ class RunRow:
     # The source's name and Glottocode of the lost and known languages, when it gives them:
     # {code: {"name": ..., "glottocode": ...}}; {} for a `.cog` corpus and for runs before schema 3.
     languages: dict[str, dict[str, str]] = field(default_factory=dict)
+    n_proposals: int = 0  # its proposals, and of them the gold pairs (counted from the proposals table)
+    n_correct: int = 0
+
+    def proposal_scores(self) -> ProposalScores | None:
+        """Its proposals judged as a user gets them (precision, recall, F1 at its own D); None
+        without gold or before it has proposals."""
+        if not self.has_gold or self.accuracy is None:
+            return None
+        return ProposalScores(self.n_proposals, self.n_correct, self.n_evaluated or 0)
 
 
 @dataclass
@@ -477,11 +498,11 @@ class Store:
 
     def runs(self) -> list[RunRow]:
         """All runs, newest first. A run still marked running whose process is gone shows as interrupted."""
-        rows = self.conn.execute("SELECT * FROM runs ORDER BY created_at DESC, id DESC").fetchall()
+        rows = self.conn.execute(f"{_RUNS_QUERY} ORDER BY created_at DESC, id DESC").fetchall()
         return [self._run_row(r) for r in rows]
 
     def run(self, run_id: int) -> RunRow | None:
-        rows = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchall()
+        rows = self.conn.execute(f"{_RUNS_QUERY} WHERE id = ?", (run_id,)).fetchall()
         return self._run_row(rows[0]) if rows else None
 
     def find_run(self, ref: str | int) -> RunRow:
@@ -511,6 +532,7 @@ class Store:
             seconds=r["seconds"], rounds_planned=r["rounds_planned"], corpus_path=r["corpus_path"],
             config=json.loads(r["config_json"]), stats=json.loads(r["stats_json"]), run_dir=r["run_dir"],
             error=r["error"], pid=r["pid"], host=r["host"], n_cognates=r["n_cognates"], device=r["device"],
+            n_proposals=r["n_proposals"], n_correct=r["n_correct"],
             decisions=json.loads(r["decisions_json"]), languages=json.loads(r["languages_json"]),
         )  # fmt: skip
 
@@ -677,20 +699,30 @@ class RunRecorder:
         return self._store
 
     def __call__(self, event: object) -> None:
+        try:
+            self._record(event)
+        except (sqlite3.Error, StoreError, OSError) as exc:
+            # A progress point is worth a log line, never the run: the result is recorded at its end.
+            log.warning("run #%s: could not record %s: %s: %s", self.run_id, type(event).__name__,
+                        type(exc).__name__, exc)  # fmt: skip
+        if self.forward is not None:
+            self.forward(event)
+
+    def _record(self, event: object) -> None:
         if isinstance(event, RunStarted):
             self.store.record_started(self.run_id, event)
         elif isinstance(event, EpochEnd):
-            self._epochs.append(event)
+            if math.isfinite(event.loss):  # a point a plot can draw; NaN or inf is no measurement
+                self._epochs.append(event)
         elif isinstance(event, ChannelStep):
-            self._channel.append(event)
+            if math.isfinite(event.loss):
+                self._channel.append(event)
             if len(self._channel) >= self.CHANNEL_BATCH:
                 self._flush_channel()
         elif isinstance(event, RoundEnd):
             self._flush_channel()
             self.store.record_round(self.run_id, event, self._epochs)
             self._epochs = []
-        if self.forward is not None:
-            self.forward(event)
 
     def _flush_channel(self) -> None:
         steps, self._channel = self._channel, []

@@ -138,5 +138,7 @@ class BenchSetting:
 
 
 def peak_rss_mb() -> float:
-    """The peak resident memory of this process so far, in MB."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KB
+    """The peak resident memory of this process so far, or of the largest child process it waited
+    for where that is larger (a user-path job runs `decipher run` as its child), in MB."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return max(own, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024.0  # Linux: KB

@@ -95,8 +95,14 @@ def row_from_run(key: str, result: DecipherResult) -> RowResult:
             "per_round": [_round_record(m) for m in result.rounds],
             "config": cfg.to_dict(),
             "decisions": result.decisions,  # what auto decided ({} for the other methods)
+            "proposal_scores": _scored(result),  # the user's metric: its proposals at its own D
         },
     )
+
+
+def _scored(result: DecipherResult) -> dict[str, Any] | None:
+    scored = result.proposal_scores()
+    return scored.as_dict() if scored is not None else None
 
 
 def _round_record(m: RoundMetrics) -> dict[str, Any]:

@@ -101,6 +101,13 @@ class SummaryRow:
     peak_rss_mb: float | None  # max over the jobs' processes
     seeds: list[int]
     extra: dict[str, Any] = field(default_factory=dict)
+    # The user's metric (engine/evaluation.py: ProposalScores), where the rows carry it: the
+    # proposals at the run's own D against gold, and D over the lost words with a gold cognate.
+    f1: Stat = field(default_factory=lambda: Stat(None, None, 0, []))
+    precision: Stat = field(default_factory=lambda: Stat(None, None, 0, []))
+    recall: Stat = field(default_factory=lambda: Stat(None, None, 0, []))
+    demand_ratio: Stat = field(default_factory=lambda: Stat(None, None, 0, []))
+    calibration_error: Stat = field(default_factory=lambda: Stat(None, None, 0, []))
 
 
 def _jobs_status(jobs: list[JobResult]) -> tuple[str, str]:
@@ -137,6 +144,7 @@ def _summarize_rows(
         extra["eval_peak_rss_mb"] = max(r.extra["peak_rss_mb_after_eval"] for _, r in rows)
     if status == "ok" and not rows:
         status, message = "failed", message or f"no row {spec.key!r} in the job results"
+    scored = [r.extra["proposal_scores"] for _, r in rows if r.extra.get("proposal_scores")]
     return SummaryRow(
         group=setting.group,
         setting=setting_name,
@@ -154,7 +162,11 @@ def _summarize_rows(
         peak_rss_mb=max(rss) if rss else None,
         seeds=[j.seed for j, _ in rows if j.seed is not None],
         extra=extra,
-    )
+        f1=Stat.of(d["f1"] for d in scored), precision=Stat.of(d["precision"] for d in scored),
+        recall=Stat.of(d["recall"] for d in scored),
+        demand_ratio=Stat.of(d["n_proposals"] / d["n_gold"] for d in scored if d["n_gold"]),
+        calibration_error=Stat.of(d["calibration_error"] for d in scored),
+    )  # fmt: skip
 
 
 def _combined_jobs(setting: BenchSetting, jobs: list[JobResult]) -> list[JobResult]:
@@ -232,9 +244,20 @@ def accuracy_cells(row: SummaryRow) -> list[str]:
         _num(row.reference),
         ours,
         percent(row.accuracy_model) if row.method == DECIPHER else "-",
+        *user_metric_cells(row),
         _num(row.n_evaluated, "{}"),
         seeds,
     ]
+
+
+def user_metric_cells(row: SummaryRow) -> list[str]:
+    """F1, precision / recall at the run's own D, D / gold, calibration error: "-" where the rows
+    carry no proposals judged that way (a baseline, or results from before they were recorded)."""
+    if row.f1.mean is None:
+        return ["-", "-", "-", "-"]
+    ratio = "-" if row.demand_ratio.mean is None else f"{row.demand_ratio.mean:.2f}"
+    pr = f"{100 * row.precision.mean:.1f} / {100 * row.recall.mean:.1f}" if row.precision.mean is not None else "-"
+    return [percent(row.f1), pr, ratio, percent(row.calibration_error)]
 
 
 def cost_cells(row: SummaryRow) -> list[str]:
@@ -246,7 +269,8 @@ def cost_cells(row: SummaryRow) -> list[str]:
     return [row.setting, row.label, method, _num(row.seconds.mean), *phases, _num(row.peak_rss_mb, "{:.0f}")]
 
 
-ACCURACY_HEADER = ["setting", "evaluated on", "method", "paper / ref.", "ours (flow)", "model argmax", "n", "seeds"]
+ACCURACY_HEADER = ["setting", "evaluated on", "method", "paper / ref.", "ours (paper's protocol)", "model argmax",
+                   "F1 at own D", "P / R", "D / gold", "calibration error", "n", "seeds"]
 COST_HEADER = ["setting", "evaluated on", "method", "wall s", *(f"{p} s" for p in PHASES), "peak RSS MB"]
 GROUP_TITLES = {
     "main": "Accuracy (%)",
@@ -256,6 +280,7 @@ GROUP_TITLES = {
     "generated": "auto on generated corpora it was never tuned on, accuracy (%)",
     "small": "auto on small lexica (40-250 lost words, a user's real pair), accuracy (%)",
     "refine": "The expert in the loop (simulated reviewer, known readings), accuracy (%) on words not judged or given",
+    "user": "The user's path: `decipher run` as the README shows it (default threads), accuracy (%), F1 at own D",
 }
 
 
@@ -456,6 +481,10 @@ def build_markdown(report: BenchReport) -> str:
         *_resumed_lines(report),
         "- accuracy: % of the evaluated lost words (those with a gold cognate) whose predicted known word "
         "is a gold cognate; mean ± sample standard deviation over seeds",
+        "- paper's protocol: the evaluation flow over the lost words with a gold cognate only, D = their number",
+        "- F1 at own D, P / R: the run's proposals as a user gets them (its own D, every lost word): precision = "
+        "correct / proposals, recall = correct / lost words with a gold cognate; D / gold = proposals / those "
+        "words; calibration error: how far the share of correct proposals is from their scores, bin by bin",
         "",
     ]
     summary = summarize(report)

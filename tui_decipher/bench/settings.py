@@ -49,6 +49,7 @@ from .experiments import (
     small_syllabary,
     ugaritic_transfer,
 )
+from .user_path import USER_SETTINGS
 
 PLUGINS_ENV = "DECIPHER_BENCH_PLUGINS"
 
@@ -418,7 +419,7 @@ def register(setting: BenchSetting) -> BenchSetting:
     return setting
 
 
-for _setting in (*PAPER, *map(variant_setting, VARIANTS), *GENERATED_SETTINGS, *REFINE):
+for _setting in (*PAPER, *map(variant_setting, VARIANTS), *GENERATED_SETTINGS, *REFINE, *USER_SETTINGS):
     register(_setting)
 
 

@@ -44,7 +44,10 @@ def _bench_tables(report: BenchReport) -> list[Table]:
     summary = summarize(report)
     accuracy = Table(title="decipher bench: accuracy (%) beside the paper", title_justify="left")
     cost = Table(title="cost per row (mean over seeds; seconds, peak RSS in MB)", title_justify="left")
-    acc_header = ["setting: row", "method", "paper/ref", "ours", "argmax", "n", "seeds"]
+    # The user's metric (F1 at the run's own D, D over the gold count) where any row has it.
+    scored = any(row.f1.mean is not None for row in summary)
+    acc_header = ["setting: row", "method", "paper/ref", "ours", "argmax", *(("F1", "D/gold") if scored else ()),
+                  "n", "seeds"]  # fmt: skip
     cost_header = ["setting: row", "method", "wall", *PHASES, "RSS"]
     for table, header in ((accuracy, acc_header), (cost, cost_header)):
         for n, name in enumerate(header):
@@ -57,7 +60,9 @@ def _bench_tables(report: BenchReport) -> list[Table]:
         group = row.group
         name = row.setting if row.key == row.setting else f"{row.setting}: {row.key}"
         method = "decipher" if row.method == DECIPHER else "baseline"
-        accuracy.add_row(*(escape(c) for c in [name, method, *accuracy_cells(row)[3:]]))
+        cells = accuracy_cells(row)  # ..., argmax (5), F1, P / R, D / gold, ECE (6-9), n, seeds
+        shown = [*cells[3:6], *((cells[6], cells[8]) if scored else ()), *cells[10:]]
+        accuracy.add_row(*(escape(c) for c in [name, method, *shown]))
         cost.add_row(*(escape(c) for c in [name, method, *cost_cells(row)[3:]]))
     return [accuracy, cost]
 

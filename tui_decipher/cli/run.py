@@ -144,9 +144,13 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
         table.add_row("refinement", refinement)
     if result.rounds:
         table.add_row("rounds completed", str(len(result.rounds)))
+    scored = result.proposal_scores()
+    if scored is not None:
+        table.add_row("proposals vs gold", scored.line())
     if result.accuracy is not None:
-        table.add_row("accuracy (flow)", f"{percent(result.accuracy)} of {result.n_evaluated} lost words")
-        table.add_row("accuracy (model argmax)", percent(result.accuracy_model))
+        table.add_row("accuracy (paper's protocol)", f"{percent(result.accuracy)} of the {result.n_evaluated} lost "
+                      f"words with a gold cognate, D = {result.n_evaluated}; model argmax "
+                      f"{percent(result.accuracy_model)}")  # fmt: skip
     table.add_row("proposals", str(len(result.proposals)))
     table.add_row("seconds", f"{result.seconds:.1f}")
     table.add_row("run id", f"{run_id} (review it in `decipher-tui`)")
@@ -255,6 +259,11 @@ def run(
         Path | None,
         typer.Option("--data-dir", help=DATA_DIR_HELP, show_default=False),
     ] = None,
+    debug: Annotated[
+        bool,
+        typer.Option("--debug", help="On an unexpected error, print its traceback here too (it is always in the "
+                     "run folder's run.log)."),
+    ] = False,
 ) -> None:
     """Run decipherment headless, with progress, and write summary.json, proposals.tsv, char_map.tsv.
 
@@ -291,7 +300,7 @@ def run(
     start_line = session.start_line()
     if start_line:
         console.print(start_line)
-    result = _execute(session, console, quiet)
+    result = _execute(session, console, quiet, debug)
     _print_result(result, session, run_id)
     if result.status == "cancelled":
         if session.review is not None:  # a refinement: the run it continued stays finished (RunSession.execute)
@@ -330,9 +339,10 @@ def _new_session(
     return RunSession.new(db_path, root, cfg, sources, out)
 
 
-def _execute(session: RunSession, console: Console, quiet: bool) -> DecipherResult:
+def _execute(session: RunSession, console: Console, quiet: bool, debug: bool = False) -> DecipherResult:
     """Run the session in a worker thread with Rich progress; Ctrl-C cancels it (completed rounds
-    are kept). Errors are re-raised here, on the main thread."""
+    are kept). An error ends the command with one line naming the run and its log (the traceback
+    is in the run folder's run.log; with `debug` it is raised here, on the main thread)."""
     reporter = _RichReporter(console, quiet)
     cancel = threading.Event()
     box: dict[str, Any] = {}
@@ -362,7 +372,10 @@ def _execute(session: RunSession, console: Console, quiet: bool) -> DecipherResu
         exc = box["error"]
         if isinstance(exc, FloatingPointError):
             raise fail(f"training diverged: {exc}", 1)
-        raise exc
+        if debug or not isinstance(exc, Exception):
+            raise exc
+        raise fail(f"run #{session.run_id} failed: {type(exc).__name__}: {exc} (traceback in {session.log_path}; "
+                   "--debug prints it)", 1)
     return box["result"]
 
 

@@ -198,7 +198,8 @@ class DecipherApp(App[None]):
                 self.live.status = "failed"
                 self.live.log.append(f"failed: {error}")
                 self._refresh_screen()
-        self.notify(f"{type(error).__name__}: {error}", title="error", severity="error", timeout=10)
+        where = " (traceback in the run folder's run.log)" if event.worker.group == "engine" else ""
+        self.notify(f"{type(error).__name__}: {error}{where}", title="error", severity="error", timeout=10)
 
     def on_run_created(self, message: RunCreated) -> None:
         branch = self.refinement is not None and self.refinement.run_id is None

@@ -324,15 +324,20 @@ def search_starts(
             while not running[k].finished(0.25):
                 for j, worker in running.items():
                     progress[j] = worker.moves
-                if on_progress is not None:
-                    on_progress(sum(progress), running[k].loss)
+                # A worker that has not measured yet holds NaN: report the surest loss measured so far.
+                losses = [w.loss for w in (running[k], *running.values()) if math.isfinite(w.loss)]
+                if on_progress is not None and losses:
+                    on_progress(sum(progress), losses[0])
                 if should_stop():
                     yield None
                     return
             # A worker that could not run (no interpreter to start, a killed process) leaves its
             # start to this process: the same map, or the same error where the start itself fails.
-            found = running.pop(k).found or one_here(k)
+            done = running.pop(k)
+            found = done.found or one_here(k)
             progress[k] = moves
+            if on_progress is not None and done.found is not None and math.isfinite(done.loss):
+                on_progress(sum(progress), done.loss)  # its last report: a start that ended between polls
             yield found
             if found is None:
                 return

@@ -91,6 +91,7 @@ def run_decipherment(
     `review`: judgments known from the start (accepted pairs fixed, rejected ones removed).
     """
     cfg.validate()
+    method_for(cfg.method).check(corpus, cfg)
     if resume is not None:
         _check_resumable(resume, cfg, corpus)
     if review is not None:

@@ -80,7 +80,7 @@ from ..channels.scoring import channel_log_probs
 from ..channels.shortlist import shortlisted
 from ..channels.syllables import SyllableMap, known_vowels, planted_gain, search_starts, value_units
 from ..channels.trainer import ChannelFit, fit_channel, new_channel, score_channel
-from ..checkpoint import Checkpoint, CheckpointError
+from ..checkpoint import Checkpoint
 from ..config import SECTIONS, ChannelKind, ChannelObjective, DecipherConfig, Sparsify
 from ..corpus import Corpus, Word
 from ..demand import DemandEstimate, decoy_lexicon, estimate_demand, paired_z, synthetic_cognates, word_wins
@@ -92,6 +92,7 @@ from ..scripts import ScriptProfile
 from ..sign_values import SignValues, read_sign_values
 from .base import DecipherResult, empty_result
 from .channel import ChannelBlend, finish_channel_result, refine_channel, save_channel
+from .stages import StageMemo
 
 
 @dataclass(frozen=True)
@@ -238,6 +239,7 @@ SEARCH_LOSS_TAIL = 0.1
 # The lexicon objective explains every lost word by some known word: its probe is kept without
 # trying the next while its held-out evidence allows that at least this share has a cognate.
 LEXICON_TRUSTED_SHARE = 0.8
+MIN_LOST_WORDS = 2  # one to train the probe on and one held out (`probe_split`): no evidence with fewer
 MAX_HELD_OUT = 1000  # held-out lost words the demand is estimated on (bounds its scoring time)
 # The fit is kept unless the probe leads it on its held-out words by this many standard errors of
 # a paired test (decoy wins, or shared spellings read as themselves): the fit trained on those
@@ -395,9 +397,10 @@ def _demand_phrase(d: dict[str, Any]) -> str:
 
 def probe_split(n_lost: int, seed: int, train_share: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
     """(probe's training words, held-out words): a seeded `train_share` of the lost words and the
-    rest; at most MAX_HELD_OUT held out."""
+    rest; at most MAX_HELD_OUT held out. Each side keeps a word where there are two (a channel
+    cannot train on none); a single lost word trains and none is held out."""
     order = np.random.default_rng(seed).permutation(n_lost)
-    cut = int(n_lost * train_share)
+    cut = min(max(int(n_lost * train_share), 1), max(n_lost - 1, 1))
     return np.sort(order[:cut]), np.sort(order[cut:][:MAX_HELD_OUT])
 
 
@@ -416,8 +419,8 @@ class AutoMethod:
         start: Checkpoint | None = None,
         review: ReviewConstraints | None = None,
     ) -> DecipherResult:
-        if start is not None:
-            raise CheckpointError("an auto run has no rounds to resume: start it again, or refine a finished one")
+        memo = StageMemo.resuming(start)  # a killed run's completed stages, read back
+        review = review if review is not None else memo.review
         profile = ScriptProfile.of(corpus.lost_words, corpus.known_words)
         signs = read_sign_values(cfg.known_signs, corpus) if cfg.known_signs else None
         kind, kind_why = choose_channel(profile, signs)
@@ -425,7 +428,9 @@ class AutoMethod:
         chosen = own_settings(cfg).replace(
             channel_kind=kind, channel_objective="transport", channel_steps=schedule.budget, sparsify=FLOW_GRAPH
         )
-        problem = Problem.prepare(corpus, chosen, on_event, cancel, review=review, signs=signs)
+        problem = Problem.prepare(corpus, chosen, on_event, cancel, review=review, signs=signs,
+                                  seconds_before=memo.seconds, phases_before=memo.phases)  # fmt: skip
+        memo.bind(checkpoint_path, cfg, problem)
         on_event(
             RunStarted(
                 corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
@@ -437,10 +442,10 @@ class AutoMethod:
         try:
             syllables, searched = None, 0
             if schedule.syllables is not None and profile.syllabary:
-                syllables = _search_syllables(problem, schedule.syllables)
+                syllables = memo.run("syllables", lambda: _search_syllables(problem, schedule.syllables))
                 searched = len(syllables.starts) * schedule.syllables.steps_each
                 on_event(Decided("syllables", syllables.why, problem.elapsed()))
-            probed = self._probe(problem, schedule, syllables, searched)
+            probed = memo.run("probe", lambda: self._probe(problem, schedule, syllables, searched))
             estimate = probed.estimate
             demand = estimate.demand_all
             least = least_capacity(demand, problem.n_known)
@@ -459,8 +464,9 @@ class AutoMethod:
                 cfg=chosen.replace(capacity=least, cognate_fraction=max(0.001, estimate.share),
                                    channel_steps=steps_run),
             )  # fmt: skip
-            fit = _train(training, corpus.lost_words, schedule.fit_steps, probed.steps,
-                         chosen.seed + 13, demand, least, start=copy.deepcopy(probed.channel))  # fmt: skip
+            fit = memo.run("fit", lambda: _train(
+                training, corpus.lost_words, schedule.fit_steps, probed.steps, chosen.seed + 13, demand, least,
+                start=copy.deepcopy(probed.channel)))  # fmt: skip
             fit_wins, fit_reads = _held_evidence(problem, fit.channel, probed)
             check = FitCheck.of(probed.estimate.wins_each, fit_wins, probed.estimate.reads_each, fit_reads)
             if not check.kept_fit:
@@ -474,7 +480,8 @@ class AutoMethod:
                 forms_of = corpus.lost_words if profile.syllabary else None
                 capacity = estimate_capacity(fit.cost, demand, problem.n_known, forms_of)
             if back_steps:
-                reverse = _train_reverse(training, demand, back_steps, steps_run - back_steps)
+                done = steps_run - back_steps
+                reverse = memo.run("reverse", lambda: _train_reverse(training, demand, back_steps, done))
                 blend = ChannelBlend(reverse, back_share, reverse=True)
             if blend is not None:
                 with problem.timer("score"):
@@ -567,6 +574,14 @@ class AutoMethod:
         return refine_channel(
             self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw
         )
+
+    def check(self, corpus: Corpus, cfg: DecipherConfig) -> None:
+        """auto decides from held-out words: it needs a word to train on and one to hold out."""
+        if len(corpus.lost_words) < MIN_LOST_WORDS:
+            raise ValueError(
+                f"{corpus.name}: {len(corpus.lost_words)} lost word(s); auto needs at least {MIN_LOST_WORDS} "
+                "(one to train its channel on, one held out to decide D): add words, or use --method channel"
+            )
 
     def describe(self, config: dict[str, Any]) -> str:
         # A finished run's own line is its decisions' (describe_run); this is the line before them.

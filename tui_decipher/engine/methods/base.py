@@ -20,6 +20,7 @@ from ..charset import Charset
 from ..checkpoint import Checkpoint
 from ..config import DecipherConfig
 from ..corpus import Corpus, Word
+from ..evaluation import ProposalScores, proposal_scores
 from ..events import EventCallback
 from ..review import ReviewConstraints
 
@@ -122,6 +123,14 @@ class DecipherResult:
     # What a method that decides its own settings (auto) chose and why, with its one `line`; {} otherwise.
     decisions: dict[str, Any] = field(default_factory=dict)
 
+    def proposal_scores(self) -> ProposalScores | None:
+        """Its proposals judged as a user gets them, at its own D over every lost word (precision,
+        recall, F1, calibration: engine/evaluation.py); None without gold."""
+        if self.accuracy is None:
+            return None
+        ps = self.proposals
+        return proposal_scores([p.gold for p in ps], self.n_evaluated, [p.score for p in ps], [p.lost for p in ps])
+
 
 def empty_result(problem: Problem) -> DecipherResult:
     """A finished result of a run on `problem` with nothing in it yet (a method fills it in)."""
@@ -155,6 +164,11 @@ class Method(Protocol):
         """Continue a finished run for `rounds` more rounds under the reviewer's judgments. `draw`
         picks the refinement's random stream (batches, dropout, samples): 0 is the run's own; the
         bench repeats its reviewer over several draws, since one draw's noise can exceed the effect."""
+        ...
+
+    def check(self, corpus: Corpus, cfg: DecipherConfig) -> None:
+        """Raise ValueError, in one line for the user, where this method cannot run on `corpus`
+        (called before a run is recorded, so a refusal leaves nothing behind)."""
         ...
 
     def describe(self, config: dict[str, Any]) -> str:

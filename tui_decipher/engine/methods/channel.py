@@ -152,6 +152,9 @@ class ChannelAlone:
     ) -> DecipherResult:
         return refine_channel(self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw)
 
+    def check(self, corpus: Corpus, cfg: DecipherConfig) -> None:
+        """Any corpus the readers accept can run (`Method.check`)."""
+
     def describe(self, config: dict[str, Any]) -> str:
         # Runs stored before a field existed read as its default: the pieces channel, the lexicon objective.
         kind = "edit channel" if config.get("channel_kind") == "edit" else "character channel"

@@ -620,6 +620,9 @@ class NeuralEM:
     ) -> DecipherResult:
         return _refine(corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw)
 
+    def check(self, corpus: Corpus, cfg: DecipherConfig) -> None:
+        """Any corpus the readers accept can run (`Method.check`)."""
+
     def describe(self, config: dict[str, Any]) -> str:
         return (
             f"{config.get('rounds')} rounds x {config.get('epochs')} steps"

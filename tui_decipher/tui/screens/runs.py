@@ -104,10 +104,13 @@ class RunsScreen(Screen):
             f"{s.get('lost_words', '?')} lost x {s.get('known_words', '?')} known words; "
             f"{schedule}, seed {cfg.get('seed')}",
         ]
+        scored = run.proposal_scores()
+        if scored is not None:  # the user's metric first: what the proposals are worth as they stand
+            lines.append(f"proposals vs gold: {scored.line()}")
         if run.has_gold and run.accuracy is not None:
             lines.append(
-                f"accuracy {percent(run.accuracy)} (flow), {percent(run.accuracy_model)} (model) "
-                f"on {run.n_evaluated} words"
+                f"paper's protocol {percent(run.accuracy)} (flow), {percent(run.accuracy_model)} (model) "
+                f"on the {run.n_evaluated} words with a gold cognate"
             )
         if run.status not in (RUNNING,):
             counts = self.app.store.review_counts(run.id)

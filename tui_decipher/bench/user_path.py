@@ -1,0 +1,72 @@
+"""The user's path: `decipher run` exactly as the README shows it, one job per dataset and seed.
+
+The other settings run the engine inside the bench's job process, with the bench's `--threads`;
+a user runs the command with its default threads, where auto's syllable search starts worker
+processes. These rows run the command itself in a child process (no `--threads`: the user's
+default) and read its summary.json: the paper's protocol beside the proposals at auto's own D
+(precision, recall, F1, calibration). Run them alone (`--jobs 1`): two side by side would each
+take every core, as two users' runs on one machine would.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .core import BenchSetting, JobReporter, RowResult, RowSpec
+from .experiments import QUICK_CHANNEL_STEPS
+
+# Setting name -> (registry corpus, the command's other options, what it reads).
+USER_DATASETS: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "linear-b-user": ("linear-b", (), "Linear B"),
+    "linear-b-names-user": ("linear-b-names", (), "Linear B names"),
+    "ugaritic-small-user": ("ugaritic-small", (), "Ugaritic, the small file"),
+    "ugaritic-noiseless-user": ("ugaritic-noiseless", (), "Ugaritic, noiseless"),
+    "ugaritic-full-user": ("ugaritic-full", (), "Ugaritic, the full list"),
+    "romance-es-it-user": ("romance", ("--lost", "es", "--known", "it"), "Romance es -> it"),
+}
+USER_ROW = "user"
+
+
+def user_command(corpus: str, options: tuple[str, ...], seed: int, quick: bool, folder: Path) -> list[str]:
+    """`decipher run` as a user types it (the module, so the bench's interpreter runs it)."""
+    cmd = [sys.executable, "-m", "tui_decipher.cli", "run", "--corpus", corpus, *options, "--seed", str(seed),
+           "--out", str(folder / "run"), "--data-dir", str(folder / "data"), "--quiet"]  # fmt: skip
+    return cmd + (["--set", f"auto_steps={QUICK_CHANNEL_STEPS}"] if quick else [])
+
+
+def user_run(corpus: str, options: tuple[str, ...]):
+    """The setting's `run`: the command in a child process, its summary.json as the row."""
+
+    def run(seed: int, quick: bool, reporter: JobReporter, part: str | None = None) -> list[RowResult]:
+        with tempfile.TemporaryDirectory(prefix="decipher-user-") as tmp:
+            cmd = user_command(corpus, options, seed, quick, Path(tmp))
+            reporter.stage("decipher " + " ".join(cmd[4:]))
+            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+                raise RuntimeError(f"`decipher run` exited {done.returncode}: {last}")
+            summary = json.loads((Path(tmp) / "run" / "summary.json").read_text(encoding="utf-8"))
+        return [RowResult(
+            USER_ROW, summary["accuracy"], summary["accuracy_model"], summary["n_evaluated"], summary["seconds"],
+            summary["phase_seconds"],
+            extra={"proposal_scores": summary["proposal_scores"], "decisions": summary["decisions"],
+                   "threads": summary["threads"], "n_proposals": summary["n_proposals"]},
+        )]  # fmt: skip
+
+    return run
+
+
+USER_SETTINGS = tuple(
+    BenchSetting(
+        name, f"{what}: `decipher run --corpus {corpus}{''.join(' ' + o for o in options)} --seed S` as a user "
+        "runs it (default threads)",
+        (RowSpec(USER_ROW, f"{what}, `decipher run` with default threads"),), user_run(corpus, options),
+        (corpus,), group="user", extra=True,
+        note="the command in a child process; run with --jobs 1 (each run takes every core)",
+    )
+    for name, (corpus, options, what) in USER_DATASETS.items()
+)

@@ -1,0 +1,105 @@
+"""auto's completed stages, saved as it goes, so that a killed or cancelled run resumes there.
+
+auto runs in stages (the syllable search, the probes, the fit, the reverse channel), each a
+function of the word lists, the settings and its own seed. After each, what it produced is saved
+in the run's checkpoint (a *partial* one: `state["partial"]`), atomically; `--resume` reruns the
+run with those stages' results read back instead of recomputed, so it reaches what the
+uninterrupted run reaches. The finished run's checkpoint (`save_channel`) then replaces it.
+
+A partial checkpoint pickles the stages' objects (channels included): it is read back by the
+code that wrote it, to finish one run, not kept across versions as a finished run's is.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import torch
+
+from ..checkpoint import Checkpoint, CheckpointError, save_checkpoint
+from ..config import DecipherConfig
+from ..review import ReviewConstraints
+
+if TYPE_CHECKING:
+    from ..problem import Problem
+
+T = TypeVar("T")
+
+
+class StageMemo:
+    """The stages a run has completed (name -> result), saved to `path` after each one."""
+
+    def __init__(self, stages: dict[str, Any] | None = None, review: ReviewConstraints | None = None,
+                 seconds: float = 0.0, phases: dict[str, float] | None = None) -> None:  # fmt: skip
+        self.stages: dict[str, Any] = dict(stages or {})
+        self.review = review  # the run's known pairs, which a resumed session no longer reads
+        self.seconds, self.phases = seconds, dict(phases or {})
+        self.path: Path | None = None
+        self.cfg: DecipherConfig | None = None
+        self.problem: Problem | None = None
+
+    @classmethod
+    def resuming(cls, start: Checkpoint | None) -> StageMemo:
+        """The memo of the run `start` checkpointed (an empty one for a new run). A finished run's
+        checkpoint has nothing to resume: it is refined."""
+        if start is None:
+            return cls()
+        if not start.state.get("partial"):
+            raise CheckpointError("this auto run finished: refine it (--refine) to continue it")
+        return cls(_unpacked(start.state["stages"]), start.state.get("review"), start.seconds, start.phases)
+
+    def names(self) -> list[str]:
+        """The completed stages, in the order they ran."""
+        return list(self.stages)
+
+    def bind(self, path: Path | None, cfg: DecipherConfig, problem: Problem) -> None:
+        """Where to save (None: nowhere), the settings the run was started with, and its problem."""
+        self.path, self.cfg, self.problem = path, cfg, problem
+
+    def run(self, name: str, stage: Callable[[], T]) -> T:
+        """`stage()`'s result: read back where a resumed run completed it, else computed and saved."""
+        if name in self.stages:
+            return self._on_device(self.stages[name])
+        result = stage()
+        self.stages[name] = result
+        self._save()
+        return result
+
+    def _on_device(self, value: T) -> T:
+        """A restored stage's channels on the run's device (a checkpoint is read onto the CPU)."""
+        assert self.problem is not None
+        device = self.problem.device
+        for holder in (value, getattr(value, "channel", None)):
+            if isinstance(holder, torch.nn.Module):
+                holder.to(device)
+            elif holder is not None and isinstance(getattr(holder, "channel", None), torch.nn.Module):
+                holder.channel.to(device)
+        return value
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        assert self.problem is not None and self.cfg is not None
+        problem = self.problem
+        state = {"partial": True, "stages": _packed(self.stages), "stage_names": list(self.stages),
+                 "review": problem.review}  # fmt: skip
+        save_checkpoint(self.path, Checkpoint(
+            method="auto", config=self.cfg.to_dict(), corpus=problem.corpus.name,
+            shape=(problem.n_lost, problem.n_known), restart=0, round=0, rounds=[], seconds=problem.elapsed(),
+            phases=dict(problem.phases), state=state,
+        ))  # fmt: skip
+
+
+def _packed(stages: dict[str, Any]) -> bytes:
+    """The stages as bytes: a checkpoint's dataclass fields are turned into dicts when it is saved
+    (`dataclasses.asdict`), which the stages' own dataclasses must not be."""
+    buffer = io.BytesIO()
+    torch.save(stages, buffer)
+    return buffer.getvalue()
+
+
+def _unpacked(blob: bytes) -> dict[str, Any]:
+    return torch.load(io.BytesIO(blob), map_location="cpu", weights_only=False)

@@ -232,7 +232,8 @@ def test_runs_list_show_and_delete(data_dir: Path, tmp_path: Path) -> None:
     shown = cli("runs", "show", str(run_id))
     assert shown.exit_code == 0, shown.output
     review = "0 accepted, 0 rejected, 0 unsure, 8 open"
-    for fragment in ("fixed (ves -> kal)", "75.0% (flow), 62.5% (model) on the 8 words", "F1 62.5 (8 proposals", review):
+    protocol, users = "75.0% (flow), 62.5% (model) on the 8 words", "F1 62.5 (8 proposals"
+    for fragment in ("fixed (ves -> kal)", protocol, users, review):
         assert fragment in shown.output, shown.output
     kept = runner.invoke(app, ["runs", "delete", str(run_id)], input="n\n")
     assert kept.exit_code == 1 and "kept" in kept.output

@@ -57,6 +57,11 @@ def test_a_run_reports_the_users_metric_beside_the_protocol(tmp_path):
     assert scored["precision"] == pytest.approx(correct / len(rows), abs=1e-4)
     assert scored["recall"] == pytest.approx(correct / 200, abs=1e-4)
     assert 0.0 <= scored["calibration_error"] <= 1.0
+    curve = summary["calibration"]  # (mean score, share correct, proposals) a score bin
+    assert sum(n for _, _, n in curve) == len(rows)
+    assert sum(n * share for _, share, n in curve) == pytest.approx(correct, abs=1e-2)
+    assert sum(n * abs(share - mean) for mean, share, n in curve) / len(rows) == pytest.approx(
+        scored["calibration_error"], abs=1e-3)
     assert "proposals vs gold" in result.output and "paper's protocol" in result.output
     shown = runner.invoke(app, ["runs", "show", str(out), "--data-dir", str(data)], env={"COLUMNS": "200"})
     assert shown.exit_code == 0, shown.output

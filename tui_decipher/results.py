@@ -17,6 +17,7 @@ from platformdirs import user_data_dir
 
 from .engine.config import ConfigSources
 from .engine.corpus import Corpus, word_text
+from .engine.evaluation import calibration_curve
 from .engine.methods import DecipherResult
 
 APP_NAME = "tui-decipher"
@@ -81,6 +82,8 @@ def summary_dict(
         "n_proposals": len(result.proposals),
         # The user's metric beside the paper's protocol (`accuracy`): the proposals at the run's own D.
         "proposal_scores": scored.as_dict() if scored is not None else None,
+        # Its calibration line: each score bin's (mean score, share correct, proposals).
+        "calibration": _calibration(result) if scored is not None else None,
         "seconds": round(result.seconds, 3),
         "phase_seconds": {k: round(v, 3) for k, v in result.phase_seconds.items()},
         "objective": result.objective,
@@ -89,6 +92,12 @@ def summary_dict(
         "rounds": [dataclasses.asdict(r) for r in result.rounds],
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+
+
+def _calibration(result: DecipherResult) -> list[list[float]]:
+    ps = result.proposals
+    curve = calibration_curve([p.score for p in ps], [bool(p.gold) for p in ps]) if ps else []
+    return [[round(mean, 4), round(share, 4), n] for mean, share, n in curve]
 
 
 def proposals_tsv(result: DecipherResult, corpus: Corpus) -> str:

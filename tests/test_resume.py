@@ -267,3 +267,48 @@ def test_auto_resumed_after_any_stage_reaches_the_uninterrupted_result(kind, tmp
         assert outcome(resumed) == outcome(whole), f"resumed after {seen[-1]}"
     # Stopped after its last stage, a run has nothing left that a stop interrupts: it finishes.
     assert seen == {"syllabary": ["syllables", "probe"], "shared-alphabet": ["probe", "fit"]}[kind]
+
+
+def test_auto_killed_while_its_fit_trains_resumes_from_the_saved_step(tmp_path, single_thread):
+    """Inside a stage that trains a channel, its state (parameters, optimiser, random stream, the
+    plan's warm start) is saved every SAVE_EVERY steps: stopped there, the resumed run continues
+    from that step, not from the stage's start, and ends with the uninterrupted run's proposals."""
+    import threading
+
+    from tui_decipher.engine.channels.trainer import SAVE_EVERY
+    from tui_decipher.engine.config import DecipherConfig
+    from tui_decipher.engine.corpus import read_cog
+    from tui_decipher.engine.events import ChannelStep, Decided
+    from tui_decipher.engine.generators import GeneratorSpec, write_generated
+    from tui_decipher.engine.methods import run_decipherment
+    from tui_decipher.engine.methods.stages import _unpacked
+
+    corpus = read_cog(write_generated(tmp_path / "c.cog", GeneratorSpec("shared-alphabet", seed=9, lost_words=60)).path)
+    cfg = DecipherConfig(method="auto", device="cpu", seed=2, auto_steps=600)
+    def fit_steps(events: list) -> list[int]:  # the fit's steps: its channel's, after D is decided
+        after = next(k for k, e in enumerate(events) if isinstance(e, Decided) and e.what == "demand")
+        return [e.step for e in events[after:] if isinstance(e, ChannelStep) and e.label == "transport"]
+
+    seen: list = []
+    whole = run_decipherment(corpus, cfg, seen.append)
+    cancel = threading.Event()
+    path = tmp_path / "ck.pt"
+
+    def stop_in_the_fit(event):  # a few steps after the fit's first save
+        if isinstance(event, ChannelStep) and event.label == "transport" and path.exists():
+            training = load_checkpoint(path).state.get("training")
+            if training and "fit" in _unpacked(training):
+                cancel.set()
+
+    first = run_decipherment(corpus, cfg, stop_in_the_fit, cancel, checkpoint=path)
+    assert first.status == "cancelled"
+    saved = load_checkpoint(path)
+    state = _unpacked(saved.state["training"])["fit"]
+    assert state.step % SAVE_EVERY == 0 and state.step > 0 and "fit" not in saved.state["stage_names"]
+    again: list = []
+    resumed = run_decipherment(corpus, cfg, again.append, checkpoint=path, resume=saved)
+    assert resumed.status == "finished"
+    assert [(p.lost, p.known, p.score, p.cost) for p in resumed.proposals] == [
+        (p.lost, p.known, p.score, p.cost) for p in whole.proposals]
+    assert resumed.decisions == whole.decisions
+    assert fit_steps(again) == fit_steps(seen)[state.step:]  # from the saved step on, none trained twice

@@ -14,9 +14,11 @@ and a plan score each lost word's shortlist of known words only (engine/channels
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -61,6 +63,33 @@ class ChannelFit:
     cost: np.ndarray  # (n_lost, n_known) float32: -log P(x_i | y_j)
     loss: float  # final lexicon objective over all lost words (nats per word)
     channel: Channel  # the trained parameters (for its character map)
+
+
+# Steps between two saved training states: where the shortlist (every REFRESH_EVERY steps) and the
+# transport plan (every PLAN_EVERY, which divides it) are drawn afresh, so a resumed training
+# draws them from the same channel as the uninterrupted one.
+SAVE_EVERY = REFRESH_EVERY
+
+
+@dataclass
+class TrainingState:
+    """Where `fit_channel` is after `step` steps: enough to continue to the very channel the
+    uninterrupted training ends with."""
+
+    step: int
+    channel: dict[str, torch.Tensor]
+    optimiser: dict[str, Any]
+    generator: torch.Tensor  # the batches' random stream
+    potentials: Any  # the transport plan's warm start (None before the first plan)
+
+
+@dataclass
+class Saving:
+    """A training that saves its state every SAVE_EVERY steps (`on_save`), and the state it
+    resumes from (None: it starts at step 1)."""
+
+    on_save: Callable[[TrainingState], None]
+    resume_from: TrainingState | None = None
 
 
 def _known_buckets(known: torch.Tensor, known_len: torch.Tensor, n_buckets: int = 4) -> list[torch.Tensor]:
@@ -120,6 +149,7 @@ def fit_channel(
     signs: Sequence[tuple[int, tuple[int, ...]]] = (),
     shortlist: bool | None = None,
     device: torch.device | str = "cpu",
+    saving: Saving | None = None,
 ) -> ChannelFit | None:
     """Train a channel (Adam, `batch` random lost words a step against every known word) on the
     lexicon objective, or with `objective = "transport"` on the weights of a transport plan with
@@ -138,7 +168,9 @@ def fit_channel(
     each lost word's listed known words (engine/channels/shortlist.py; None: above
     SHORTLIST_ABOVE pairs). `device`: where a new channel trains (a `start` channel trains where
     it is); random draws stay on the CPU, so a seed draws the same batches on every device.
+    `saving`: save the training's state as it goes, and resume from a saved one (see `Saving`).
     None when `should_stop` said so."""
+    assert SAVE_EVERY % PLAN_EVERY == 0 and SAVE_EVERY % REFRESH_EVERY == 0
     generator = torch.Generator().manual_seed(seed)
     channel = start or new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias, signs, device)
     lost, lost_len, known, known_len = on_channel(
@@ -159,7 +191,14 @@ def fit_channel(
     # `cols` (n_lost, M) then indexes the plan's and the batch's columns; None: every known word.
     listing = shortlisted(n_lost, len(known_words)) if shortlist is None else shortlist
     cols: torch.Tensor | None = None
-    for step in range(1, steps + 1):
+    first = 1
+    if saving is not None and saving.resume_from is not None:
+        state = saving.resume_from
+        channel.load_state_dict(state.channel)
+        optimiser.load_state_dict(state.optimiser)
+        generator.set_state(state.generator)
+        potentials, first = state.potentials, state.step + 1
+    for step in range(first, steps + 1):
         if should_stop():
             return None
         if listing and (step - 1) % REFRESH_EVERY == 0:
@@ -212,6 +251,11 @@ def fit_channel(
         optimiser.step()
         if on_step is not None:
             on_step(step, loss.item())
+        if saving is not None and step % SAVE_EVERY == 0 and step < steps:
+            saving.on_save(TrainingState(
+                step, {k: v.detach().cpu().clone() for k, v in channel.state_dict().items()},
+                copy.deepcopy(optimiser.state_dict()), generator.get_state(), copy.deepcopy(potentials),
+            ))  # fmt: skip
     if not score_all:
         return ChannelFit(cost=np.empty((0, 0)), loss=math.nan, channel=channel)
     return score_channel(channel, lost_words, known_words, lost_charset, known_charset)

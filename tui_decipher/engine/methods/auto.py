@@ -79,7 +79,7 @@ from ..channels.protocol import Channel
 from ..channels.scoring import channel_log_probs
 from ..channels.shortlist import shortlisted
 from ..channels.syllables import SyllableMap, known_vowels, planted_gain, search_starts, value_units
-from ..channels.trainer import ChannelFit, fit_channel, new_channel, score_channel
+from ..channels.trainer import ChannelFit, Saving, fit_channel, new_channel, score_channel
 from ..checkpoint import Checkpoint
 from ..config import SECTIONS, ChannelKind, ChannelObjective, DecipherConfig, Sparsify
 from ..corpus import Corpus, Word
@@ -466,7 +466,7 @@ class AutoMethod:
             )  # fmt: skip
             fit = memo.run("fit", lambda: _train(
                 training, corpus.lost_words, schedule.fit_steps, probed.steps, chosen.seed + 13, demand, least,
-                start=copy.deepcopy(probed.channel)))  # fmt: skip
+                start=copy.deepcopy(probed.channel), saving=memo.saving("fit")))  # fmt: skip
             fit_wins, fit_reads = _held_evidence(problem, fit.channel, probed)
             check = FitCheck.of(probed.estimate.wins_each, fit_wins, probed.estimate.reads_each, fit_reads)
             if not check.kept_fit:
@@ -481,7 +481,8 @@ class AutoMethod:
                 capacity = estimate_capacity(fit.cost, demand, problem.n_known, forms_of)
             if back_steps:
                 done = steps_run - back_steps
-                reverse = memo.run("reverse", lambda: _train_reverse(training, demand, back_steps, done))
+                reverse = memo.run("reverse", lambda: _train_reverse(training, demand, back_steps, done,
+                                                                     memo.saving("reverse")))  # fmt: skip
                 blend = ChannelBlend(reverse, back_share, reverse=True)
             if blend is not None:
                 with problem.timer("score"):
@@ -841,7 +842,7 @@ def reverse_share(n_lost: int, n_known: int) -> float:
     return n_lost / (n_lost + n_known)
 
 
-def _train_reverse(problem: Problem, demand: int, steps: int, done: int) -> Channel:
+def _train_reverse(problem: Problem, demand: int, steps: int, done: int, saving: Saving | None = None) -> Channel:
     """A fresh channel trained the other way: every known word written from the lost words, with
     the transport objective, D = the run's `demand` (at most one pair a known word) and C = 1 (one
     known word a lost word), reporting its steps after the `done` ones.
@@ -855,20 +856,21 @@ def _train_reverse(problem: Problem, demand: int, steps: int, done: int) -> Chan
     problem.on_event(Decided("reverse", f"both directions: a reverse channel writes the {problem.n_known} known"
                              f" words from the lost ones ({steps} steps)", problem.elapsed()))  # fmt: skip
     return _train(back, list(back.corpus.lost_words), steps, done, problem.cfg.seed + 29, back.n_cognates, 1,
-                  channel="reverse").channel
+                  channel="reverse", saving=saving).channel
 
 
 def _train(
     problem: Problem, lost_words: list[Word], steps: int, done: int, seed: int, demand: int, capacity: int,
     start: Channel | None = None, rows: np.ndarray | None = None, objective: ChannelObjective = "transport",
-    losses: list[float] | None = None, channel: str = "",
+    losses: list[float] | None = None, channel: str = "", saving: Saving | None = None,
 ) -> ChannelFit:
     """Train the problem's channel kind on `lost_words` (the corpus's lost words `rows`, None: all)
     against every known word with `objective` (transport: D = `demand`, C = `capacity`) under the
     problem's judgments, from `start` (None: a fresh channel), reporting steps after the `done`
     ones (as `channel`'s, `ChannelStep.channel`) and appending each batch loss to `losses`. No
     pair is scored after training (the fit's cost is empty): the caller scores the channel it
-    keeps. Raises RunCancelled when the cancel flag is set."""
+    keeps. `saving`: its state saved as it goes, and where a resumed run continues it. Raises
+    RunCancelled when the cancel flag is set."""
     cfg = problem.cfg
 
     def on_step(step: int, loss: float) -> None:
@@ -882,7 +884,7 @@ def _train(
             cfg.channel_lr, cfg.channel_batch, seed, cfg.channel_init_scale, on_step=on_step,
             should_stop=problem.cancel.is_set, objective=objective, n_cognates=demand, capacity=capacity,
             kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=start, score_all=False,
-            review=problem.review, rows=rows, signs=problem.pinned_signs, device=problem.device,
+            review=problem.review, rows=rows, signs=problem.pinned_signs, device=problem.device, saving=saving,
         )  # fmt: skip
     if fit is None:
         raise RunCancelled()

@@ -2,7 +2,8 @@
 
 auto runs in stages (the syllable search, the probes, the fit, the reverse channel), each a
 function of the word lists, the settings and its own seed. After each, what it produced is saved
-in the run's checkpoint (a *partial* one: `state["partial"]`), atomically; `--resume` reruns the
+in the run's checkpoint (a *partial* one: `state["partial"]`), atomically, and a stage that trains
+a channel saves its training state every SAVE_EVERY steps (engine/channels/trainer.py); `--resume` reruns the
 run with those stages' results read back instead of recomputed, so it reaches what the
 uninterrupted run reaches. The finished run's checkpoint (`save_channel`) then replaces it.
 
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import torch
 
+from ..channels.trainer import Saving, TrainingState
 from ..checkpoint import Checkpoint, CheckpointError, save_checkpoint
 from ..config import DecipherConfig
 from ..review import ReviewConstraints
@@ -33,8 +35,12 @@ class StageMemo:
     """The stages a run has completed (name -> result), saved to `path` after each one."""
 
     def __init__(self, stages: dict[str, Any] | None = None, review: ReviewConstraints | None = None,
-                 seconds: float = 0.0, phases: dict[str, float] | None = None) -> None:  # fmt: skip
+                 seconds: float = 0.0, phases: dict[str, float] | None = None,
+                 training: dict[str, TrainingState] | None = None) -> None:  # fmt: skip
         self.stages: dict[str, Any] = dict(stages or {})
+        # A stage under way that trains a channel: its last saved state (trainer.py's SAVE_EVERY).
+        self.training: dict[str, TrainingState] = dict(training or {})
+        self._packed_stages, self._packed_names = b"", None  # the stages as last saved
         self.review = review  # the run's known pairs, which a resumed session no longer reads
         self.seconds, self.phases = seconds, dict(phases or {})
         self.path: Path | None = None
@@ -49,7 +55,9 @@ class StageMemo:
             return cls()
         if not start.state.get("partial"):
             raise CheckpointError("this auto run finished: refine it (--refine) to continue it")
-        return cls(_unpacked(start.state["stages"]), start.state.get("review"), start.seconds, start.phases)
+        training = start.state.get("training")
+        return cls(_unpacked(start.state["stages"]), start.state.get("review"), start.seconds, start.phases,
+                   _unpacked(training) if training else None)  # fmt: skip
 
     def names(self) -> list[str]:
         """The completed stages, in the order they ran."""
@@ -65,8 +73,19 @@ class StageMemo:
             return self._on_device(self.stages[name])
         result = stage()
         self.stages[name] = result
+        self.training.pop(name, None)
         self._save()
         return result
+
+    def saving(self, name: str) -> Saving:
+        """For the stage `name` that trains a channel: save its training state as it goes, and
+        resume it from the state a killed run saved (`fit_channel`'s `saving`)."""
+
+        def on_save(state: TrainingState) -> None:
+            self.training[name] = state
+            self._save()
+
+        return Saving(on_save, self.training.get(name))
 
     def _on_device(self, value: T) -> T:
         """A restored stage's channels on the run's device (a checkpoint is read onto the CPU)."""
@@ -84,8 +103,10 @@ class StageMemo:
             return
         assert self.problem is not None and self.cfg is not None
         problem = self.problem
-        state = {"partial": True, "stages": _packed(self.stages), "stage_names": list(self.stages),
-                 "review": problem.review}  # fmt: skip
+        if self._packed_names != list(self.stages):  # packed again only when a stage was added
+            self._packed_stages, self._packed_names = _packed(self.stages), list(self.stages)
+        state = {"partial": True, "stages": self._packed_stages, "stage_names": list(self.stages),
+                 "training": _packed(self.training), "review": problem.review}  # fmt: skip
         save_checkpoint(self.path, Checkpoint(
             method="auto", config=self.cfg.to_dict(), corpus=problem.corpus.name,
             shape=(problem.n_lost, problem.n_known), restart=0, round=0, rounds=[], seconds=problem.elapsed(),

@@ -18,12 +18,13 @@ from tui_decipher.store import Store, default_path
 runner = CliRunner()
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("name", CASES)
-def test_auto_finishes_with_finite_output_or_refuses_in_one_line(name, tmp_path) -> None:
+def test_auto_finishes_with_finite_output_or_refuses_in_one_line(name, seed, tmp_path) -> None:
     path = fuzz_case(tmp_path, name)
     out, data = tmp_path / "run", tmp_path / "data"
-    result = runner.invoke(app, ["run", "--corpus", str(path), "--seed", "1", "--set", "auto_steps=40", "--quiet",
-                                 "--out", str(out), "--data-dir", str(data)], env={"COLUMNS": "200"})  # fmt: skip
+    args = ["run", "--corpus", str(path), "--seed", str(seed), "--set", "auto_steps=40", "--quiet", "--out", str(out)]
+    result = runner.invoke(app, [*args, "--data-dir", str(data)], env={"COLUMNS": "200"})
     if name in REFUSED:
         assert result.exit_code == 2, result.output
         errors = [line for line in result.output.splitlines() if line.startswith("error:")]

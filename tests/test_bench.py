@@ -1154,3 +1154,21 @@ def test_the_users_metric_is_summarised_over_seeds_beside_the_protocol():
     cells = accuracy_cells(small)
     assert cells[6:10] == ["60.0 ± 14.1", "60.0 / 60.0", "2.00", "10.0 ± 0.0"]
     assert "| F1 at own D | P / R | D / gold | calibration error |" in build_markdown(report)
+
+
+def test_user_path_rows_run_decipher_run_as_a_user_types_it(tmp_path):
+    """The user-path settings run the README's command itself, in a child process with its
+    default threads (no --threads), and read its summary; a fuzz case the command refuses is a
+    row that says so, and one it runs is a row with the user's metric."""
+    from tui_decipher.bench.core import JobReporter
+    from tui_decipher.bench.user_path import USER_DATASETS, _fuzz_run, user_command
+
+    cmd = user_command("linear-b-names", (), 1234, False, tmp_path)
+    assert cmd[1:7] == ["-m", "tui_decipher.cli", "run", "--corpus", "linear-b-names", "--seed"]
+    assert "--threads" not in cmd and not any("threads" in c for c in cmd)
+    assert set(USER_DATASETS) <= set(SETTINGS) and "fuzz-user" in SETTINGS
+    (refused,) = _fuzz_run(1, True, JobReporter(), part="substitution-1")
+    assert refused.accuracy is None and "at least 2" in refused.extra["refused"]
+    (ran,) = _fuzz_run(1, True, JobReporter(), part="shared-alphabet-50")
+    assert ran.key == "shared-alphabet-50" and 0.0 <= ran.extra["proposal_scores"]["f1"] <= 1.0
+    assert ran.extra["threads"] >= 1 and ran.n_evaluated > 0

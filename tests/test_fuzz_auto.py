@@ -1,7 +1,7 @@
 """`decipher run` with the default method and the user's default threads (the syllable search's
 worker processes included) on word lists of every kind and size: each finishes with finite output
-or is refused in one line that says why (tests/fuzz_support.py makes the cases). The step budget
-is cut (`auto_steps`) for CI; the bench's fuzz rows run the full schedule and larger sizes."""
+or is refused in one line that says why (tui_decipher/bench/fuzz_cases.py makes the cases). The step budget
+is cut (`auto_steps`) for CI; the bench's `fuzz-user` runs the full schedule and larger sizes."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import json
 import math
 
 import pytest
-from fuzz_support import CASES, REFUSED, fuzz_case
 from typer.testing import CliRunner
 
+from tui_decipher.bench.fuzz_cases import CASES, REFUSED, fuzz_case
 from tui_decipher.cli import app
 from tui_decipher.store import Store, default_path
 

@@ -16,8 +16,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .core import BenchSetting, JobReporter, RowResult, RowSpec
+from .core import BenchSetting, JobReporter, RowResult, RowSpec, RunFn
 from .experiments import QUICK_CHANNEL_STEPS
+from .fuzz_cases import BENCH_CASES, REFUSED, fuzz_case
 
 # Setting name -> (registry corpus, the command's other options, what it reads).
 USER_DATASETS: dict[str, tuple[str, tuple[str, ...], str]] = {
@@ -38,29 +39,55 @@ def user_command(corpus: str, options: tuple[str, ...], seed: int, quick: bool, 
     return cmd + (["--set", f"auto_steps={QUICK_CHANNEL_STEPS}"] if quick else [])
 
 
-def user_run(corpus: str, options: tuple[str, ...]):
-    """The setting's `run`: the command in a child process, its summary.json as the row."""
+def _user_row(key: str, cmd: list[str], folder: Path, reporter: JobReporter) -> RowResult:
+    """`cmd` (a `decipher run` writing into `folder`/run) in a child process; its summary.json as the row."""
+    reporter.stage("decipher " + " ".join(cmd[4:]))
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        raise RuntimeError(f"`decipher run` exited {done.returncode}: {last}")
+    summary = json.loads((folder / "run" / "summary.json").read_text(encoding="utf-8"))
+    return RowResult(
+        key, summary["accuracy"], summary["accuracy_model"], summary["n_evaluated"], summary["seconds"],
+        summary["phase_seconds"],
+        extra={"proposal_scores": summary["proposal_scores"], "decisions": summary["decisions"],
+               "threads": summary["threads"], "n_proposals": summary["n_proposals"]},
+    )  # fmt: skip
+
+
+def user_run(corpus: str, options: tuple[str, ...]) -> RunFn:
+    """The setting's `run`: the command on a registry corpus, in a child process."""
 
     def run(seed: int, quick: bool, reporter: JobReporter, part: str | None = None) -> list[RowResult]:
         with tempfile.TemporaryDirectory(prefix="decipher-user-") as tmp:
-            cmd = user_command(corpus, options, seed, quick, Path(tmp))
-            reporter.stage("decipher " + " ".join(cmd[4:]))
-            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-                raise RuntimeError(f"`decipher run` exited {done.returncode}: {last}")
-            summary = json.loads((Path(tmp) / "run" / "summary.json").read_text(encoding="utf-8"))
-        return [RowResult(
-            USER_ROW, summary["accuracy"], summary["accuracy_model"], summary["n_evaluated"], summary["seconds"],
-            summary["phase_seconds"],
-            extra={"proposal_scores": summary["proposal_scores"], "decisions": summary["decisions"],
-                   "threads": summary["threads"], "n_proposals": summary["n_proposals"]},
-        )]  # fmt: skip
+            return [_user_row(USER_ROW, user_command(corpus, options, seed, quick, Path(tmp)), Path(tmp), reporter)]
 
     return run
 
 
-USER_SETTINGS = tuple(
+def _fuzz_run(seed: int, quick: bool, reporter: JobReporter, part: str | None = None) -> list[RowResult]:
+    """One fuzz case (the part) as a user runs it: finished, or refused in one line (a row of none)."""
+    assert part is not None
+    with tempfile.TemporaryDirectory(prefix="decipher-fuzz-") as tmp:
+        path = fuzz_case(Path(tmp), part)
+        cmd = user_command(str(path), (), seed, quick, Path(tmp))
+        if part in REFUSED:
+            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+            if done.returncode != 2 or len(errors) != 1:
+                raise RuntimeError(f"{part}: expected a one-line refusal, got exit {done.returncode}")
+            return [RowResult(part, None, extra={"refused": errors[0]})]
+        return [_user_row(part, cmd, Path(tmp), reporter)]
+
+
+FUZZ_SETTING = BenchSetting(
+    "fuzz-user", "auto on generated word lists of every kind and size, as `decipher run` runs them (default threads)",
+    tuple(RowSpec(case, f"fuzz case {case}") for case in BENCH_CASES), _fuzz_run, group="user", extra=True,
+    parts=BENCH_CASES, note="bench/fuzz_cases.py makes each case; run with --jobs 1",
+)  # fmt: skip
+
+
+USER_SETTINGS = (*(
     BenchSetting(
         name, f"{what}: `decipher run --corpus {corpus}{''.join(' ' + o for o in options)} --seed S` as a user "
         "runs it (default threads)",
@@ -69,4 +96,4 @@ USER_SETTINGS = tuple(
         note="the command in a child process; run with --jobs 1 (each run takes every core)",
     )
     for name, (corpus, options, what) in USER_DATASETS.items()
-)
+), FUZZ_SETTING)

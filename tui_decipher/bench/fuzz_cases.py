@@ -1,12 +1,14 @@
-"""Word lists of every kind and size for the fuzz test of `auto` (tests/test_fuzz_auto.py): the
-generator's three kinds at sizes from one lost word up, a known list 20 times the lost one, and the
-odd shapes a user's file can take (identical lists, one symbol, a list of one word)."""
+"""Word lists of every kind and size on which `decipher run` must finish or refuse in one line:
+the generator's three kinds at sizes from one lost word up, a known list 20 times the lost one, and
+the odd shapes a user's file can take (identical lists, one shared symbol, one symbol, none). The
+CI test (tests/test_fuzz_auto.py) runs CASES on a cut schedule; the bench's `fuzz-user` runs
+BENCH_CASES with the full one (bench/user_path.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tui_decipher.engine.generators import GeneratorSpec, write_generated
+from .engine_api import GeneratorSpec, write_generated
 
 
 def _cog(path: Path, rows: list[tuple[str, str]]) -> Path:
@@ -39,7 +41,7 @@ def fuzz_case(folder: Path, name: str) -> Path:
     return path
 
 
-# What CI runs (seconds each on 2 cores); the bench's fuzz rows add the 500-word sizes.
+# What CI runs (seconds each on 2 cores, on a cut schedule).
 CASES = (
     "substitution-1", "substitution-2", "substitution-10", "substitution-50",
     "shared-alphabet-1", "shared-alphabet-2", "shared-alphabet-10", "shared-alphabet-50",
@@ -50,3 +52,6 @@ CASES = (
 # Cases refused before a run is recorded, each with a word of its one-line reason.
 REFUSED = {"substitution-1": "at least 2", "shared-alphabet-1": "at least 2", "syllabary-1": "at least 2",
            "identical-1": "at least 2", "single-symbol-10": "only 1 symbol", "empty-0": "no"}  # fmt: skip
+# What the bench runs with the full schedule: the larger sizes of every kind.
+BENCH_CASES = ("substitution-50", "substitution-500", "shared-alphabet-50", "shared-alphabet-500", "syllabary-50",
+               "syllabary-500", "large-known-50", "identical-10", "one-shared-symbol-16")  # fmt: skip

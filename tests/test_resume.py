@@ -312,3 +312,34 @@ def test_auto_killed_while_its_fit_trains_resumes_from_the_saved_step(tmp_path, 
         (p.lost, p.known, p.score, p.cost) for p in whole.proposals]
     assert resumed.decisions == whole.decisions
     assert fit_steps(again) == fit_steps(seen)[state.step:]  # from the saved step on, none trained twice
+
+
+def test_the_channel_method_resumes_from_its_saved_training_state(tmp_path, single_thread):
+    """The channel method saves each trained channel, and its training every SAVE_EVERY steps:
+    stopped mid-training (its second channel of two), it resumes to the uninterrupted proposals."""
+    import threading
+
+    from tui_decipher.engine.config import preset
+    from tui_decipher.engine.events import ChannelStep
+    from tui_decipher.engine.methods import run_decipherment
+    from tui_decipher.engine.methods.stages import _unpacked
+    from tui_decipher.engine.registry import load_corpus
+
+    cfg = preset("demo").replace(method="channel", channel_steps=120, channel_restarts=2, device="cpu")
+    corpus = load_corpus(cfg).corpus
+    whole = run_decipherment(corpus, cfg)
+    path, cancel = tmp_path / "ck.pt", threading.Event()
+
+    def stop_in_the_second_channel(event):
+        if isinstance(event, ChannelStep) and event.step > 120 + 50 and path.exists():
+            cancel.set()
+
+    first = run_decipherment(corpus, cfg, stop_in_the_second_channel, cancel, checkpoint=path)
+    assert first.status == "cancelled"
+    saved = load_checkpoint(path)
+    assert saved.method == "channel" and saved.state["stage_names"] == ["restart 0 channel 0"]
+    assert _unpacked(saved.state["training"])["restart 0 channel 1"].step == 50
+    resumed = run_decipherment(corpus, cfg, checkpoint=path, resume=saved)
+    assert [(p.lost, p.known, p.score, p.cost) for p in resumed.proposals] == [
+        (p.lost, p.known, p.score, p.cost) for p in whole.proposals]
+    assert not load_checkpoint(path).state.get("partial") and "channel" in load_checkpoint(path).state

@@ -274,7 +274,7 @@ def find_stored_run(run: str, db_path: Path) -> tuple[int | None, Path, Checkpoi
             method = store.run(run_id).config.get("method", "neural")
         if method != "neural":  # the generic "did not complete a round" would be untrue: they have no rounds
             raise CheckpointError(
-                f"{folder}: no checkpoint: this {method} run stopped before it saved any progress (auto saves "
-                "after each stage, the channel method when it finishes); run it again"
+                f"{folder}: no checkpoint: this {method} run stopped before it saved any progress (it saves every "
+                "50 channel steps and after each stage); run it again"
             )
     return run_id, folder, load_checkpoint(folder)

@@ -18,7 +18,7 @@ import copy
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import torch
@@ -64,6 +64,8 @@ class ChannelFit:
     loss: float  # final lexicon objective over all lost words (nats per word)
     channel: Channel  # the trained parameters (for its character map)
 
+
+T = TypeVar("T")
 
 # Steps between two saved training states: where the shortlist (every REFRESH_EVERY steps) and the
 # transport plan (every PLAN_EVERY, which divides it) are drawn afresh, so a resumed training
@@ -272,10 +274,20 @@ def score_channel(
     return ChannelFit(cost=log_p.neg_().numpy(), loss=final, channel=channel)
 
 
-def fit_best_channel(problem: Problem, restart: int) -> ChannelFit:
+class Stages(Protocol):
+    """What saves a run's stages as they complete (engine/methods/stages.py's StageMemo)."""
+
+    def run(self, name: str, stage: Callable[[], T]) -> T: ...
+
+    def saving(self, name: str) -> Saving: ...
+
+
+def fit_best_channel(problem: Problem, restart: int, stages: Stages | None = None) -> ChannelFit:
     """Train the restart's channels (`channel_restarts` of them, reporting ChannelStep events) on
     a problem and return the one with the lowest lexicon loss, with its costs -log P(x_i | y_j)
-    (n_lost, n_known). Raises RunCancelled when the cancel flag is set."""
+    (n_lost, n_known). With `stages`, each trained channel is a stage saved as it completes (its
+    training state every SAVE_EVERY steps), so a killed run resumes there. Raises RunCancelled
+    when the cancel flag is set."""
     cfg = problem.cfg
     total = cfg.channel_steps * cfg.channel_restarts
     best = None
@@ -285,18 +297,28 @@ def fit_best_channel(problem: Problem, restart: int) -> ChannelFit:
         def on_step(step: int, loss: float, done: int = done) -> None:
             problem.on_event(ChannelStep(restart, done + step, total, loss, problem.elapsed(), cfg.channel_objective))
 
-        with problem.timer("train"):
-            fit = fit_channel(
-                problem.corpus.lost_words, problem.corpus.known_words, problem.lost_charset, problem.known_charset,
-                cfg.channel_steps, cfg.channel_lr, cfg.channel_batch, cfg.seed + 1000 * restart + 11 + 101 * attempt,
-                cfg.channel_init_scale,
-                on_step=on_step, should_stop=problem.cancel.is_set,
-                objective=cfg.channel_objective, n_cognates=problem.n_cognates, capacity=cfg.capacity,
-                kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, review=problem.review,
-                signs=problem.pinned_signs, device=problem.device,
-            )  # fmt: skip
-        if fit is None:
-            raise RunCancelled()
+        def train(attempt: int = attempt, on_step: Callable[[int, float], None] = on_step) -> Channel:
+            name = f"restart {restart} channel {attempt}"
+            with problem.timer("train"):
+                fit = fit_channel(
+                    problem.corpus.lost_words, problem.corpus.known_words, problem.lost_charset,
+                    problem.known_charset, cfg.channel_steps, cfg.channel_lr, cfg.channel_batch,
+                    cfg.seed + 1000 * restart + 11 + 101 * attempt, cfg.channel_init_scale,
+                    on_step=on_step, should_stop=problem.cancel.is_set,
+                    objective=cfg.channel_objective, n_cognates=problem.n_cognates, capacity=cfg.capacity,
+                    kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, review=problem.review,
+                    signs=problem.pinned_signs, device=problem.device, score_all=False,
+                    saving=stages.saving(name) if stages is not None else None,
+                )  # fmt: skip
+            if fit is None:
+                raise RunCancelled()
+            return fit.channel
+
+        name = f"restart {restart} channel {attempt}"
+        channel = stages.run(name, train) if stages is not None else train()
+        with problem.timer("train"):  # the costs of every pair: not saved (the full list's are 1.1 GB)
+            fit = score_channel(channel, problem.corpus.lost_words, problem.corpus.known_words,
+                                problem.lost_charset, problem.known_charset)  # fmt: skip
         if best is None or fit.loss < best.loss:
             best = fit
     return best

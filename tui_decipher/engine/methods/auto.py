@@ -419,7 +419,7 @@ class AutoMethod:
         start: Checkpoint | None = None,
         review: ReviewConstraints | None = None,
     ) -> DecipherResult:
-        memo = StageMemo.resuming(start)  # a killed run's completed stages, read back
+        memo = StageMemo.resuming(start, self.name)  # a killed run's completed stages, read back
         review = review if review is not None else memo.review
         profile = ScriptProfile.of(corpus.lost_words, corpus.known_words)
         signs = read_sign_values(cfg.known_signs, corpus) if cfg.known_signs else None

@@ -33,6 +33,7 @@ from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
 from ..sign_values import SignValues
 from .base import DecipherResult, PairScores, Proposal, empty_result
+from .stages import StageMemo
 
 
 @dataclass(frozen=True)
@@ -128,9 +129,11 @@ class ChannelAlone:
         self, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
         checkpoint_path: Path | None = None, start: Checkpoint | None = None, review: ReviewConstraints | None = None,
     ) -> DecipherResult:
-        if start is not None:
-            raise CheckpointError("a channel run has no rounds to resume: start it again, or refine a finished one")
-        problem = Problem.prepare(corpus, cfg, on_event, cancel, review=review)
+        stages = StageMemo.resuming(start, self.name)  # a killed run's trained channels, read back
+        review = review if review is not None else stages.review
+        problem = Problem.prepare(corpus, cfg, on_event, cancel, review=review, seconds_before=stages.seconds,
+                                  phases_before=stages.phases)  # fmt: skip
+        stages.bind(checkpoint_path, cfg, problem)
         on_event(
             RunStarted(
                 corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
@@ -139,7 +142,7 @@ class ChannelAlone:
         )
         result = empty_result(problem)
         try:
-            fit = fit_best_channel(problem, 0)
+            fit = fit_best_channel(problem, 0, stages)
         except RunCancelled:
             result.status = "cancelled"
             return problem.finish(result)

@@ -1,7 +1,8 @@
-"""auto's completed stages, saved as it goes, so that a killed or cancelled run resumes there.
+"""A channel method's completed stages, saved as it goes, so that a killed or cancelled run resumes there.
 
-auto runs in stages (the syllable search, the probes, the fit, the reverse channel), each a
-function of the word lists, the settings and its own seed. After each, what it produced is saved
+auto runs in stages (the syllable search, the probes, the fit, the reverse channel), the channel
+method one stage a channel it trains (`channel_restarts`), each a function of the word lists, the
+settings and its own seed. After each, what it produced is saved
 in the run's checkpoint (a *partial* one: `state["partial"]`), atomically, and a stage that trains
 a channel saves its training state every SAVE_EVERY steps (engine/channels/trainer.py); `--resume` reruns the
 run with those stages' results read back instead of recomputed, so it reaches what the
@@ -34,9 +35,10 @@ T = TypeVar("T")
 class StageMemo:
     """The stages a run has completed (name -> result), saved to `path` after each one."""
 
-    def __init__(self, stages: dict[str, Any] | None = None, review: ReviewConstraints | None = None,
+    def __init__(self, method: str, stages: dict[str, Any] | None = None, review: ReviewConstraints | None = None,
                  seconds: float = 0.0, phases: dict[str, float] | None = None,
                  training: dict[str, TrainingState] | None = None) -> None:  # fmt: skip
+        self.method = method  # the method whose run it is (the checkpoint's `method`)
         self.stages: dict[str, Any] = dict(stages or {})
         # A stage under way that trains a channel: its last saved state (trainer.py's SAVE_EVERY).
         self.training: dict[str, TrainingState] = dict(training or {})
@@ -48,16 +50,16 @@ class StageMemo:
         self.problem: Problem | None = None
 
     @classmethod
-    def resuming(cls, start: Checkpoint | None) -> StageMemo:
-        """The memo of the run `start` checkpointed (an empty one for a new run). A finished run's
-        checkpoint has nothing to resume: it is refined."""
+    def resuming(cls, start: Checkpoint | None, method: str) -> StageMemo:
+        """The memo of `method`'s run that `start` checkpointed (an empty one for a new run). A
+        finished run's checkpoint has nothing to resume: it is refined."""
         if start is None:
-            return cls()
+            return cls(method)
         if not start.state.get("partial"):
-            raise CheckpointError("this auto run finished: refine it (--refine) to continue it")
+            raise CheckpointError(f"this {method} run finished: refine it (--refine) to continue it")
         training = start.state.get("training")
-        return cls(_unpacked(start.state["stages"]), start.state.get("review"), start.seconds, start.phases,
-                   _unpacked(training) if training else None)  # fmt: skip
+        return cls(method, _unpacked(start.state["stages"]), start.state.get("review"), start.seconds,
+                   start.phases, _unpacked(training) if training else None)  # fmt: skip
 
     def names(self) -> list[str]:
         """The completed stages, in the order they ran."""
@@ -108,7 +110,7 @@ class StageMemo:
         state = {"partial": True, "stages": self._packed_stages, "stage_names": list(self.stages),
                  "training": _packed(self.training), "review": problem.review}  # fmt: skip
         save_checkpoint(self.path, Checkpoint(
-            method="auto", config=self.cfg.to_dict(), corpus=problem.corpus.name,
+            method=self.method, config=self.cfg.to_dict(), corpus=problem.corpus.name,
             shape=(problem.n_lost, problem.n_known), restart=0, round=0, rounds=[], seconds=problem.elapsed(),
             phases=dict(problem.phases), state=state,
         ))  # fmt: skip

@@ -343,3 +343,37 @@ def test_the_channel_method_resumes_from_its_saved_training_state(tmp_path, sing
     assert [(p.lost, p.known, p.score, p.cost) for p in resumed.proposals] == [
         (p.lost, p.known, p.score, p.cost) for p in whole.proposals]
     assert not load_checkpoint(path).state.get("partial") and "channel" in load_checkpoint(path).state
+
+
+def test_auto_stopped_during_the_syllable_search_keeps_the_starts_it_found(tmp_path, single_thread):
+    """Each finished start of the syllable search is saved: stopped after the first, the resumed
+    run searches only the starts still to come and reaches the uninterrupted run's proposals."""
+    import threading
+
+    from tui_decipher.engine.config import DecipherConfig
+    from tui_decipher.engine.corpus import read_cog
+    from tui_decipher.engine.events import Decided
+    from tui_decipher.engine.generators import GeneratorSpec, write_generated
+    from tui_decipher.engine.methods import run_decipherment
+    from tui_decipher.engine.methods.stages import _unpacked
+
+    corpus = read_cog(write_generated(tmp_path / "c.cog", GeneratorSpec("syllabary", seed=9, lost_words=60)).path)
+    cfg = DecipherConfig(method="auto", device="cpu", seed=2, auto_steps=300, threads=1)
+    whole = run_decipherment(corpus, cfg)
+    path, cancel = tmp_path / "ck.pt", threading.Event()
+
+    def stop_after_a_start(_event):
+        if path.exists() and "syllables" in _unpacked(load_checkpoint(path).state["training"]):
+            cancel.set()
+
+    first = run_decipherment(corpus, cfg, stop_after_a_start, cancel, checkpoint=path)
+    assert first.status == "cancelled"
+    saved = load_checkpoint(path)
+    found = _unpacked(saved.state["training"])["syllables"]
+    assert saved.state["stage_names"] == [] and 1 <= len(found) < len(whole.decisions["syllables"]["starts"])
+    events: list = []
+    resumed = run_decipherment(corpus, cfg, events.append, checkpoint=path, resume=saved)
+    assert [(p.lost, p.known, p.score, p.cost) for p in resumed.proposals] == [
+        (p.lost, p.known, p.score, p.cost) for p in whole.proposals]
+    assert resumed.decisions == whole.decisions
+    assert any(isinstance(e, Decided) and e.what == "syllables" for e in events)

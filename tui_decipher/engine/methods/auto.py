@@ -65,6 +65,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import threading
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -442,7 +443,9 @@ class AutoMethod:
         try:
             syllables, searched = None, 0
             if schedule.syllables is not None and profile.syllabary:
-                syllables = memo.run("syllables", lambda: _search_syllables(problem, schedule.syllables))
+                before, on_map = memo.progress("syllables")  # the starts a stopped run had found
+                syllables = memo.run("syllables", lambda: _search_syllables(problem, schedule.syllables, before,
+                                                                            on_map))  # fmt: skip
                 searched = len(syllables.starts) * schedule.syllables.steps_each
                 on_event(Decided("syllables", syllables.why, problem.elapsed()))
             probed = memo.run("probe", lambda: self._probe(problem, schedule, syllables, searched))
@@ -737,42 +740,57 @@ class _Syllables:
         return {**self.map.as_dict(), "starts": self.starts, "used": self.used, **chance, "why": self.why}
 
 
-def _search_syllables(problem: Problem, search: SyllableSearch) -> _Syllables:
+def _search_syllables(
+    problem: Problem, search: SyllableSearch, found_before: list[SyllableMap] | None = None,
+    on_map: Callable[[list[SyllableMap]], None] | None = None,
+) -> _Syllables:  # fmt: skip
     """The syllable search (`SyllableSearch`): anneal from each start, keep the map of highest
     log-likelihood, reporting its moves as steps (MOVES_A_STEP a step) from the first. The
-    scholar's known sign values, where given, hold their units' signs in every start."""
+    scholar's known sign values, where given, hold their units' signs in every start.
+    `found_before`: the maps of the first starts, found by a run that was stopped (they are not
+    searched again); `on_map(maps so far)` after each start."""
     cfg, corpus = problem.cfg, problem.corpus
     steps_each = search.steps_each
     values = [(v.lost, v.known) for v in problem.signs.values] if problem.signs else []
     fixed = value_units(values, known_vowels(corpus.known_words)) if values else None
-    maps: list[SyllableMap] = []
+    maps: list[SyllableMap] = list(found_before or [])
     chance_of: float | None = None  # where the starts are at chance level: a true map's gain (`planted_gain`)
-    last = [0]
+    last = [len(maps) * steps_each]
 
     def on_progress(moves: int, loss: float) -> None:
-        step = moves * steps_each // search.moves
+        step = (moves + len(found_before or []) * search.moves) * steps_each // search.moves
         if step > last[0]:  # a step at a time, as the channel reports them
             for s in range(last[0] + 1, step + 1):
                 problem.on_event(ChannelStep(0, s, cfg.channel_steps, loss, problem.elapsed(), "syllables"))
             last[0] = step
 
-    seeds = [cfg.seed + 23 + 31 * k for k in range(search.max_starts)]
+    def enough() -> bool:
+        """Whether the starts taken so far settle the search (sets `chance_of` where at chance)."""
+        nonlocal chance_of
+        k = len(maps)
+        if k >= search.starts and any(_agreeing(maps)):
+            return True
+        if k == search.starts and fixed is None:  # a scholar's values pin the map: starts are not chance there
+            planted = planted_gain(corpus.lost_words, corpus.known_words, cfg.seed)
+            if _chance_level([m.gain for m in maps], planted):
+                chance_of = planted
+                return True
+        return False
+
+    seeds = [cfg.seed + 23 + 31 * k for k in range(search.max_starts)][len(maps) :]
     workers = cfg.threads or usable_cores()  # the cores the run may use, as torch's threads
     with problem.timer("syllables"), closing(search_starts(
         corpus.lost_words, corpus.known_words, seeds, search.moves, workers, should_stop=problem.cancel.is_set,
         on_progress=on_progress, fixed=fixed,
     )) as starts:  # fmt: skip
-        for found in starts:
-            if found is None:
-                raise RunCancelled()
-            maps.append(found)
-            k = len(maps)  # the starts taken so far: is another needed?
-            if k >= search.starts and any(_agreeing(maps)):
-                break
-            if k == search.starts and fixed is None:  # a scholar's values pin the map: starts are not chance there
-                planted = planted_gain(corpus.lost_words, corpus.known_words, cfg.seed)
-                if _chance_level([m.gain for m in maps], planted):
-                    chance_of = planted
+        if not (maps and enough()):
+            for found in starts:
+                if found is None:
+                    raise RunCancelled()
+                maps.append(found)
+                if on_map is not None:
+                    on_map(maps)
+                if enough():  # the starts taken so far: is another needed?
                     break
     kept, agrees = kept_syllable_map(maps)
     starts = [

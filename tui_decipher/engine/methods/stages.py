@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import torch
 
-from ..channels.trainer import Saving, TrainingState
+from ..channels.trainer import Saving
 from ..checkpoint import Checkpoint, CheckpointError, save_checkpoint
 from ..config import DecipherConfig
 from ..review import ReviewConstraints
@@ -37,11 +37,12 @@ class StageMemo:
 
     def __init__(self, method: str, stages: dict[str, Any] | None = None, review: ReviewConstraints | None = None,
                  seconds: float = 0.0, phases: dict[str, float] | None = None,
-                 training: dict[str, TrainingState] | None = None) -> None:  # fmt: skip
+                 training: dict[str, Any] | None = None) -> None:  # fmt: skip
         self.method = method  # the method whose run it is (the checkpoint's `method`)
         self.stages: dict[str, Any] = dict(stages or {})
-        # A stage under way that trains a channel: its last saved state (trainer.py's SAVE_EVERY).
-        self.training: dict[str, TrainingState] = dict(training or {})
+        # A stage under way: what it saved so far (a channel's TrainingState every SAVE_EVERY
+        # steps, the syllable search's maps start by start).
+        self.training: dict[str, Any] = dict(training or {})
         self._packed_stages, self._packed_names = b"", None  # the stages as last saved
         self.review = review  # the run's known pairs, which a resumed session no longer reads
         self.seconds, self.phases = seconds, dict(phases or {})
@@ -79,15 +80,21 @@ class StageMemo:
         self._save()
         return result
 
-    def saving(self, name: str) -> Saving:
-        """For the stage `name` that trains a channel: save its training state as it goes, and
-        resume it from the state a killed run saved (`fit_channel`'s `saving`)."""
+    def progress(self, name: str) -> tuple[Any, Callable[[Any], None]]:
+        """For the stage `name` under way: what a killed run saved of it (None: nothing), and the
+        callback that saves what it has done so far."""
 
-        def on_save(state: TrainingState) -> None:
+        def on_save(state: Any) -> None:
             self.training[name] = state
             self._save()
 
-        return Saving(on_save, self.training.get(name))
+        return self.training.get(name), on_save
+
+    def saving(self, name: str) -> Saving:
+        """For the stage `name` that trains a channel: save its training state as it goes, and
+        resume it from the state a killed run saved (`fit_channel`'s `saving`)."""
+        saved, on_save = self.progress(name)
+        return Saving(on_save, saved)
 
     def _on_device(self, value: T) -> T:
         """A restored stage's channels on the run's device (a checkpoint is read onto the CPU)."""

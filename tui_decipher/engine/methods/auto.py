@@ -448,7 +448,7 @@ class AutoMethod:
                                                                             on_map))  # fmt: skip
                 searched = len(syllables.starts) * schedule.syllables.steps_each
                 on_event(Decided("syllables", syllables.why, problem.elapsed()))
-            probed = memo.run("probe", lambda: self._probe(problem, schedule, syllables, searched))
+            probed = memo.run("probe", lambda: self._probe(problem, schedule, syllables, searched, memo))
             estimate = probed.estimate
             demand = estimate.demand_all
             least = least_capacity(demand, problem.n_known)
@@ -515,11 +515,14 @@ class AutoMethod:
         return finish_channel_result(fitted, result, fit, blend)
 
     def _probe(
-        self, problem: Problem, schedule: Schedule, syllables: _Syllables | None = None, done: int = 0
+        self, problem: Problem, schedule: Schedule, syllables: _Syllables | None = None, done: int = 0,
+        memo: StageMemo | None = None,
     ) -> _Probed:
         """Train the schedule's probe candidates on part of the lost words, estimate D on the rest
         with each, and keep one (see the module's docstring). Fresh channels start from the
-        syllable search's map where it ran; steps are reported after the `done` ones."""
+        syllable search's map where it ran; steps are reported after the `done` ones. With `memo`,
+        each channel trained is a stage of its own (a stopped run resumes after it)."""
+        memo = memo or StageMemo(self.name)  # saves nowhere until bound
         cfg, corpus = problem.cfg, problem.corpus
         train, held = probe_split(problem.n_lost, cfg.seed, schedule.train_share)
         lost = corpus.lost_words
@@ -534,16 +537,26 @@ class AutoMethod:
         for attempt, probe in enumerate(schedule.probes):
             start, starts = None, []
             if probe.search is not None:
-                start, starts = _search(problem, probe, done, cfg.seed + 11 + 101 * attempt, found)
+                start, starts = _search(problem, probe, done, cfg.seed + 11 + 101 * attempt, found, memo,
+                                        f"probe {attempt + 1} search")  # fmt: skip
                 done += probe.search.total_steps
             # The first probe from a map only one start found, as well as from where it would start:
             # the one whose held-out words beat the decoys more often is kept, and the next probes
             # start where it started.
-            for seeded in (found, single) if attempt == 0 and single is not None else (found,):
+            for c, seeded in enumerate((found, single) if attempt == 0 and single is not None else (found,)):
                 searched.append(starts)
-                fit = _train(problem, train_words, probe.steps, done, cfg.seed + 11 + 101 * attempt,
-                             max(1, len(train) // 2), 1, rows=train, objective=probe.objective,
-                             start=start or _seeded(problem, seeded, cfg.seed + 11 + 101 * attempt))  # fmt: skip
+                name = f"probe {attempt + 1}" + (" from the single map" if c else "")
+                seed = cfg.seed + 11 + 101 * attempt
+
+                def train(name: str = name, seeded: SyllableMap | None = seeded, start: Channel | None = start,
+                          done: int = done, seed: int = seed, probe: Probe = probe) -> ChannelFit:  # fmt: skip
+                    return _train(problem, train_words, probe.steps, done, seed, max(1, len(train_words) // 2), 1,
+                                  rows=train, objective=probe.objective, start=start or _seeded(problem, seeded, seed),
+                                  saving=memo.saving(name))  # fmt: skip
+
+                fit = memo.run(name, train)
+                if start is not None:  # a searched start trains in place: the next candidate goes on from it
+                    start = fit.channel
                 done += probe.steps
                 tried.append((probe, _estimate(problem, fit.channel, held_words, decoys), fit.channel))
                 from_map.append(single is not None and seeded is single)
@@ -664,20 +677,26 @@ def _probe_why(
 
 
 def _search(
-    problem: Problem, probe: Probe, done: int, seed: int, found: SyllableMap | None = None
-) -> tuple[Channel, list[dict[str, Any]]]:
+    problem: Problem, probe: Probe, done: int, seed: int, found: SyllableMap | None, memo: StageMemo, stage: str,
+) -> tuple[Channel, list[dict[str, Any]]]:  # fmt: skip
     """The probe's search (`Search`): its objective on every lost word from each start (D = half the
     lost words, C = 1; each start from the syllable search's map `found` where there is one),
     reporting steps after the `done` ones. Returns the kept channel, and each start's final loss
-    (mean over its last SEARCH_LOSS_TAIL of steps) and whether it was kept."""
+    (mean over its last SEARCH_LOSS_TAIL of steps) and whether it was kept. Each start is a stage
+    of `memo` (`stage` and its number): its batch losses decide, so it is saved whole, not mid-way."""
     assert probe.search is not None
     losses, channels = [], []
     for k in range(probe.search.starts):
-        batch_losses: list[float] = []
-        fit = _train(problem, problem.corpus.lost_words, probe.search.steps, done + k * probe.search.steps,
-                     seed + 7 * (k + 1), max(1, problem.n_lost // 2), 1, objective=probe.objective,
-                     losses=batch_losses, start=_seeded(problem, found, seed + 7 * (k + 1)),
-                     channel=f"search start {k + 1}")  # fmt: skip
+
+        def start(k: int = k) -> tuple[ChannelFit, list[float]]:
+            batch_losses: list[float] = []
+            fit = _train(problem, problem.corpus.lost_words, probe.search.steps, done + k * probe.search.steps,
+                         seed + 7 * (k + 1), max(1, problem.n_lost // 2), 1, objective=probe.objective,
+                         losses=batch_losses, start=_seeded(problem, found, seed + 7 * (k + 1)),
+                         channel=f"search start {k + 1}")  # fmt: skip
+            return fit, batch_losses
+
+        fit, batch_losses = memo.run(f"{stage} start {k + 1}", start)
         losses.append(float(np.mean(batch_losses[-max(1, int(len(batch_losses) * SEARCH_LOSS_TAIL)) :])))
         channels.append(fit.channel)
     kept = int(np.argmin(losses))

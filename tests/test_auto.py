@@ -654,3 +654,26 @@ def test_a_plain_word_list_run_reports_its_decisions(tmp_path) -> None:
     assert summary["accuracy"] is None and summary["config"]["method"] == "auto"
     assert summary["decisions"]["channel_kind"] == "edit"
     assert summary["decisions"]["demand"]["demand"] == summary["n_cognates"] == summary["n_proposals"]
+
+
+def test_auto_warns_where_two_scripts_train_through_shortlists(tmp_path, monkeypatch, single_thread):
+    """Shortlists list the known words the channel reads best as it is: on two scripts, before the
+    signs are read, they list noise. auto says so in a warning line rather than failing silently."""
+    from tui_decipher.engine.channels import shortlist
+    from tui_decipher.engine.config import DecipherConfig
+    from tui_decipher.engine.corpus import read_cog
+    from tui_decipher.engine.events import Decided
+    from tui_decipher.engine.generators import GeneratorSpec, write_generated
+    from tui_decipher.engine.methods import run_decipherment
+
+    spec = GeneratorSpec("large-known", seed=5, lost_words=40, known_ratio=20.0)
+    corpus = read_cog(write_generated(tmp_path / "c.cog", spec).path)
+    cfg = DecipherConfig(method="auto", device="cpu", seed=3, auto_steps=30)
+    events: list = []
+    run_decipherment(corpus, cfg, events.append)
+    assert not [e for e in events if isinstance(e, Decided) and e.what == "warning"]  # 40 x 800: no shortlists
+    monkeypatch.setattr(shortlist, "SHORTLIST_ABOVE", 1000)
+    monkeypatch.setattr(shortlist, "SHORTLIST_SIZE", 16)
+    run_decipherment(corpus, cfg, events.append)
+    (warning,) = [e for e in events if isinstance(e, Decided) and e.what == "warning"]
+    assert "shortlists" in warning.line and "--known-signs" in warning.line

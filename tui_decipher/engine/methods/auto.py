@@ -439,6 +439,13 @@ class AutoMethod:
             )
         )  # fmt: skip
         on_event(Decided("script", f"{kind} channel: {kind_why}", problem.elapsed()))
+        if kind == "pieces" and shortlisted(problem.n_lost, problem.n_known):
+            # Shortlists list each lost word's best known words under the channel as it is: before a
+            # sign map is found (two scripts) they list noise, and the map may never be found.
+            on_event(Decided("warning", f"warning: {problem.n_lost} x {problem.n_known} words train through "
+                             "shortlists, and on two scripts they cannot list a cognate before the signs are read: "
+                             "the map may not be found; a shorter known list or known sign values (--known-signs) "
+                             "help", problem.elapsed()))  # fmt: skip
         result = empty_result(problem)
         try:
             syllables, searched = None, 0

@@ -93,8 +93,8 @@ def _plant(monkeypatch, module: str, name: str, gold: dict) -> None:
         if not gold:
             return original(*args, **kwargs)
         if name == "_train_reverse":  # one step fewer
-            problem, demand, steps, done = args
-            return original(problem, demand, steps - 1, done)
+            problem, demand, steps, done, *rest = args
+            return original(problem, demand, steps - 1, done, *rest)
         if name == "_train":  # another random stream
             return original(*args[:4], args[4] + 1, *args[5:], **kwargs)
         if name == "search_starts":  # other starts

@@ -172,7 +172,6 @@ def fit_channel(
     it is); random draws stay on the CPU, so a seed draws the same batches on every device.
     `saving`: save the training's state as it goes, and resume from a saved one (see `Saving`).
     None when `should_stop` said so."""
-    assert SAVE_EVERY % PLAN_EVERY == 0 and SAVE_EVERY % REFRESH_EVERY == 0
     generator = torch.Generator().manual_seed(seed)
     channel = start or new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias, signs, device)
     lost, lost_len, known, known_len = on_channel(
@@ -253,7 +252,9 @@ def fit_channel(
         optimiser.step()
         if on_step is not None:
             on_step(step, loss.item())
-        if saving is not None and step % SAVE_EVERY == 0 and step < steps:
+        # Saved where the plan and the shortlist are drawn afresh next step (so a resumed run draws them too).
+        if saving is not None and step % SAVE_EVERY == 0 and step % PLAN_EVERY == 0 and step % REFRESH_EVERY == 0 \
+                and step < steps:
             saving.on_save(TrainingState(
                 step, {k: v.detach().cpu().clone() for k, v in channel.state_dict().items()},
                 copy.deepcopy(optimiser.state_dict()), generator.get_state(), copy.deepcopy(potentials),

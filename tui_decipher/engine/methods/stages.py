@@ -1,12 +1,12 @@
-"""A channel method's completed stages, saved as it goes, so that a killed or cancelled run resumes there.
+"""A channel method's completed stages, saved as it goes: a killed or cancelled run resumes there.
 
-auto runs in stages (the syllable search, the probes, the fit, the reverse channel), the channel
-method one stage a channel it trains (`channel_restarts`), each a function of the word lists, the
-settings and its own seed. After each, what it produced is saved
-in the run's checkpoint (a *partial* one: `state["partial"]`), atomically, and a stage that trains
-a channel saves its training state every SAVE_EVERY steps (engine/channels/trainer.py); `--resume` reruns the
-run with those stages' results read back instead of recomputed, so it reaches what the
-uninterrupted run reaches. The finished run's checkpoint (`save_channel`) then replaces it.
+auto runs in stages (the syllable search's starts, each channel its probes train, the probe, the
+fit, the reverse channel), the channel method one stage a channel it trains; each is a function
+of the word lists, the settings and its own seed. After each, what it produced is saved in the
+run's checkpoint (a *partial* one: `state["partial"]`), atomically, and a stage that trains a
+channel saves its training state every SAVE_EVERY steps (engine/channels/trainer.py). `--resume`
+reruns the run with those results read back instead of recomputed, so it reaches what the
+uninterrupted run reaches; the finished run's checkpoint (`save_channel`) then replaces it.
 
 A partial checkpoint pickles the stages' objects (channels included): it is read back by the
 code that wrote it, to finish one run, not kept across versions as a finished run's is.
@@ -97,14 +97,13 @@ class StageMemo:
         return Saving(on_save, saved)
 
     def _on_device(self, value: T) -> T:
-        """A restored stage's channels on the run's device (a checkpoint is read onto the CPU)."""
+        """A restored stage's channels on the run's device (a checkpoint is read onto the CPU):
+        the stage's result itself, its `channel`, or those of the items of a tuple it returned."""
         assert self.problem is not None
-        device = self.problem.device
-        for holder in (value, getattr(value, "channel", None)):
-            if isinstance(holder, torch.nn.Module):
-                holder.to(device)
-            elif holder is not None and isinstance(getattr(holder, "channel", None), torch.nn.Module):
-                holder.channel.to(device)
+        for item in value if isinstance(value, tuple) else (value,):
+            for holder in (item, getattr(item, "channel", None)):
+                if isinstance(holder, torch.nn.Module):
+                    holder.to(self.problem.device)
         return value
 
     def _save(self) -> None:

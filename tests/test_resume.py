@@ -315,10 +315,17 @@ def test_auto_killed_while_its_fit_trains_resumes_from_the_saved_step(tmp_path, 
     assert fit_steps(again) == fit_steps(seen)[state.step:]  # from the saved step on, none trained twice
 
 
-def test_the_channel_method_resumes_from_its_saved_training_state(tmp_path, single_thread):
-    """The channel method saves each trained channel, and its training every SAVE_EVERY steps:
+@pytest.mark.parametrize("by_time", [False, True], ids=["every 50 steps", "every 30 seconds"])
+def test_the_channel_method_resumes_from_its_saved_training_state(by_time, tmp_path, monkeypatch, single_thread):
+    """The channel method saves each trained channel, and its training every SAVE_EVERY steps (or
+    sooner, every SAVE_SECONDS, at a step where the plan is drawn afresh: here every step allowed):
     stopped mid-training (its second channel of two), it resumes to the uninterrupted proposals."""
     import threading
+
+    from tui_decipher.engine.channels import trainer
+
+    if by_time:
+        monkeypatch.setattr(trainer, "SAVE_SECONDS", 0.0)
 
     from tui_decipher.engine.config import preset
     from tui_decipher.engine.events import ChannelStep
@@ -332,14 +339,14 @@ def test_the_channel_method_resumes_from_its_saved_training_state(tmp_path, sing
     path, cancel = tmp_path / "ck.pt", threading.Event()
 
     def stop_in_the_second_channel(event):
-        if isinstance(event, ChannelStep) and event.step > 120 + 50 and path.exists():
+        if isinstance(event, ChannelStep) and event.step > 120 + (7 if by_time else 50) and path.exists():
             cancel.set()
 
     first = run_decipherment(corpus, cfg, stop_in_the_second_channel, cancel, checkpoint=path)
     assert first.status == "cancelled"
     saved = load_checkpoint(path)
     assert saved.method == "channel" and saved.state["stage_names"] == ["restart 0 channel 0"]
-    assert _unpacked(saved.state["training"])["restart 0 channel 1"].step == 50
+    assert _unpacked(saved.state["training"])["restart 0 channel 1"].step == (5 if by_time else 50)
     resumed = run_decipherment(corpus, cfg, checkpoint=path, resume=saved)
     assert [(p.lost, p.known, p.score, p.cost) for p in resumed.proposals] == [
         (p.lost, p.known, p.score, p.cost) for p in whole.proposals]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -71,6 +72,9 @@ T = TypeVar("T")
 # transport plan (every PLAN_EVERY, which divides it) are drawn afresh, so a resumed training
 # draws them from the same channel as the uninterrupted one.
 SAVE_EVERY = REFRESH_EVERY
+# ...or sooner, at the next step where what is drawn afresh allows it, once this many seconds have
+# passed since the last save: on a machine whose cores are shared, 50 steps can take minutes.
+SAVE_SECONDS = 30.0
 
 
 @dataclass
@@ -87,7 +91,7 @@ class TrainingState:
 
 @dataclass
 class Saving:
-    """A training that saves its state every SAVE_EVERY steps (`on_save`), and the state it
+    """A training that saves its state every SAVE_EVERY steps or SAVE_SECONDS (`on_save`), and the state it
     resumes from (None: it starts at step 1)."""
 
     on_save: Callable[[TrainingState], None]
@@ -192,7 +196,7 @@ def fit_channel(
     # `cols` (n_lost, M) then indexes the plan's and the batch's columns; None: every known word.
     listing = shortlisted(n_lost, len(known_words)) if shortlist is None else shortlist
     cols: torch.Tensor | None = None
-    first = 1
+    first, last_save = 1, time.monotonic()
     if saving is not None and saving.resume_from is not None:
         state = saving.resume_from
         channel.load_state_dict(state.channel)
@@ -252,9 +256,12 @@ def fit_channel(
         optimiser.step()
         if on_step is not None:
             on_step(step, loss.item())
-        # Saved where the plan and the shortlist are drawn afresh next step (so a resumed run draws them too).
-        if saving is not None and step % SAVE_EVERY == 0 and step % PLAN_EVERY == 0 and step % REFRESH_EVERY == 0 \
-                and step < steps:
+        # Saved where the plan (and the shortlist, when listing) are drawn afresh next step, so a
+        # resumed run draws them too: every SAVE_EVERY steps, or sooner once SAVE_SECONDS have passed.
+        due = step % SAVE_EVERY == 0 or time.monotonic() - last_save >= SAVE_SECONDS
+        aligned = step % PLAN_EVERY == 0 and (not listing or step % REFRESH_EVERY == 0)
+        if saving is not None and due and aligned and step < steps:
+            last_save = time.monotonic()
             saving.on_save(TrainingState(
                 step, {k: v.detach().cpu().clone() for k, v in channel.state_dict().items()},
                 copy.deepcopy(optimiser.state_dict()), generator.get_state(), copy.deepcopy(potentials),

@@ -90,11 +90,12 @@ class StageMemo:
 
         return self.training.get(name), on_save
 
-    def saving(self, name: str) -> Saving:
+    def saving(self, name: str) -> Saving | None:
         """For the stage `name` that trains a channel: save its training state as it goes, and
-        resume it from the state a killed run saved (`fit_channel`'s `saving`)."""
+        resume it from the state a killed run saved (`fit_channel`'s `saving`); None where the run
+        saves nowhere and resumes nothing (no copy of the training's state is made then)."""
         saved, on_save = self.progress(name)
-        return Saving(on_save, saved)
+        return Saving(on_save, saved) if self.path is not None or saved is not None else None
 
     def _on_device(self, value: T) -> T:
         """A restored stage's channels on the run's device (a checkpoint is read onto the CPU):

@@ -439,3 +439,21 @@ def test_scale_top5_flow() -> None:
     assert pairs_of(sol) <= top5
     assert np.bincount(sol.lost).max() == 1 and np.bincount(sol.known).max() == 1
     assert elapsed < 5.0
+
+
+@pytest.mark.parametrize("sparsify", ["top-k", "union-top-k", "grown-top-k"])
+def test_a_row_scale_makes_the_flow_take_words_by_their_cost_per_symbol(sparsify: str) -> None:
+    # Lost word 0: 2 symbols at 3.0 nats in all (1.5 a symbol); lost word 1: 6 symbols at 6.0 (1.0).
+    cost = np.array([[3.0, 9.0], [9.0, 6.0]])
+    lengths = np.array([2.0, 6.0])
+    whole = flow.solve_sparsified(cost, 1, 1, 2, sparsify)
+    per_symbol = flow.solve_sparsified(cost, 1, 1, 2, sparsify, row_scale=lengths)
+    assert pair_list(whole) == [(0, 0)]  # the cheaper word in all: the short one
+    assert pair_list(per_symbol) == [(1, 1)]  # the better word per symbol: the long one
+    # With every word matched and no known word contested, the scale changes nothing.
+    both = flow.solve_sparsified(cost, 2, 1, 2, sparsify, row_scale=lengths)
+    assert pair_list(both) == pair_list(flow.solve_sparsified(cost, 2, 1, 2, sparsify)) == [(0, 0), (1, 1)]
+    # A forced pair (a reviewer's acceptance) still carries flow under a scale.
+    forced = edges_of([(0, 1, 9.0)])
+    kept = flow.solve_sparsified(cost, 1, 1, 2, sparsify, forced=forced, row_scale=lengths)
+    assert pair_list(kept) == [(0, 1)]

@@ -334,24 +334,27 @@ GROWN_MAX_K = 512  # ...up to this many known words per lost word (bounds the gr
 
 
 def solve_grown(
-    cost: np.ndarray, demand: int, capacity: int, top_k: int, forced: FlowEdges | None = None
-) -> FlowSolution:
+    cost: np.ndarray, demand: int, capacity: int, top_k: int, forced: FlowEdges | None = None,
+    row_scale: np.ndarray | None = None,
+) -> FlowSolution:  # fmt: skip
     """The min-cost flow over each lost word's top k known words of a (n_lost, n_known) cost
     matrix, k doubled from `top_k` until doubling it carries no more flow and lowers the flow's
     cost by at most GROWN_TOLERANCE of it, or the graph holds every known word (or GROWN_MAX_K).
-    A wider graph's flow is never worse on the flow's own objective; gold plays no part."""
+    A wider graph's flow is never worse on the flow's own objective; gold plays no part.
+    `row_scale`: see `solve_sparsified`."""
     n_lost, n_known = cost.shape
     widest = max(1, min(n_known, max(top_k, GROWN_MAX_K)))
-    edges = top_k_edges(cost, widest)  # every width's edges: each row's first k of these
+    # Every width's edges: each row's first k of these (a row's order is the same scaled or not).
+    edges, forced, cost_scale = _per_row(top_k_edges(cost, widest), forced, row_scale)
     if len(edges) == 0:
-        return solve_flow(n_lost, n_known, edges, demand, capacity, forced=forced)
+        return solve_flow(n_lost, n_known, edges, demand, capacity, cost_scale, forced=forced)
     row_start = np.searchsorted(edges.lost, np.arange(n_lost))  # edges are grouped by lost word
     rank = np.arange(len(edges)) - row_start[edges.lost]  # (n_edges,) each edge's rank in its row
 
     def solve(k: int) -> FlowSolution:
         keep = rank < k
         return solve_flow(n_lost, n_known, FlowEdges(edges.lost[keep], edges.known[keep], edges.cost[keep]),
-                          demand, capacity, forced=forced)  # fmt: skip
+                          demand, capacity, cost_scale, forced=forced)  # fmt: skip
 
     k = max(1, min(top_k, widest))
     best = solve(k)
@@ -365,6 +368,21 @@ def solve_grown(
     return best
 
 
+def _per_row(
+    edges: FlowEdges, forced: FlowEdges | None, row_scale: np.ndarray | None
+) -> tuple[FlowEdges, FlowEdges | None, float]:
+    """The edges (and forced pairs) with each cost divided by its lost word's `row_scale`, and the
+    integer resolution that keeps (the solver's cost_scale, raised by the mean scale); unchanged
+    with the default resolution where `row_scale` is None."""
+    if row_scale is None:
+        return edges, forced, 100.0
+
+    def scaled(e: FlowEdges) -> FlowEdges:
+        return FlowEdges(e.lost, e.known, e.cost / row_scale[e.lost])
+
+    return scaled(edges), forced and scaled(forced), 100.0 * float(np.mean(row_scale))
+
+
 def solve_sparsified(
     cost: np.ndarray,
     demand: int,
@@ -372,11 +390,17 @@ def solve_sparsified(
     top_k: int,
     sparsify: str = "top-k",
     forced: FlowEdges | None = None,
+    row_scale: np.ndarray | None = None,
 ) -> FlowSolution:
     """Sparsify a (n_lost, n_known) cost matrix ("top-k", "union-top-k" or "grown-top-k", see
-    above) and solve the min-cost flow of demand D and capacity C over it, with optional forced pairs."""
+    above) and solve the min-cost flow of demand D and capacity C over it, with optional forced pairs.
+    `row_scale` (n_lost,), positive: the flow's cost of each pair is its cost divided by its lost
+    word's scale (the candidate edges are chosen on the costs as given; within a row the order is
+    the same). It changes which D lost words the flow takes where D < N, and which of two lost
+    words keeps a contested known word."""
     if sparsify == "grown-top-k":
-        return solve_grown(cost, demand, capacity, top_k, forced)
+        return solve_grown(cost, demand, capacity, top_k, forced, row_scale)
     sparsifier = union_top_k_edges if sparsify == "union-top-k" else top_k_edges
     # The edges are built in the call so that no name here keeps them alive while the solver runs.
-    return solve_flow(cost.shape[0], cost.shape[1], sparsifier(cost, top_k), demand, capacity, forced=forced)
+    edges, forced, cost_scale = _per_row(sparsifier(cost, top_k), forced, row_scale)
+    return solve_flow(cost.shape[0], cost.shape[1], edges, demand, capacity, cost_scale, forced=forced)

@@ -161,18 +161,22 @@ class Problem:
         """Time a phase: `with problem.timer("flow"): ...`."""
         return Timer(self.phases, name)
 
-    def solve(self, cost: np.ndarray, demand: int, rows: np.ndarray | None = None) -> FlowSolution:
+    def solve(
+        self, cost: np.ndarray, demand: int, rows: np.ndarray | None = None, row_scale: np.ndarray | None = None
+    ) -> FlowSolution:
         """Sparsify the cost matrix (n_rows, n_known) and solve the min-cost flow for demand D.
 
         `rows` names the lost words of a row subset (evaluation), so that reviewer judgments, when
         a run has them, land on the right rows: rejected pairs leave the graph, accepted ones are forced.
+        `row_scale` (n_rows,): each row's costs divided by it in the flow (flow.solve_sparsified).
         """
         with self.timer("flow"):
             forced = None
             if self.review is not None and len(self.review):
                 cost = self.review.mask_rejected(cost, rows)
                 forced = self.review.forced_edges(cost, demand, self.cfg.capacity, rows)
-            return solve_sparsified(cost, demand, self.cfg.capacity, self.cfg.top_k, self.cfg.sparsify, forced)
+            return solve_sparsified(cost, demand, self.cfg.capacity, self.cfg.top_k, self.cfg.sparsify, forced,
+                                    row_scale)  # fmt: skip
 
     def flow_predictions(self, cost: np.ndarray) -> np.ndarray:
         """The evaluation flow's known word per lost word (-1 = none): (n_lost,).

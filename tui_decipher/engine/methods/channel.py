@@ -191,16 +191,20 @@ def finish_channel_result(
 
 
 def flow_proposals(problem: Problem, cost: np.ndarray) -> list[Proposal]:
-    """The final flow with D = N over the channel's costs (n_lost, n_known), best first, each with
-    the channel's top 5 known words as alternatives. Only the cells shown are read again, so a
-    7235 x 39451 matrix needs no copy of its size."""
+    """The final flow with the run's D and C over the channel's costs (n_lost, n_known) per lost
+    symbol, best first, each with the channel's top 5 known words as alternatives. Only the cells
+    shown are read again, so a 7235 x 39451 matrix needs no copy of its size."""
     corpus = problem.corpus
     lost_len = np.array([len(w) for w in corpus.lost_words], dtype=np.float64)  # (n_lost,)
 
     def per_symbol(i: np.ndarray, j: np.ndarray) -> np.ndarray:
         return np.exp(-cost[i, j].astype(np.float64) / lost_len[i])  # P(x | y) ** (1 / |x|)
 
-    solution = problem.solve(cost, problem.n_cognates)
+    # Which D lost words are proposed: the flow over each pair's cost per lost symbol (the score
+    # shown). Over whole costs it passes long words over for short ones, which cost fewer nats only
+    # for having fewer symbols to explain (docs/demand.md). The paper's protocol (`Problem.evaluate`)
+    # keeps whole costs: every evaluated word is matched there, and a row's scale changes little.
+    solution = problem.solve(cost, problem.n_cognates, row_scale=lost_len)
     top = min(5, problem.n_known)
     top_known = row_top_k(cost, top) if top < problem.n_known else np.argsort(cost, axis=1, kind="stable")
     top_score = per_symbol(np.arange(problem.n_lost)[:, None], top_known)  # (n_lost, 5)

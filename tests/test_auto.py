@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from contextlib import closing
 
 import pytest
@@ -12,38 +13,31 @@ import torch
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app
-from tui_decipher.engine.capacity import least_capacity
 from tui_decipher.engine.config import DecipherConfig
 from tui_decipher.engine.corpus import graphemes, read_cog
-from tui_decipher.engine.demand import (
+from tui_decipher.engine.events import ChannelStep
+from tui_decipher.engine.generators import GeneratorSpec, syllabary_key_text, write_generated
+from tui_decipher.engine.methods import run_decipherment
+from tui_decipher.engine.methods.auto.capacity import least_capacity
+from tui_decipher.engine.methods.auto.decisions import choose_channel
+from tui_decipher.engine.methods.auto.demand import (
     MIN_SHARE,
     UNSEPARATED_SHARE,
     DemandEstimate,
     decoy_lexicon,
     estimate_demand,
+    null_words,
     paired_z,
+    share_range,
     win_count,
     word_wins,
 )
-from tui_decipher.engine.events import ChannelStep
-from tui_decipher.engine.generators import GeneratorSpec, syllabary_key_text, write_generated
-from tui_decipher.engine.methods import run_decipherment
-from tui_decipher.engine.methods.auto import (
-    DRIFT_Z,
-    LEXICON_TRUSTED_SHARE,
-    SCHEDULES,
-    FitCheck,
-    Probe,
-    choose_channel,
-    doubted,
-    identity_reads,
-    kept_probe,
-    kept_syllable_map,
-    probe_split,
-    reverse_share,
-    reverse_steps,
-)
-from tui_decipher.engine.scripts import ScriptProfile
+from tui_decipher.engine.methods.auto.fit_check import DRIFT_Z, FitCheck, identity_reads
+from tui_decipher.engine.methods.auto.probe import LEXICON_TRUSTED_SHARE, doubted, kept_probe, probe_split
+from tui_decipher.engine.methods.auto.schedule import SCHEDULES, Probe
+from tui_decipher.engine.methods.auto.scripts import ScriptProfile
+from tui_decipher.engine.methods.auto.syllable_search import kept_syllable_map
+from tui_decipher.engine.methods.auto.training import reverse_share, reverse_steps
 
 # --- the script --------------------------------------------------------------------------------
 
@@ -188,6 +182,67 @@ def test_demand_corrected_by_the_rate_at_which_cognates_lose() -> None:
     assert blind.share == UNSEPARATED_SHARE and "D unknown" in blind.why
 
 
+def _chance_scores(n: int, share: float, chance: float, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Real and decoy scores (n, 50) where a `share` of rows have a cognate (always winning) and the
+    rest beat the best decoy a share `chance` of the time, not half (a lossy spelling fits any
+    lost-like word to some real known word)."""
+    decoy = torch.randn(n, 50, generator=g)
+    best = decoy.max(1, keepdim=True).values
+    real = best - 1.0 - torch.rand(n, 50, generator=g)  # every real word below the best decoy: a loss
+    winners = torch.rand(n, generator=g) < chance
+    real[winners, 0] = best[winners, 0] + 0.5  # these words without a cognate win by chance
+    real[: int(share * n), 0] = best[: int(share * n), 0] + 10.0  # the cognates win
+    return real, decoy
+
+
+def test_null_words_measure_how_often_words_without_a_cognate_win() -> None:
+    g = torch.Generator().manual_seed(3)
+    real, decoy = _chance_scores(3000, 0.3, 0.7, g)
+    # Taken as a coin flip, chance wins read as cognates: (0.3 + 0.7 * 0.7 - 0.5) / 0.5 = 0.58.
+    assert estimate_demand(real, decoy).share == pytest.approx(0.58, abs=0.04)
+    # Null words (no row has a cognate) win as often as the real words without one: q = 0.7.
+    null_real, null_decoy = _chance_scores(1000, 0.0, 0.7, g)
+    own_real, own_decoy = _chance_scores(1000, 1.0, 0.7, g)  # the channel's own cognates: all win
+    est = estimate_demand(real, decoy, own_real, own_decoy, null_real, null_decoy)
+    assert est.share == pytest.approx(0.3, abs=0.04) and est.chance == pytest.approx(0.7, abs=0.04)
+    assert "null words 69%" in est.why and "(p - q) / (r - q)" in est.why
+    # The range brackets the estimate, and is narrower on more words.
+    assert est.share_low is not None and est.share_high is not None
+    assert est.share_low <= est.share <= est.share_high and 0.15 < est.share_high - est.share_low < 0.3
+    wide = share_range(est.wins / est.n_lost, 100, est.chance, 100, 1.0)
+    assert wide[1] - wide[0] > est.share_high - est.share_low
+    # Own cognates that lose a fifth of the time (r = 0.8) raise the estimate; the range still
+    # reaches down to the share if every cognate beat the decoys (r = 1): real ones may lose less.
+    lossy_real, lossy_decoy = _chance_scores(1000, 0.8, 0.0, g)
+    lossy = estimate_demand(real, decoy, lossy_real, lossy_decoy, null_real, null_decoy)
+    assert lossy.share > est.share + 0.2 and lossy.share_low is not None and lossy.share_low < est.share + 0.05
+    # Null words that lose to the decoys more often than not (trigrams fit trigram decoys): q stays a half.
+    low_real, low_decoy = _chance_scores(1000, 0.0, 0.4, g)
+    floored = estimate_demand(real, decoy, own_real, own_decoy, low_real, low_decoy)
+    assert floored.chance == 0.5 and floored.share == estimate_demand(real, decoy, own_real, own_decoy).share
+    # Without null words the old estimate is kept, q taken as a half.
+    assert estimate_demand(real, decoy, own_real, own_decoy).chance == 0.5
+
+
+def test_null_words_are_lost_like_words_no_list_holds() -> None:
+    source = _words("kalamo", "kalima", "temaro", "tesako", "maroki", "salomi", "limako", "ratemo")
+    avoid = _words("kalamo", "salimo", "temako")
+    nulls = null_words(source, 5, seed=3, avoid=avoid)
+    assert 0 < len(nulls) <= 5 and not set(nulls) & (set(source) | set(avoid))
+    padded = {("\x02", "\x02", *w, "\x03") for w in source}
+    seen = {t[i : i + 3] for t in padded for i in range(len(t) - 2)}
+    assert all(t[i : i + 3] in seen for w in nulls for t in [("\x02", "\x02", *w, "\x03")] for i in range(len(t) - 2))
+    assert null_words(source, 5, seed=3, avoid=avoid) == nulls  # seeded
+    # More passes of the model than one give more words than the source has, each once.
+    rng = random.Random(1)
+    syllables = ["ka", "la", "ma", "te", "ro", "si", "mo", "ki", "nu", "pe"]
+    longer = list({tuple("".join(rng.choice(syllables) for _ in range(3))) for _ in range(60)})
+    more = null_words(longer, 2 * len(longer), seed=3)
+    assert len(more) > len(longer) and len(set(more)) == len(more) and not set(more) & set(longer)
+    # A single word's trigrams can only spell that word again: no null word, q is then a half.
+    assert null_words(_words("kalamo"), 5, seed=3) == []
+
+
 def test_word_wins_and_the_paired_test_between_two_channels() -> None:
     real = torch.tensor([[0.0, 5.0], [1.0, 1.0], [-1.0, -2.0], [float("-inf"), float("-inf")]])
     decoy = torch.tensor([[4.0, 3.0], [2.0, 0.0], [-1.0, -3.0], [float("-inf"), float("-inf")]])
@@ -284,9 +339,9 @@ def test_the_reverse_channel_weighs_as_the_lost_lists_share_and_is_left_out_of_s
 
 
 def test_a_run_whose_reverse_lists_are_too_long_reads_one_direction(tmp_path, single_thread, monkeypatch) -> None:
-    import tui_decipher.engine.methods.auto as auto_module
+    from tui_decipher.engine.methods.auto import training
 
-    monkeypatch.setattr(auto_module, "shortlisted", lambda n_lost, n_known: True)
+    monkeypatch.setattr(training, "shortlisted", lambda n_lost, n_known: True)
     steps: list[ChannelStep] = []
     path = _generated(tmp_path, "shared-alphabet", seed=5, lost_words=60)
     cfg = DecipherConfig(corpus=str(path), device="cpu", auto_steps=30)
@@ -371,12 +426,12 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
 ) -> None:
     # The probes' held-out evidence is set here (the decision functions are tested above); the
     # channels, the fit and the flows run for real on a small cipher.
-    import tui_decipher.engine.methods.auto as auto
+    from tui_decipher.engine.methods.auto import probe as auto
 
     real_estimate, calls = auto._estimate, []
 
-    def evidence(problem, channel, held_words, decoys):
-        estimate = real_estimate(problem, channel, held_words, decoys)
+    def evidence(problem, channel, held_words, decoys, nulls=None):
+        estimate = real_estimate(problem, channel, held_words, decoys, nulls)
         n = estimate.held.n_lost
         wins = [n // 2, transport_wins * n // 60][len(calls)]  # the lexicon probe: chance
         calls.append(wins)
@@ -404,7 +459,7 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
     assert len(starts) == 2 and [s["kept"] for s in starts].count(True) == 1
     assert min(starts, key=lambda s: s["loss"])["kept"]
     assert f"against the {other} probe's" in result.decisions["line"]
-    assert result.decisions["steps"] == sum(p["steps"] for p in probes) + auto.SCHEDULES["pieces"].scaled(60).fit_steps
+    assert result.decisions["steps"] == sum(p["steps"] for p in probes) + SCHEDULES["pieces"].scaled(60).fit_steps
 
 
 def test_the_kept_syllable_map_is_the_best_of_those_another_start_reproduced() -> None:
@@ -446,7 +501,8 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
     # The search runs for real (few moves within auto_steps = 60); its maps are then made to agree
     # or not (every start the same map, or each start's signs rotated) and to explain the lost
     # words beyond the signs' frequencies or not. Channels start from the map only where both hold.
-    import tui_decipher.engine.methods.auto as auto
+    from tui_decipher.engine.methods.auto import syllable_search as auto
+    from tui_decipher.engine.methods.auto import training
 
     seeded, calls = [], []
 
@@ -459,7 +515,7 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
         return dataclasses.replace(base, sign_of=rotated, log_likelihood=base.background + gain * base.n_lost)
 
     monkeypatch.setattr(auto, "search_starts", _starts_made(auto.search_starts, made, calls))
-    monkeypatch.setattr(auto, "seed_channel", lambda *args, **kwargs: seeded.append(args[1]))
+    monkeypatch.setattr(training, "seed_channel", lambda *args, **kwargs: seeded.append(args[1]))
     # A true map would explain far more than any start: the starts are not all chance (that path
     # is the next test's).
     monkeypatch.setattr(auto, "planted_gain", lambda *args, **kwargs: 10.0)
@@ -513,7 +569,7 @@ def test_the_syllable_search_stops_where_its_starts_explain_the_words_as_well_as
     # from chance: the search stops after its first starts and no map is tried, not even as a
     # single start's. A start that explains twice as much found something: the search goes on. A
     # scholar's sign values pin the map: the rule is not asked there.
-    import tui_decipher.engine.methods.auto as auto
+    from tui_decipher.engine.methods.auto import syllable_search as auto
 
     calls, asked = [], []
 
@@ -551,7 +607,7 @@ def test_the_syllable_search_stops_where_its_starts_explain_the_words_as_well_as
 
 
 def test_starts_are_at_chance_level_where_they_reach_a_true_maps_gain_and_look_alike() -> None:
-    from tui_decipher.engine.methods.auto import _chance_level
+    from tui_decipher.engine.methods.auto.syllable_search import _chance_level
 
     # (the first two starts' gains, the planted gain): generated syllabaries, docs/experiments.md.
     assert _chance_level([0.765, 0.771], 0.99)  # 200 words: chance maps reach a true map's level
@@ -563,7 +619,7 @@ def test_starts_are_at_chance_level_where_they_reach_a_true_maps_gain_and_look_a
 
 def test_a_map_one_start_alone_found_is_tried_only_where_it_explains_the_words_well() -> None:
     from tui_decipher.engine.channels.syllables import SyllableMap
-    from tui_decipher.engine.methods.auto import SINGLE_MAP_GAIN, _Syllables
+    from tui_decipher.engine.methods.auto.syllable_search import SINGLE_MAP_GAIN, _Syllables
 
     def syllables(gain: float, agrees: bool) -> _Syllables:
         found = SyllableMap(("a",), {("k", "a"): "X"}, -100.0 + 10 * gain, -100.0, 10, {("k", "a"): 1.0})
@@ -628,7 +684,7 @@ def test_the_flows_take_the_d_the_capacity_estimate_keeps(tmp_path, single_threa
     # Where one-to-one readings keep D to the known list, the proposals, the saved D and the
     # recorded share follow the kept D, while the decisions keep the estimated one.
     import tui_decipher.engine.methods.auto as auto
-    from tui_decipher.engine.capacity import CapacityEstimate
+    from tui_decipher.engine.methods.auto.capacity import CapacityEstimate
 
     kept = CapacityEstimate(30, 0, 1, 1, "one-to-one: ...; D kept to the 50 known words (from 100)", demand=50)
     monkeypatch.setattr(auto, "estimate_capacity", lambda *args: kept)

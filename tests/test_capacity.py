@@ -1,10 +1,10 @@
-"""engine/capacity.py: C read from a channel's confident readings, on costs whose answer is known."""
+"""engine/methods/auto/capacity.py: C read from a channel's confident readings, on costs whose answer is known."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from tui_decipher.engine.capacity import MAX_CAPACITY, _best_and_margin, estimate_capacity
+from tui_decipher.engine.methods.auto.capacity import MAX_CAPACITY, _best_and_margin, estimate_capacity
 
 
 def _costs(n_known: int, owners: list[int], seed: int = 0, wrong: float = 0.0) -> np.ndarray:

@@ -60,7 +60,7 @@ AUTO_PATHS = {
     # Two scripts, a cipher: the pieces channel without the syllable search.
     "pieces": (GeneratorSpec("substitution", seed=5, lost_words=60), "auto", "_train"),
     # A syllabary: the pieces channel started from the syllable search's map.
-    "pieces, syllable search": (GeneratorSpec("syllabary", seed=5, lost_words=60), "auto", "search_starts"),
+    "pieces, syllable search": (GeneratorSpec("syllabary", seed=5, lost_words=60), "syllable_search", "search_starts"),
     # A known list 20 times the lost one, trained through shortlists (their threshold lowered here).
     "shortlists": (GeneratorSpec("large-known", seed=5, lost_words=40, known_ratio=20.0), "trainer",
                    "draw_shortlist"),
@@ -85,8 +85,9 @@ def _plant(monkeypatch, module: str, name: str, gold: dict) -> None:
     """Bend `name` in `module` where `gold` (the running corpus's, set by the caller) is not empty."""
     from tui_decipher.engine.channels import trainer
     from tui_decipher.engine.methods import auto
+    from tui_decipher.engine.methods.auto import syllable_search
 
-    where = {"auto": auto, "trainer": trainer}[module]
+    where = {"auto": auto, "syllable_search": syllable_search, "trainer": trainer}[module]
     original = getattr(where, name)
 
     def leaky(*args, **kwargs):

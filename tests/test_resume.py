@@ -385,3 +385,35 @@ def test_auto_stopped_during_the_syllable_search_keeps_the_starts_it_found(tmp_p
         (p.lost, p.known, p.score, p.cost) for p in whole.proposals]
     assert resumed.decisions == whole.decisions
     assert any(isinstance(e, Decided) and e.what == "syllables" for e in events)
+
+
+def test_a_partial_auto_checkpoint_written_before_auto_became_a_package_resumes(tmp_path, single_thread):
+    """tests/data/partial_auto_4eb2c7f.pt: auto stopped after its probe by the code of commit
+    4eb2c7f (tui_decipher/engine/demand.py, one methods/auto.py module; /tmp script: the corpus
+    below, seed 2, auto_steps 120, cancelled at the `demand` decision). Its stages name classes
+    where they lived then; resumed today, the probe is read back, not trained again."""
+    import shutil
+
+    from tui_decipher.engine.config import DecipherConfig
+    from tui_decipher.engine.corpus import read_cog
+    from tui_decipher.engine.events import ChannelStep
+    from tui_decipher.engine.generators import GeneratorSpec, write_generated
+    from tui_decipher.engine.methods import run_decipherment
+    from tui_decipher.engine.methods.stages import _unpacked
+
+    path = tmp_path / "ck.pt"
+    shutil.copy(Path(__file__).parent / "data" / "partial_auto_4eb2c7f.pt", path)
+    saved = load_checkpoint(path)
+    stages = _unpacked(saved.state["stages"])
+    assert saved.state["stage_names"] == ["probe 1", "probe"] and type(stages["probe"]).__name__ == "_Probed"
+    corpus = read_cog(write_generated(tmp_path / "c.cog", GeneratorSpec("shared-alphabet", seed=9, lost_words=60)).path)
+    cfg = DecipherConfig(method="auto", device="cpu", seed=2, auto_steps=120)
+    steps: list[ChannelStep] = []
+    resumed = run_decipherment(corpus, cfg, lambda e: steps.append(e) if isinstance(e, ChannelStep) else None,
+                               checkpoint=path, resume=saved)  # fmt: skip
+    assert resumed.status == "finished" and resumed.proposals
+    # D is the old probe's: its held-out evidence, read back (it had no null words then).
+    assert resumed.decisions["demand"]["wins"] == stages["probe"].estimate.held.wins
+    assert resumed.decisions["demand"]["n_null"] == 0
+    # The probe was not trained again: every step reported comes after its steps.
+    assert steps and min(e.step for e in steps) > stages["probe"].steps

@@ -25,7 +25,7 @@ from tui_decipher.engine.channels.trainer import new_channel
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.corpus import graphemes, read_cog
 from tui_decipher.engine.generators import GeneratorSpec, syllabary_key, write_generated
-from tui_decipher.engine.scripts import ScriptProfile
+from tui_decipher.engine.methods.auto.scripts import ScriptProfile
 
 
 def _words(*texts: str):

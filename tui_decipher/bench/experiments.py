@@ -318,7 +318,7 @@ SMALL_GENERATED: dict[str, dict[str, Any]] = {
     for n in SMALL_SIZES
 }
 # A syllabary that small: its sign map is not pinned by so few words (auto's syllable search stops
-# where no start can be told from chance, engine/methods/auto.py), so these rows measure what such a
+# where no start can be told from chance, engine/methods/auto/), so these rows measure what such a
 # run costs and what it reads without known sign values, around issue 30's lexicon of ~200 words.
 SMALL_SYLLABARY: dict[str, dict[str, Any]] = {
     f"syllabary-{n}": {"kind": "syllabary", "lost_words": n} for n in (150, 200, 250)

@@ -243,7 +243,7 @@ VARIANTS: tuple[Variant, ...] = (
             "romance deciphered by the edit channel alone (each letter written as one symbol or dropped,"
             " symbols inserted, a copy prior for shared letters), trained on a transport plan; 300 steps"),
     # `method = "auto"` (the default of `decipher run`): one configuration for every dataset. It
-    # keeps only the preset's corpus and seed (engine/methods/auto.py: own_settings) and decides
+    # keeps only the preset's corpus and seed (engine/methods/auto/: own_settings) and decides
     # the channel, D and C from the word lists.
     *(Variant(f"{of}-auto", of, {"method": "auto"},
               f"{of} deciphered by auto: the channel, D and C decided from the word lists, no setting"

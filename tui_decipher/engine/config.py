@@ -57,7 +57,7 @@ class DecipherConfig:
     known_signs: str = ""
     # --- [method] -----------------------------------------------------------------------------
     # "auto" (beyond the paper): the channel, the demand D and the capacity C chosen from the word
-    # lists (engine/methods/auto.py); it sets [channel] and [flow] itself. "neural": the paper's EM
+    # lists (engine/methods/auto/); it sets [channel] and [flow] itself. "neural": the paper's EM
     # with the neural model ([neural]); the paper's presets name it. "channel": a character channel
     # alone ([channel]), no neural model and no EM rounds.
     method: Method = "auto"

@@ -114,7 +114,7 @@ class RunFinished:
 
 @dataclass(frozen=True)
 class Decided:
-    """A choice `method = "auto"` made from the word lists (engine/methods/auto.py), in one line."""
+    """A choice `method = "auto"` made from the word lists (engine/methods/auto/), in one line."""
 
     what: str  # "script", "demand", ...
     line: str

@@ -84,7 +84,7 @@ def check_demand(corpus: Corpus, cfg: DecipherConfig) -> str | None:
     `capacity` lost words, so N above capacity x known words cannot be met. More than
     DEMAND_SLACK above it raises a CorpusError naming the corpus file and the settings that fix
     it; a smaller excess returns a warning (the run then seeks capacity x known words). `auto`
-    decides D and C itself (engine/methods/auto.py), so its config's are not checked.
+    decides D and C itself (engine/methods/auto/), so its config's are not checked.
     """
     if cfg.method == "auto":
         return None

@@ -8,13 +8,16 @@ channel saves its training state every SAVE_EVERY steps (engine/channels/trainer
 reruns the run with those results read back instead of recomputed, so it reaches what the
 uninterrupted run reaches; the finished run's checkpoint (`save_channel`) then replaces it.
 
-A partial checkpoint pickles the stages' objects (channels included): it is read back by the
-code that wrote it, to finish one run, not kept across versions as a finished run's is.
+A partial checkpoint pickles the stages' objects (channels included): it is read back to finish
+one run, not kept across versions as a finished run's is; classes that moved since one was written
+(auto's package split) are found where they are now (`_MOVED`).
 """
 
 from __future__ import annotations
 
+import importlib
 import io
+import pickle
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -131,5 +134,39 @@ def _packed(stages: dict[str, Any]) -> bytes:
     return buffer.getvalue()
 
 
+# Modules whose classes a partial checkpoint written before auto became a package names: the
+# module they moved to, or for the package itself, its modules to look in.
+_MOVED: dict[str, tuple[str, ...]] = {
+    "tui_decipher.engine.demand": ("tui_decipher.engine.methods.auto.demand",),
+    "tui_decipher.engine.capacity": ("tui_decipher.engine.methods.auto.capacity",),
+    "tui_decipher.engine.scripts": ("tui_decipher.engine.methods.auto.scripts",),
+    "tui_decipher.engine.methods.auto": tuple(
+        f"tui_decipher.engine.methods.auto.{m}"
+        for m in ("probe", "syllable_search", "fit_check", "schedule", "decisions", "training")
+    ),
+}
+
+
+class _Unpickler(pickle.Unpickler):
+    """Finds a class where it lives now when the checkpoint names where it lived (`_MOVED`)."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        try:
+            return super().find_class(module, name)
+        except (ModuleNotFoundError, AttributeError):
+            for moved in _MOVED.get(module, ()):
+                found = getattr(importlib.import_module(moved), name, None)
+                if found is not None:
+                    return found
+            raise
+
+
+class _MovedClasses:
+    """The pickle module torch.load reads a partial checkpoint's stages with."""
+
+    Unpickler = _Unpickler
+    load = staticmethod(pickle.load)
+
+
 def _unpacked(blob: bytes) -> dict[str, Any]:
-    return torch.load(io.BytesIO(blob), map_location="cpu", weights_only=False)
+    return torch.load(io.BytesIO(blob), map_location="cpu", weights_only=False, pickle_module=_MovedClasses)

@@ -1,6 +1,6 @@
 """What the two word lists' scripts look like, read from the words alone (no gold).
 
-`method = "auto"` (engine/methods/auto.py) reads this profile to choose a character channel: two
+`method = "auto"` (engine/methods/auto/) reads this profile to choose a character channel: two
 lists written in one alphabet (transliterations, Romance IPA) share most of their symbols, and the
 edit channel's copy prior starts from that; two different scripts (Linear B against Greek, a
 cipher) share none, and the pieces channel learns which known letters each lost symbol writes.
@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .corpus import Word
+from ...corpus import Word
 
 # Share of the lost words' symbol tokens that the known list also writes, above which the two
 # lists count as written in one alphabet. Transliterations and IPA are far above it (Ugaritic

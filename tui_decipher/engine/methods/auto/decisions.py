@@ -1,0 +1,76 @@
+"""What auto chose and why (`AutoDecisions`, summary.json's `decisions`), the channel for two
+scripts, and the settings auto starts from."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from ...config import SECTIONS, ChannelKind, DecipherConfig
+from ...sign_values import SignValues
+from .scripts import ScriptProfile
+
+
+@dataclass
+class AutoDecisions:
+    """What `auto` chose and why; summary.json's `decisions`."""
+
+    script: dict[str, Any]
+    channel_kind: str
+    channel_why: str
+    demand: dict[str, Any]
+    capacity: int
+    capacity_why: str
+    steps: int
+    capacity_evidence: dict[str, Any] = dataclasses.field(default_factory=dict)
+    probes: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # each candidate's evidence
+    probe_why: str = ""  # which probe was kept and why, where there was a choice
+    syllables: dict[str, Any] = dataclasses.field(default_factory=dict)  # the syllable search, where it ran
+    fit_check: dict[str, Any] = dataclasses.field(default_factory=dict)  # the fit against its probe (FitCheck)
+    probe_share: float = 0.0  # the kept probe's share of the final costs beside the fit (ChannelBlend)
+    reverse_share: float = 0.0  # the reverse channel's share of them (ChannelBlend with reverse)
+    reverse_why: str = ""  # why no reverse channel was trained, where the schedule has one
+
+    def line(self) -> str:
+        """The decisions in one line, for the CLI summary and the TUI's run detail."""
+        syllables = f"; {self.syllables['why']}" if self.syllables else ""
+        probe = f"; {self.probe_why}" if self.probe_why else ""
+        drift = f"; {self.fit_check['why']}" if self.fit_check and not self.fit_check["kept_fit"] else ""
+        blend = f"; the probe weighs {100 * self.probe_share:.0f}% of the final costs" if self.probe_share else ""
+        if self.reverse_share:
+            blend += f"; both directions: the reverse channel weighs {100 * self.reverse_share:.0f}% of the final costs"
+        elif self.reverse_why:
+            blend += f"; {self.reverse_why}"
+        return (
+            f"auto: {self.channel_kind} channel ({self.channel_why}){syllables}{probe}; "
+            f"{_demand_phrase(self.demand)}{drift}{blend}; C = {self.capacity} ({self.capacity_why})"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "line": self.line()}
+
+
+def choose_channel(profile: ScriptProfile, signs: SignValues | None = None) -> tuple[ChannelKind, str]:
+    """The channel for two scripts (and the scholar's known sign values, if any), with why."""
+    share = f"{100 * profile.shared_share:.0f}% of lost symbols are known symbols"
+    if signs is not None and signs.longest > 1:  # only the pieces channel writes a symbol from a syllable
+        return "pieces", f"known sign values read symbols as syllables; {share}"
+    if profile.one_alphabet:
+        return "edit", f"one alphabet: {share}"
+    return "pieces", f"two scripts: {share}"
+
+
+def own_settings(cfg: DecipherConfig) -> DecipherConfig:
+    """The settings auto starts from: the user's corpus, method and run sections (which corpus,
+    auto's step budget, seed, device), every other field at its default, so that no preset,
+    registry entry or stray flag tunes auto per corpus; auto then sets the fields it decides."""
+    kept = {name: getattr(cfg, name) for section in ("corpus", "method", "run") for name in SECTIONS[section]}
+    return DecipherConfig(**kept)
+
+
+def _demand_phrase(d: dict[str, Any]) -> str:
+    """'D = 383 of 485, 350-410 (why)', from a demand estimate's dict (`_Estimate.as_dict`)."""
+    low, high = d.get("demand_low"), d.get("demand_high")
+    allowed = f", the evidence allows {low}-{high}" if low is not None and high is not None and low != high else ""
+    return f"D = {d['demand']} of {d['n_lost_all']}{allowed} ({d['why']})"

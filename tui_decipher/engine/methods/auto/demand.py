@@ -1,0 +1,273 @@
+"""The demand D, estimated from the word lists: how many lost words have a cognate in the known list.
+
+Users rarely know D, and a wrong D misleads a transport-trained channel (too small and true
+cognates go unmatched; too large and words without a cognate pull known words away from the
+ones that have one). The estimate compares, for each lost word, its best score against the real
+known lexicon with its best score against a *decoy* lexicon: known-language-like words of the
+same number, sampled from a character trigram model of the known words. A lost word without a
+cognate matches the real lexicon only by chance, as well as it matches the decoys, so it wins
+against the decoys about half of the time; a lost word with a cognate wins almost always. With a
+share p of lost words winning, D / N = 2p - 1. No gold is read: only the two word lists and a
+channel's scores.
+
+A cognate does not always win: where spelling loses information (Linear B drops codas and
+merges l and r) a decoy can explain a lost word as well as its true cognate, and 2p - 1 then
+falls short of D / N by the rate at which cognates lose. That rate is measured on cognates whose
+answer is known: lost words the channel itself writes from real known words (`synthetic_cognates`).
+If they beat the decoys a share r of the time, a real lost word with a cognate wins about as
+often, and D / N = (2p - 1) / (2r - 1). A channel whose own cognates barely beat the decoys
+(2r - 1 below MIN_SEPARATION) cannot tell cognates from chance, and the estimate says so.
+
+A word without a cognate does not win exactly half of the time either: a lossy spelling (a
+syllabary that drops codas) lets any lost-like word fit some real known word better than a
+trigram decoy, and related languages share affixes beyond trigrams. That rate q is measured too,
+on *null words*: lost-language-like words sampled from a trigram model of the lost words the
+probe trained on (`null_words`), whose answer is known to be "none". Then p = s r + (1 - s) q for
+a share s of lost words with a cognate, and s = (p - q) / (r - q): 2p - 1 and 2r - 1 are the
+case q = 1/2. Measured, q was 0.64-0.68 on Linear B's spelling (the names' D had read 1.33 times
+the gold count with q taken as 1/2) and 0.44-0.55 on the alphabets; it is taken as at least 1/2
+(CHANCE_FLOOR, docs/demand.md).
+
+The estimate comes with the range the evidence allows (`share_range`): from the share if every
+cognate beat the decoys (r = 1) to the estimate's, with p and q each moved by two binomial standard
+errors the way that widens it. The channel's own cognates can lose more often than real ones: on
+the small Ugaritic file the probe's edit channel writes more edits than real cognates have, and
+its own cognates beat the decoys 75% of the time where the gold ones did 95% (docs/demand.md).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from ...channels.protocol import Channel
+from ...charset import Charset
+from ...corpus import Word
+
+_START, _END = "\x02", "\x03"  # context padding of the trigram model (never a real symbol)
+MIN_SHARE = 0.05  # the estimate never goes below 5% of the lost words
+MIN_SEPARATION = 0.2  # 2r - 1 below this: the channel's own cognates barely beat the decoys
+UNSEPARATED_SHARE = 0.5  # the share assumed then: the middle, as far from every answer as can be
+# q is at least a half: a real word without a cognate shares more with a real lexicon than with
+# trigram decoys (both are language, the decoys are trigrams), while a null word is itself trigrams
+# and may fit the decoys better (on alphabets null words beat them 44-53% of the time).
+CHANCE_FLOOR = 0.5
+NULL_WORDS = 1000  # null words q is measured on (at least as many as held-out words): its error below 1.6 points
+
+
+def decoy_lexicon(
+    known_words: Sequence[Word], seed: int, max_tries: int = 50, avoid: Sequence[Word] = ()
+) -> list[Word]:
+    """One decoy per known word, of the same length, sampled from a character trigram model of
+    `known_words` and (when a redraw allows) neither itself a known word nor one of `avoid`."""
+    follow: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for word in known_words:
+        padded = (_START, _START, *word, _END)
+        for a, b, c in zip(padded, padded[1:], padded[2:], strict=False):
+            follow[(a, b)].append(c)
+    real = set(known_words) | set(avoid)
+    rng = random.Random(seed)
+    out: list[Word] = []
+    for target in known_words:
+        best: Word = target
+        for _try in range(max_tries):
+            word: list[str] = []
+            context = (_START, _START)
+            while len(word) <= len(target):
+                nxt = rng.choice(follow[context])
+                if nxt == _END:
+                    break
+                word.append(nxt)
+                context = (context[1], nxt)
+            candidate = tuple(word)
+            if len(candidate) == len(target) and (candidate not in real or best == target):
+                best = candidate
+                if candidate not in real:
+                    break
+        out.append(best)
+    return out
+
+
+def null_words(
+    source: Sequence[Word], n: int, seed: int, avoid: Sequence[Word] = (), passes: int = 4
+) -> list[Word]:  # fmt: skip
+    """Up to `n` lost-language-like words whose answer is known to be "no cognate": drawn from a
+    character trigram model of `source` (`decoy_lexicon`, one word per source word a pass, up to
+    `passes` passes: the probe's training words, so that no held-out word lends its own letters),
+    none of them a word of `source` or of `avoid` (every lost and known word: a real word might
+    have a cognate), none twice. Where the model can only repeat its words (a list of a few),
+    fewer or none."""
+    avoided, drawn = set(source) | set(avoid), {}
+    for k in range(passes):
+        for word in decoy_lexicon(source, seed + k, avoid=avoid):
+            if word not in avoided:
+                drawn.setdefault(word, None)
+        if len(drawn) >= n:
+            break
+    words = list(drawn)
+    return random.Random(seed).sample(words, min(n, len(words)))
+
+
+def synthetic_cognates(
+    channel: Channel, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset, n: int, seed: int
+) -> list[Word]:
+    """`n` lost words written by the channel, x ~ P(x | y), each from a known word drawn at
+    random (their answer is known: cognates by construction); empty draws are dropped."""
+    generator = torch.Generator().manual_seed(seed)
+    rng = random.Random(seed)
+    out: list[Word] = []
+    for _ in range(n):
+        known = known_words[rng.randrange(len(known_words))]
+        written = channel.sample(known_charset.encode(known), generator)
+        if written:
+            out.append(tuple(lost_charset.symbols[i] for i in written))
+    return out
+
+
+def word_wins(real_log_p: torch.Tensor, decoy_log_p: torch.Tensor) -> torch.Tensor:
+    """Per row, whether its best real known word beats its best decoy: (n, n_known) and
+    (n, n_decoys) -> (n,) of 1 (a win), 0 or, on a tie (both at -inf, or an exact tie), 0.5, as a
+    coin would."""
+    real_best = real_log_p.max(1).values  # (n,)
+    decoy_best = decoy_log_p.max(1).values  # (n,)
+    return (real_best > decoy_best).double() + 0.5 * (real_best == decoy_best).double()
+
+
+def win_count(real_log_p: torch.Tensor, decoy_log_p: torch.Tensor) -> float:
+    """How many rows' best real known word beats their best decoy (`word_wins`, summed)."""
+    return float(word_wins(real_log_p, decoy_log_p).sum())
+
+
+def paired_z(first: torch.Tensor, second: torch.Tensor) -> float:
+    """How far `first`'s wins exceed `second`'s on the same words, in standard errors of a paired
+    sign test: sum(d) / sqrt(sum(d^2)) over the per-word differences d (`word_wins` of two
+    channels); 0 where no word differs. Pairing counts only the words the channels disagree on,
+    so it tells two channels apart where two win rates, each uncertain by a few points, cannot."""
+    d = first - second
+    spread = float((d * d).sum()) ** 0.5
+    return float(d.sum()) / spread if spread > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class DemandEstimate:
+    """The estimated demand and its evidence."""
+
+    n_lost: int
+    wins: int  # lost words whose best real known word beats their best decoy
+    share: float  # the estimated share of lost words with a cognate, clipped to MIN_SHARE..1
+    demand: int  # D = round(share * n_lost)
+    n_synthetic: int = 0  # the channel's own cognates the loss rate was measured on
+    synthetic_wins: int = 0  # of them, those whose best real known word beats their best decoy
+    why: str = ""
+    n_null: int = 0  # null words (answer: no cognate) the chance rate q was measured on; 0: q = 1/2
+    null_wins: int = 0  # of them, those whose best real known word beats their best decoy
+    share_low: float | None = None  # the range the evidence allows (`share_range`)
+    share_high: float | None = None
+
+    @property
+    def chance(self) -> float:
+        """q: how often a word without a cognate beats the decoys: measured on null words, at least
+        CHANCE_FLOOR (and that without them)."""
+        return max(CHANCE_FLOOR, self.null_wins / self.n_null) if self.n_null else CHANCE_FLOOR
+
+    @property
+    def separation(self) -> float | None:
+        """(r - q) / (1 - q): how much better than chance the channel's own cognates beat the
+        decoys (2r - 1 where q = 1/2)."""
+        if not self.n_synthetic:
+            return None
+        return _separation(self.synthetic_wins / self.n_synthetic, self.chance)
+
+    def share_upper(self, z: float = 2.0) -> float:
+        """The share as high as the evidence plausibly allows: computed as `share` is, with the
+        held-out win rate p raised by `z` binomial standard errors (a few dozen held-out words
+        leave p uncertain by several points). 1 at most."""
+        p = self.wins / self.n_lost
+        return _share(min(1.0, p + z * _error(p, self.n_lost)), self.chance, self.separation)
+
+    def as_dict(self) -> dict[str, float | int | str | None]:
+        sep = self.separation
+        return {
+            "n_lost": self.n_lost, "wins": self.wins, "share": round(self.share, 4), "demand": self.demand,
+            "n_synthetic": self.n_synthetic, "synthetic_wins": self.synthetic_wins,
+            "separation": None if sep is None else round(sep, 4), "why": self.why,
+            "n_null": self.n_null, "null_wins": self.null_wins, "chance": round(self.chance, 4),
+            "share_low": None if self.share_low is None else round(self.share_low, 4),
+            "share_high": None if self.share_high is None else round(self.share_high, 4),
+        }  # fmt: skip
+
+
+def _error(rate: float, n: int) -> float:
+    """A binomial rate's standard error on `n` trials."""
+    return (rate * (1.0 - rate) / max(n, 1)) ** 0.5
+
+
+def _separation(r: float, q: float) -> float:
+    """(r - q) / (1 - q): where the channel's own cognates' win rate r lies between chance (0) and
+    always (1); 0 where chance already wins every time."""
+    return (r - q) / (1.0 - q) if q < 1.0 else 0.0
+
+
+def _share(p: float, q: float, separation: float | None) -> float:
+    """The share of lost words with a cognate from the held-out win rate `p`, the null words' `q`
+    and the channel's own cognates' `separation` (None when not measured: r taken as 1), clipped
+    to MIN_SHARE..1; UNSEPARATED_SHARE where the channel's own cognates barely beat chance."""
+    raw = (p - q) / (1.0 - q) if q < 1.0 else 0.0
+    if separation is None:
+        return min(1.0, max(MIN_SHARE, raw))
+    if separation < MIN_SEPARATION:
+        return UNSEPARATED_SHARE
+    return min(1.0, max(MIN_SHARE, raw / separation))
+
+
+def share_range(p: float, n: int, q: float, n_null: int, r: float | None, z: float = 2.0) -> tuple[float, float]:
+    """The shares the evidence allows. Low: as if every cognate beat the decoys (r = 1; the channel's
+    own cognates may lose more often than real ones do, as its writing is broader than theirs),
+    with the held-out win rate `p` (on `n` words) `z` binomial standard errors lower and the null
+    words' `q` (on `n_null`; its error 0 where it was not measured) `z` higher. High: with the
+    channel's own cognates' `r` (None: not measured, r = 1), p higher and q lower."""
+    dp, dq = z * _error(p, n), z * _error(q, n_null) if n_null else 0.0
+    low_p, low_q = max(0.0, p - dp), min(1.0, q + dq)
+    high_p, high_q = min(1.0, p + dp), max(CHANCE_FLOOR, q - dq)
+    low = _share(low_p, low_q, None)
+    high = _share(high_p, high_q, None if r is None else _separation(r, high_q))
+    return min(low, high), max(low, high)
+
+
+def estimate_demand(
+    real_log_p: torch.Tensor, decoy_log_p: torch.Tensor,
+    synthetic_real_log_p: torch.Tensor | None = None, synthetic_decoy_log_p: torch.Tensor | None = None,
+    null_real_log_p: torch.Tensor | None = None, null_decoy_log_p: torch.Tensor | None = None,
+) -> DemandEstimate:  # fmt: skip
+    """D from a channel's scores of held-out lost words against the real known words
+    (n_lost, n_known) and against as many decoys (n_lost, n_decoys); with the scores of the
+    channel's own cognates (n_synthetic, n_known) and (n_synthetic, n_decoys), corrected for the
+    rate at which cognates lose to decoys; with the scores of null words (n_null, n_known) and
+    (n_null, n_decoys), for the rate at which words without a cognate beat them (see the module's
+    docstring)."""
+    n_lost = real_log_p.shape[0]
+    wins = win_count(real_log_p, decoy_log_p)
+    p = wins / n_lost
+    n_synth = 0 if synthetic_real_log_p is None or synthetic_decoy_log_p is None else synthetic_real_log_p.shape[0]
+    synth_wins = win_count(synthetic_real_log_p, synthetic_decoy_log_p) if n_synth else 0.0
+    n_null = 0 if null_real_log_p is None or null_decoy_log_p is None else null_real_log_p.shape[0]
+    null_wins = win_count(null_real_log_p, null_decoy_log_p) if n_null else 0.0
+    q = max(CHANCE_FLOOR, null_wins / n_null) if n_null else CHANCE_FLOOR
+    separation = _separation(synth_wins / n_synth, q) if n_synth else None
+    share = _share(p, q, separation)
+    low, high = share_range(p, n_lost, q, n_null, synth_wins / n_synth if n_synth else None)
+    chance = f", null words {100 * q:.0f}%" if n_null else ""
+    formula = "(p - q) / (r - q)" if n_null else "(2p - 1) / (2r - 1)"
+    if separation is None:
+        why = f"held-out words beat decoys {100 * p:.0f}%{chance}: " + ("(p - q) / (1 - q)" if n_null else "2p - 1")
+    elif separation < MIN_SEPARATION:
+        why = f"the channel's own cognates beat decoys only {100 * synth_wins / n_synth:.0f}%{chance}: D unknown, half"
+    else:
+        why = (f"held-out words beat decoys {100 * p:.0f}%, the channel's own cognates "
+               f"{100 * synth_wins / n_synth:.0f}%{chance}: {formula}")  # fmt: skip
+    return DemandEstimate(n_lost, round(wins), share, max(1, round(share * n_lost)), n_synth, round(synth_wins), why,
+                          n_null, round(null_wins), low, high)  # fmt: skip

@@ -1,0 +1,252 @@
+"""The probes: channels trained on part of the lost words, D estimated on the rest (held out)
+against decoys, null words and the channel's own cognates, and the kept one (`run_probes`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from ...channels.protocol import Channel
+from ...channels.scoring import channel_log_probs
+from ...channels.syllables import SyllableMap
+from ...channels.trainer import ChannelFit
+from ...corpus import Word
+from ...problem import Problem
+from ..stages import StageMemo
+from .demand import (
+    NULL_WORDS,
+    DemandEstimate,
+    decoy_lexicon,
+    estimate_demand,
+    null_words,
+    synthetic_cognates,
+)  # fmt: skip
+from .fit_check import _fit_check_evidence
+from .schedule import Probe, Schedule
+from .syllable_search import _Syllables
+from .training import _seeded, _train
+
+# The final loss of a search start: the mean batch loss over its last tenth of steps (one batch is noisy).
+SEARCH_LOSS_TAIL = 0.1
+# The lexicon objective explains every lost word by some known word: its probe is kept without
+# trying the next while its held-out evidence allows that at least this share has a cognate.
+LEXICON_TRUSTED_SHARE = 0.8
+MIN_LOST_WORDS = 2  # one to train the probe on and one held out (`probe_split`): no evidence with fewer
+MAX_HELD_OUT = 1000  # held-out lost words the demand is estimated on (bounds its scoring time)
+
+
+def doubted(probe: Probe, estimate: DemandEstimate) -> bool:
+    """Whether a probe's own D estimate contradicts its objective's assumption, so that the
+    schedule's next candidate is tried: the lexicon objective explains every lost word by some
+    known word, and is doubted when even the highest share of lost words with a cognate that its
+    held-out evidence allows (`DemandEstimate.share_upper`) is below LEXICON_TRUSTED_SHARE."""
+    return probe.objective == "lexicon" and estimate.share_upper() < LEXICON_TRUSTED_SHARE
+
+
+def kept_probe(held_out_wins: list[int]) -> int:
+    """The candidate whose held-out words beat their decoys most often (the first of equals): a
+    probe that found the map makes cognates win, one that did not wins by chance."""
+    return max(range(len(held_out_wins)), key=lambda k: held_out_wins[k])
+
+
+def probe_split(n_lost: int, seed: int, train_share: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+    """(probe's training words, held-out words): a seeded `train_share` of the lost words and the
+    rest; at most MAX_HELD_OUT held out. Each side keeps a word where there are two (a channel
+    cannot train on none); a single lost word trains and none is held out."""
+    order = np.random.default_rng(seed).permutation(n_lost)
+    cut = min(max(int(n_lost * train_share), 1), max(n_lost - 1, 1))
+    return np.sort(order[:cut]), np.sort(order[cut:][:MAX_HELD_OUT])
+
+
+def run_probes(
+    problem: Problem, schedule: Schedule, syllables: _Syllables | None = None, done: int = 0,
+    memo: StageMemo | None = None,
+) -> _Probed:
+    """Train the schedule's probe candidates on part of the lost words, estimate D on the rest
+    with each, and keep one (see the module's docstring). Fresh channels start from the
+    syllable search's map where it ran; steps are reported after the `done` ones. With `memo`,
+    each channel trained is a stage of its own (a stopped run resumes after it)."""
+    memo = memo or StageMemo("auto")  # saves nowhere until bound
+    cfg, corpus = problem.cfg, problem.corpus
+    train, held = probe_split(problem.n_lost, cfg.seed, schedule.train_share)
+    lost = corpus.lost_words
+    train_words, held_words = [lost[i] for i in train], [lost[i] for i in held]
+    with problem.timer("score"):
+        decoys = decoy_lexicon(corpus.known_words, cfg.seed + 17)
+        # Words whose answer is "no cognate", from the trained-on words' letters (demand.null_words).
+        nulls = null_words(train_words, max(len(held_words), NULL_WORDS), cfg.seed + 31,
+                           avoid=[*lost, *corpus.known_words])  # fmt: skip
+    tried: list[tuple[Probe, _Estimate, Channel]] = []
+    searched: list[list[dict[str, Any]]] = []  # each tried probe's search starts (none without a search)
+    found = syllables.map if syllables and syllables.used else None
+    single = syllables.map if syllables and syllables.single else None
+    from_map: list[bool] = []  # whether each tried probe started from the single map
+    for attempt, probe in enumerate(schedule.probes):
+        start, starts = None, []
+        if probe.search is not None:
+            start, starts = _search(problem, probe, done, cfg.seed + 11 + 101 * attempt, found, memo,
+                                    f"probe {attempt + 1} search")  # fmt: skip
+            done += probe.search.total_steps
+        # The first probe from a map only one start found, as well as from where it would start:
+        # the one whose held-out words beat the decoys more often is kept, and the next probes
+        # start where it started.
+        for c, seeded in enumerate((found, single) if attempt == 0 and single is not None else (found,)):
+            searched.append(starts)
+            name = f"probe {attempt + 1}" + (" from the single map" if c else "")
+            seed = cfg.seed + 11 + 101 * attempt
+
+            def train(name: str = name, seeded: SyllableMap | None = seeded, start: Channel | None = start,
+                      done: int = done, seed: int = seed, probe: Probe = probe) -> ChannelFit:  # fmt: skip
+                return _train(problem, train_words, probe.steps, done, seed, max(1, len(train_words) // 2), 1,
+                              rows=train, objective=probe.objective, start=start or _seeded(problem, seeded, seed),
+                              saving=memo.saving(name))  # fmt: skip
+
+            fit = memo.run(name, train)
+            if start is not None:  # a searched start trains in place: the next candidate goes on from it
+                start = fit.channel
+            done += probe.steps
+            tried.append((probe, _estimate(problem, fit.channel, held_words, decoys, nulls), fit.channel))
+            from_map.append(single is not None and seeded is single)
+        kept = kept_probe([e.held.wins for _, e, _ in tried])
+        if from_map[kept]:
+            found = single
+        if not doubted(probe, tried[kept][1].held):
+            break
+    _, estimate, channel = tried[kept]
+    evidence = [
+        {"objective": p.objective, "steps": p.total_steps, "held_out": e.held.n_lost, "wins": e.held.wins,
+         "share": round(e.share, 4), "share_upper": round(e.held.share_upper(), 4), "kept": k == kept,
+         **({"search": searched[k]} if p.search else {}),
+         **({"from_single_map": from_map[k]} if single is not None else {})}
+        for k, (p, e, _) in enumerate(tried)
+    ]  # fmt: skip
+    why = _probe_why(schedule, tried, kept, from_map if single is not None else None)
+    return _Probed(estimate, channel, evidence, why, done, held_words, decoys)
+
+
+def _estimate(
+    problem: Problem, channel: Channel, held_words: list[Word], decoys: list[Word], nulls: list[Word] | None = None
+) -> _Estimate:
+    """D from a probe channel: its held-out words against the known words and the decoys, corrected
+    by how often its own cognates beat the decoys and how often `nulls` (words without a cognate)
+    do (engine/methods/auto/demand.py)."""
+    cfg, corpus = problem.cfg, problem.corpus
+    with problem.timer("score"):
+        # The channel's own cognates (answer known) measure how often a cognate loses to decoys.
+        synthetic = synthetic_cognates(
+            channel, corpus.known_words, problem.lost_charset, problem.known_charset, len(held_words), cfg.seed + 19,
+        )  # fmt: skip
+        real, fake = _against(problem, channel, held_words, decoys)
+        # A channel that drops every letter writes nothing to measure on; a list of a few words has no nulls.
+        own = _against(problem, channel, synthetic, decoys) if synthetic else (None, None)
+        null = _against(problem, channel, nulls, decoys) if nulls else (None, None)
+        estimate = estimate_demand(real, fake, *own, *null)
+    return _Estimate(estimate, problem.n_lost, *_fit_check_evidence(real, fake, held_words, corpus.known_words))
+
+
+def _against(
+    problem: Problem, channel: Channel, lost: list[Word], decoys: list[Word]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A channel's log P(x | y) of `lost` words against the known words and against the decoys:
+    (n, n_known) and (n, n_decoys)."""
+    cs = (problem.lost_charset, problem.known_charset)
+    return (channel_log_probs(channel, lost, problem.corpus.known_words, *cs),
+            channel_log_probs(channel, lost, decoys, *cs))  # fmt: skip
+
+
+def _held_evidence(problem: Problem, channel: Channel, probed: _Probed) -> tuple[torch.Tensor, torch.Tensor]:
+    """A channel's `_fit_check_evidence` on the kept probe's held-out words and decoys."""
+    with problem.timer("score"):
+        real, fake = _against(problem, channel, probed.held_words, probed.decoys)
+        return _fit_check_evidence(real, fake, probed.held_words, problem.corpus.known_words)
+
+
+def _probe_why(
+    schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]], kept: int, from_map: list[bool] | None = None
+) -> str:
+    """Which probe was kept and why, in a phrase; empty where the schedule has one candidate.
+    `from_map`: whether each tried probe started from a map only one syllable search start found."""
+    if len(schedule.probes) == 1:
+        return ""
+
+    def started(k: int) -> str:
+        return ("" if from_map is None else " from the map one start found" if from_map[k] else " from a random start")
+
+    probe, estimate, _ = tried[kept]
+    if len(tried) == 1:
+        return (f"probe: {probe.objective} objective (up to {100 * estimate.held.share_upper():.0f}% of lost "
+                f"words have a cognate, as it assumes)")  # fmt: skip
+    others = ", ".join(
+        f"the {p.objective} probe{started(k)}'s {100 * e.held.wins / e.held.n_lost:.0f}%"
+        for k, (p, e, _) in enumerate(tried) if k != kept
+    )  # fmt: skip
+    searched = f", its map searched from {probe.search.starts} starts on every word" if probe.search else ""
+    return (f"probe: {probe.objective} objective{started(kept)}{searched} (its held-out words beat decoys "
+            f"{100 * estimate.held.wins / estimate.held.n_lost:.0f}% against {others})")  # fmt: skip
+
+
+def _search(
+    problem: Problem, probe: Probe, done: int, seed: int, found: SyllableMap | None, memo: StageMemo, stage: str,
+) -> tuple[Channel, list[dict[str, Any]]]:  # fmt: skip
+    """The probe's search (`Search`): its objective on every lost word from each start (D = half the
+    lost words, C = 1; each start from the syllable search's map `found` where there is one),
+    reporting steps after the `done` ones. Returns the kept channel, and each start's final loss
+    (mean over its last SEARCH_LOSS_TAIL of steps) and whether it was kept. Each start is a stage
+    of `memo` (`stage` and its number): its batch losses decide, so it is saved whole, not mid-way."""
+    assert probe.search is not None
+    losses, channels = [], []
+    for k in range(probe.search.starts):
+
+        def start(k: int = k) -> tuple[ChannelFit, list[float]]:
+            batch_losses: list[float] = []
+            fit = _train(problem, problem.corpus.lost_words, probe.search.steps, done + k * probe.search.steps,
+                         seed + 7 * (k + 1), max(1, problem.n_lost // 2), 1, objective=probe.objective,
+                         losses=batch_losses, start=_seeded(problem, found, seed + 7 * (k + 1)),
+                         channel=f"search start {k + 1}")  # fmt: skip
+            return fit, batch_losses
+
+        fit, batch_losses = memo.run(f"{stage} start {k + 1}", start)
+        losses.append(float(np.mean(batch_losses[-max(1, int(len(batch_losses) * SEARCH_LOSS_TAIL)) :])))
+        channels.append(fit.channel)
+    kept = int(np.argmin(losses))
+    return channels[kept], [{"start": k, "loss": round(x, 4), "kept": k == kept} for k, x in enumerate(losses)]
+
+
+@dataclass(frozen=True)
+class _Estimate:
+    """The held-out estimate scaled to every lost word."""
+
+    held: DemandEstimate
+    n_lost_all: int
+    wins_each: torch.Tensor  # each held-out word's `word_wins`: (n_held,)
+    reads_each: torch.Tensor  # the held-out words' `identity_reads`: (n_identical,)
+
+    @property
+    def share(self) -> float:
+        return self.held.share
+
+    @property
+    def demand_all(self) -> int:
+        return max(1, round(self.held.share * self.n_lost_all))
+
+    def as_dict(self) -> dict[str, Any]:
+        low, high = self.held.share_low, self.held.share_high
+        allowed = {} if low is None or high is None else {
+            "demand_low": max(1, round(low * self.n_lost_all)), "demand_high": max(1, round(high * self.n_lost_all))}
+        return {**self.held.as_dict(), "n_lost_all": self.n_lost_all, "demand": self.demand_all, **allowed}
+
+
+@dataclass(frozen=True)
+class _Probed:
+    """The kept probe: its D estimate and channel, every candidate's evidence, why, and the steps run."""
+
+    estimate: _Estimate
+    channel: Channel
+    evidence: list[dict[str, Any]]
+    why: str
+    steps: int
+    held_words: list[Word]  # the held-out lost words the estimate was made on
+    decoys: list[Word]

@@ -1,0 +1,106 @@
+"""Training one of auto's channels: the probes and the fit (`_train`), the reverse channel
+(`_train_reverse`) and where it is left out, and a fresh channel started from a syllable map."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ...channels.pieces import seed_channel
+from ...channels.protocol import Channel
+from ...channels.shortlist import shortlisted
+from ...channels.syllables import SyllableMap
+from ...channels.trainer import ChannelFit, Saving, fit_channel, new_channel
+from ...config import ChannelObjective
+from ...corpus import Word
+from ...events import ChannelStep, Decided
+from ...problem import Problem, RunCancelled
+from .schedule import Schedule
+
+
+def _seeded(problem: Problem, found: SyllableMap | None, seed: int) -> Channel | None:
+    """A fresh channel started from the syllable search's map (None where there is no map: the
+    trainer then makes its own random start)."""
+    if found is None:
+        return None
+    cfg = problem.cfg
+    channel = new_channel(cfg.channel_kind, problem.lost_charset, problem.known_charset,
+                          torch.Generator().manual_seed(seed), cfg.channel_init_scale, cfg.channel_copy_bias,
+                          problem.pinned_signs, problem.device)  # fmt: skip
+    seed_channel(channel, found, problem.lost_charset, problem.known_charset)  # type: ignore[arg-type]
+    return channel
+
+
+def reverse_steps(schedule: Schedule, n_lost: int, n_known: int) -> tuple[int, str]:
+    """The reverse channel's steps (0: none) and, where the schedule has one but it is left out, why.
+
+    Where writing the known words from the lost ones would train through shortlists (the full
+    Ugaritic list: 39451 x 7235 words), the reverse channel costs more than the rest of the run:
+    on an H100 its steps took 1 s each where the fit's took 0.4 s, about 5 minutes added to a
+    2-minute run, and more on a CPU. A run there reads one direction."""
+    if not schedule.reverse_steps:
+        return 0, ""
+    if shortlisted(n_known, n_lost):
+        return 0, (f"one direction: {n_known} x {n_lost} words are too many pairs to also write the known words"
+                   " from the lost ones")  # fmt: skip
+    return schedule.reverse_steps, ""
+
+
+def reverse_share(n_lost: int, n_known: int) -> float:
+    """The reverse channel's share of the final log-probabilities, n_lost / (n_lost + n_known).
+
+    A channel learns its letters from the words it writes that have a cognate: with D pairs, D /
+    n_lost of the lost words and D / n_known of the known ones. Each direction weighs as that
+    share, normalised, which is this whatever D is. Lists of one size weigh alike; a known list
+    six times the lost one (the small Ugaritic file) gives the reverse 15%: most of the known words
+    it learnt to write have no cognate (docs/experiments.md, "Both directions")."""
+    return n_lost / (n_lost + n_known)
+
+
+def _train_reverse(problem: Problem, demand: int, steps: int, done: int, saving: Saving | None = None) -> Channel:
+    """A fresh channel trained the other way: every known word written from the lost words, with
+    the transport objective, D = the run's `demand` (at most one pair a known word) and C = 1 (one
+    known word a lost word), reporting its steps after the `done` ones.
+
+    Why: each direction's log-probability leaves out what the other weighs. log P(lost | known)
+    does not charge a known word for letters the lost word's spelling does not explain, and a
+    known word that writes many lost words well (short, common letters) attracts them; log P(known
+    | lost) charges exactly those; the two are blended by `reverse_share` (docs/experiments.md,
+    "Both directions")."""
+    back = problem.reversed(min(demand, problem.n_known))
+    problem.on_event(Decided("reverse", f"both directions: a reverse channel writes the {problem.n_known} known"
+                             f" words from the lost ones ({steps} steps)", problem.elapsed()))  # fmt: skip
+    return _train(back, list(back.corpus.lost_words), steps, done, problem.cfg.seed + 29, back.n_cognates, 1,
+                  channel="reverse", saving=saving).channel
+
+
+def _train(
+    problem: Problem, lost_words: list[Word], steps: int, done: int, seed: int, demand: int, capacity: int,
+    start: Channel | None = None, rows: np.ndarray | None = None, objective: ChannelObjective = "transport",
+    losses: list[float] | None = None, channel: str = "", saving: Saving | None = None,
+) -> ChannelFit:
+    """Train the problem's channel kind on `lost_words` (the corpus's lost words `rows`, None: all)
+    against every known word with `objective` (transport: D = `demand`, C = `capacity`) under the
+    problem's judgments, from `start` (None: a fresh channel), reporting steps after the `done`
+    ones (as `channel`'s, `ChannelStep.channel`) and appending each batch loss to `losses`. No
+    pair is scored after training (the fit's cost is empty): the caller scores the channel it
+    keeps. `saving`: its state saved as it goes, and where a resumed run continues it. Raises
+    RunCancelled when the cancel flag is set."""
+    cfg = problem.cfg
+
+    def on_step(step: int, loss: float) -> None:
+        if losses is not None:
+            losses.append(loss)
+        problem.on_event(ChannelStep(0, done + step, cfg.channel_steps, loss, problem.elapsed(), objective, channel))
+
+    with problem.timer("train"):
+        fit = fit_channel(
+            lost_words, problem.corpus.known_words, problem.lost_charset, problem.known_charset, steps,
+            cfg.channel_lr, cfg.channel_batch, seed, cfg.channel_init_scale, on_step=on_step,
+            should_stop=problem.cancel.is_set, objective=objective, n_cognates=demand, capacity=capacity,
+            kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=start, score_all=False,
+            review=problem.review, rows=rows, signs=problem.pinned_signs, device=problem.device, saving=saving,
+        )  # fmt: skip
+    if fit is None:
+        raise RunCancelled()
+    return fit

@@ -16,13 +16,15 @@ many lost words have a cognate. This method decides both, and says why, from the
    first starts explain the words about as well as a true map would and alike (`planted_gain`,
    CHANCE_SHARE, CHANCE_SPREAD: too few lost words to pin a map), no start can be told from
    chance: the search stops there.
-2. **Demand D** (engine/methods/auto/demand.py): a probe channel is trained on part of the lost words (half
+2. **Demand D** (demand.py, probe.py): a probe channel is trained on part of the lost words (half
    for the edit channel; 80% for the pieces channel, whose sign map a syllabary's short words
    pin only with more of them); on the rest, held out, each lost word's best known word is
    compared with its best decoy (known-language-like words of the same lengths). Held-out
-   words with a cognate beat the decoys, words without one win half the time: D / N = 2p - 1,
-   divided by 2r - 1, r the rate at which the probe's own cognates (words it writes from real
-   known words) beat the decoys, since a cognate does not always win where spelling is lossy.
+   words with a cognate beat the decoys; words without one win at the rate q that null words
+   (lost-like trigram words, answer "none") do, at least half the time: D / N = (p - q) / (r - q),
+   r the rate at which the probe's own cognates (words it writes from real known words) beat
+   the decoys, since a cognate does not always win where spelling is lossy. D comes with the
+   range the evidence allows (from r = 1 to the estimate, p and q within two standard errors).
    Holding out matters: a channel trained on a lost word fits it to *some* known word, so a
    trained-on word without a cognate beats the decoys far more often than half.
    The pieces channel's probe has two candidates (`Schedule`): the lexicon objective, which finds
@@ -54,8 +56,9 @@ many lost words have a cognate. This method decides both, and says why, from the
    weighs n_lost / (n_lost + n_known) of the final log-probabilities beside the fit's log P(lost |
    known) (`reverse_share`). Each direction charges what the other leaves out (docs/experiments.md).
    Lists long enough to train through shortlists read one direction (`reverse_steps`).
-   The final costs then give the proposals (a flow with D and C) and the evaluation, each flow over
-   a graph widened until a wider one no longer lowers its cost (FLOW_GRAPH).
+   The final costs then give the proposals (a flow with D and C over the costs per lost symbol)
+   and the evaluation (whole costs), each flow over a graph widened until a wider one no longer
+   lowers its cost (FLOW_GRAPH).
 
 Every decision and its evidence is in the result's `decisions` (summary.json), and in one line.
 """

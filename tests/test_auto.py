@@ -411,7 +411,9 @@ def test_auto_reads_a_cipher_with_the_pieces_channel(tmp_path, single_thread) ->
     )
     d = result.decisions
     assert d["channel_kind"] == "pieces" and not d["script"]["one_alphabet"]
-    assert d["demand"]["demand"] >= 70  # every lost word has a cognate in this kind
+    # 90 of the 100 lost words have a cognate in this kind; 20 held-out words pin D only roughly,
+    # and the range the line gives holds the truth.
+    assert d["demand"]["demand"] >= 60 and d["demand"]["demand_low"] <= 90 <= d["demand"]["demand_high"]
     assert result.accuracy >= 0.9
     # The lexicon probe finds the cognates it assumes, so the transport probe is not trained.
     assert [(p["objective"], p["kept"]) for p in d["probes"]] == [("lexicon", True)]

@@ -441,7 +441,15 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
         held = DemandEstimate(n, wins, 0.3, round(0.3 * n), n, n, "set by the test")
         return auto._Estimate(held, problem.n_lost, each, estimate.reads_each)
 
+    trained_on: list[set[int]] = []  # the lost words each probe channel and search start trained on
+    real_train = auto._train
+
+    def recorded(problem, lost_words, *args, rows=None, **kwargs):
+        trained_on.append(set(range(problem.n_lost)) if rows is None else {int(i) for i in rows})
+        return real_train(problem, lost_words, *args, rows=rows, **kwargs)
+
     monkeypatch.setattr(auto, "_estimate", evidence)
+    monkeypatch.setattr(auto, "_train", recorded)
     path = _generated(tmp_path, "substitution", seed=5, lost_words=300)
     steps: list[ChannelStep] = []
     result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60),
@@ -454,7 +462,7 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
     assert probes[0]["share_upper"] < LEXICON_TRUSTED_SHARE  # the doubt is why the second probe ran
     assert [p["objective"] for p in probes if p["kept"]] == [kept]
     other = "transport" if kept == "lexicon" else "lexicon"
-    searched = ", its map searched from 2 starts on every word" if kept == "transport" else ""
+    searched = ", its map searched from 2 starts on its training words" if kept == "transport" else ""
     assert f"probe: {kept} objective{searched} (its held-out words beat decoys" in result.decisions["line"]
     # The transport probe started from the search start with the lower loss.
     starts = probes[1]["search"]
@@ -462,6 +470,10 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
     assert min(starts, key=lambda s: s["loss"])["kept"]
     assert f"against the {other} probe's" in result.decisions["line"]
     assert result.decisions["steps"] == sum(p["steps"] for p in probes) + SCHEDULES["pieces"].scaled(60).fit_steps
+    # No probe and no search start trained on a held-out word: their decoy wins come from fresh words.
+    train_rows, held = probe_split(300, 1, SCHEDULES["pieces"].train_share)
+    assert len(trained_on) == 4 and all(rows == set(train_rows.tolist()) for rows in trained_on)
+    assert not set(held.tolist()) & set().union(*trained_on)
 
 
 def test_the_kept_syllable_map_is_the_best_of_those_another_start_reproduced() -> None:

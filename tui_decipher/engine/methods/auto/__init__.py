@@ -34,9 +34,9 @@ many lost words have a cognate. This method decides both, and says why, from the
    transport probe is trained too and the one whose held-out words beat the decoys more often
    is kept: a probe that found the map makes cognates win, one that did not wins by chance.
    The transport objective finds a map from some random starts only, so its probe starts from a
-   `Search`: two starts trained on every lost word, the one with the lower loss kept. Its held-out
-   words were trained on in the search, so they beat the decoys more often than fresh ones would:
-   D reads high there, and the comparison with the lexicon probe leans its way (docs/experiments.md).
+   `Search`: two starts trained on the probe's training words, the one with the lower loss kept.
+   The search never sees the held-out words: trained on, words without a cognate beat the decoys
+   75-82% of the time, so D read high and the comparison leaned its way (docs/demand.md).
 3. **Fit**: the kept probe channel goes on training on every lost word with the transport objective
    and the estimated D (C: the least that lets D lost words reach the known list). On long lists
    (the full Ugaritic list) both train through shortlists (engine/channels/shortlist.py).

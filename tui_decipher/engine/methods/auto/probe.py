@@ -71,9 +71,9 @@ def run_probes(
     each channel trained is a stage of its own (a stopped run resumes after it)."""
     memo = memo or StageMemo("auto")  # saves nowhere until bound
     cfg, corpus = problem.cfg, problem.corpus
-    train, held = probe_split(problem.n_lost, cfg.seed, schedule.train_share)
+    train_rows, held = probe_split(problem.n_lost, cfg.seed, schedule.train_share)
     lost = corpus.lost_words
-    train_words, held_words = [lost[i] for i in train], [lost[i] for i in held]
+    train_words, held_words = [lost[i] for i in train_rows], [lost[i] for i in held]
     with problem.timer("score"):
         decoys = decoy_lexicon(corpus.known_words, cfg.seed + 17)
         # Words whose answer is "no cognate", from the trained-on words' letters (demand.null_words).
@@ -88,7 +88,7 @@ def run_probes(
         start, starts = None, []
         if probe.search is not None:
             start, starts = _search(problem, probe, done, cfg.seed + 11 + 101 * attempt, found, memo,
-                                    f"probe {attempt + 1} search")  # fmt: skip
+                                    f"probe {attempt + 1} search", train_rows)  # fmt: skip
             done += probe.search.total_steps
         # The first probe from a map only one start found, as well as from where it would start:
         # the one whose held-out words beat the decoys more often is kept, and the next probes
@@ -101,7 +101,8 @@ def run_probes(
             def train(name: str = name, seeded: SyllableMap | None = seeded, start: Channel | None = start,
                       done: int = done, seed: int = seed, probe: Probe = probe) -> ChannelFit:  # fmt: skip
                 return _train(problem, train_words, probe.steps, done, seed, max(1, len(train_words) // 2), 1,
-                              rows=train, objective=probe.objective, start=start or _seeded(problem, seeded, seed),
+                              rows=train_rows, objective=probe.objective,
+                              start=start or _seeded(problem, seeded, seed),
                               saving=memo.saving(name))  # fmt: skip
 
             fit = memo.run(name, train)
@@ -183,16 +184,18 @@ def _probe_why(
         f"the {p.objective} probe{started(k)}'s {100 * e.held.wins / e.held.n_lost:.0f}%"
         for k, (p, e, _) in enumerate(tried) if k != kept
     )  # fmt: skip
-    searched = f", its map searched from {probe.search.starts} starts on every word" if probe.search else ""
+    searched = f", its map searched from {probe.search.starts} starts on its training words" if probe.search else ""
     return (f"probe: {probe.objective} objective{started(kept)}{searched} (its held-out words beat decoys "
             f"{100 * estimate.held.wins / estimate.held.n_lost:.0f}% against {others})")  # fmt: skip
 
 
 def _search(
     problem: Problem, probe: Probe, done: int, seed: int, found: SyllableMap | None, memo: StageMemo, stage: str,
+    rows: np.ndarray,
 ) -> tuple[Channel, list[dict[str, Any]]]:  # fmt: skip
-    """The probe's search (`Search`): its objective on every lost word from each start (D = half the
-    lost words, C = 1; each start from the syllable search's map `found` where there is one),
+    """The probe's search (`Search`): its objective on the probe's training words `rows` from each
+    start (D = half of them, C = 1; each start from the syllable search's map `found` where there
+    is one; never on the held-out words, whose decoy wins must come from words no channel trained on),
     reporting steps after the `done` ones. Returns the kept channel, and each start's final loss
     (mean over its last SEARCH_LOSS_TAIL of steps) and whether it was kept. Each start is a stage
     of `memo` (`stage` and its number): its batch losses decide, so it is saved whole, not mid-way."""
@@ -202,8 +205,9 @@ def _search(
 
         def start(k: int = k) -> tuple[ChannelFit, list[float]]:
             batch_losses: list[float] = []
-            fit = _train(problem, problem.corpus.lost_words, probe.search.steps, done + k * probe.search.steps,
-                         seed + 7 * (k + 1), max(1, problem.n_lost // 2), 1, objective=probe.objective,
+            words = [problem.corpus.lost_words[i] for i in rows]
+            fit = _train(problem, words, probe.search.steps, done + k * probe.search.steps,
+                         seed + 7 * (k + 1), max(1, len(words) // 2), 1, rows=rows, objective=probe.objective,
                          losses=batch_losses, start=_seeded(problem, found, seed + 7 * (k + 1)),
                          channel=f"search start {k + 1}")  # fmt: skip
             return fit, batch_losses

@@ -34,10 +34,11 @@ class SyllableSearch:
 
 @dataclass(frozen=True)
 class Search:
-    """A search for the sign map before a probe: its objective trained on every lost word from
-    `starts` random starts, `steps` each, the start with the lowest final loss kept. On every word
-    more starts find the map than on the probe's share of them, and a start that found it fits
-    them far better than one that missed it (docs/experiments.md)."""
+    """A search for the sign map before a probe: its objective trained on the probe's training
+    words from `starts` random starts, `steps` each, the start with the lowest final loss kept: a
+    start that found the map fits them far better than one that missed it (docs/experiments.md).
+    It once trained on every word, where more starts find the map, but then the held-out words
+    that decide D and the probe were trained on (docs/demand.md)."""
 
     starts: int
     steps: int
@@ -50,7 +51,7 @@ class Search:
 @dataclass(frozen=True)
 class Probe:
     """One candidate probe: the objective it trains with and its steps on the probe's share of the
-    lost words, after a `search` on every word where it has one."""
+    lost words, after a `search` on the same words where it has one."""
 
     objective: ChannelObjective
     steps: int
@@ -111,13 +112,13 @@ class Schedule:
 # Per channel kind. A syllabary's map needs more words and steps than an alphabet's: the pieces
 # probe trains on 80% of the lost words (on half, Linear B's map was not found in 300 steps).
 # Where many lost words lack a cognate (the lexicon probe doubted), the transport objective finds
-# the map from some starts only, and on 80% of the words less often than on all of them: it
-# searches on every word from two starts first, then trains on the probe's words before D is
-# estimated on the rest. One syllable search start finds a 1000-word syllabary's map only now and
-# then (1 to 5 starts in 8 on generated ones, Linear B's about 1 in 2), so up to 20 are tried
-# (docs/experiments.md). The pieces probe, trained on most of the words, also weighs a quarter of
-# the final costs: in 8 runs on generated tuning corpora that read 0.0 to 2.4 points above the fit
-# alone (mean 1.0, never below); the edit probe, on half the words, gained nothing there.
+# the map from some starts only: it searches on the probe's words from two starts first, then
+# trains on them before D is estimated on the rest. One syllable search start finds a 1000-word
+# syllabary's map only now and then (1 to 5 starts in 8 on generated ones, Linear B's about 1 in
+# 2), so up to 20 are tried (docs/experiments.md). The pieces probe, trained on most of the words,
+# also weighs a quarter of the final costs: in 8 runs on generated tuning corpora that read 0.0 to
+# 2.4 points above the fit alone (mean 1.0, never below); the edit probe, on half the words,
+# gained nothing there.
 SCHEDULES: dict[str, Schedule] = {
     "edit": Schedule((Probe("transport", 150),), 150, 0.5, reverse_steps=300),
     "pieces": Schedule(

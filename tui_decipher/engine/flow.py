@@ -200,13 +200,16 @@ def _solution(lost: np.ndarray, known: np.ndarray, cost: np.ndarray) -> FlowSolu
     )
 
 
+COST_SCALE = 100.0  # the solver's integer costs: round(COST_SCALE * d_ij), a hundredth of a nat
+
+
 def solve_flow(
     n_lost: int,
     n_known: int,
     edges: FlowEdges,
     demand: int,
     capacity: int,
-    cost_scale: float = 100.0,
+    cost_scale: float = COST_SCALE,
     lost_capacity: int = 1,
     forced: FlowEdges | None = None,
 ) -> FlowSolution:
@@ -375,12 +378,12 @@ def _per_row(
     integer resolution that keeps (the solver's cost_scale, raised by the mean scale); unchanged
     with the default resolution where `row_scale` is None."""
     if row_scale is None:
-        return edges, forced, 100.0
+        return edges, forced, COST_SCALE
 
     def scaled(e: FlowEdges) -> FlowEdges:
         return FlowEdges(e.lost, e.known, e.cost / row_scale[e.lost])
 
-    return scaled(edges), forced and scaled(forced), 100.0 * float(np.mean(row_scale))
+    return scaled(edges), None if forced is None else scaled(forced), COST_SCALE * float(np.mean(row_scale))
 
 
 def solve_sparsified(

@@ -170,9 +170,8 @@ class DemandEstimate:
 
     @property
     def chance(self) -> float:
-        """q: how often a word without a cognate beats the decoys: measured on null words, at least
-        CHANCE_FLOOR (and that without them)."""
-        return max(CHANCE_FLOOR, self.null_wins / self.n_null) if self.n_null else CHANCE_FLOOR
+        """q: how often a word without a cognate beats the decoys (`_chance`)."""
+        return _chance(self.null_wins, self.n_null)
 
     @property
     def separation(self) -> float | None:
@@ -199,6 +198,11 @@ class DemandEstimate:
             "share_low": None if self.share_low is None else round(self.share_low, 4),
             "share_high": None if self.share_high is None else round(self.share_high, 4),
         }  # fmt: skip
+
+
+def _chance(null_wins: float, n_null: int) -> float:
+    """q from the null words' wins: their win rate, at least CHANCE_FLOOR (and that without them)."""
+    return max(CHANCE_FLOOR, null_wins / n_null) if n_null else CHANCE_FLOOR
 
 
 def _error(rate: float, n: int) -> float:
@@ -256,7 +260,7 @@ def estimate_demand(
     synth_wins = win_count(synthetic_real_log_p, synthetic_decoy_log_p) if n_synth else 0.0
     n_null = 0 if null_real_log_p is None or null_decoy_log_p is None else null_real_log_p.shape[0]
     null_wins = win_count(null_real_log_p, null_decoy_log_p) if n_null else 0.0
-    q = max(CHANCE_FLOOR, null_wins / n_null) if n_null else CHANCE_FLOOR
+    q = _chance(null_wins, n_null)
     separation = _separation(synth_wins / n_synth, q) if n_synth else None
     share = _share(p, q, separation)
     low, high = share_range(p, n_lost, q, n_null, synth_wins / n_synth if n_synth else None)

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from tui_decipher.cli import app
 from tui_decipher.engine.config import DecipherConfig
 from tui_decipher.engine.corpus import read_cog
-from tui_decipher.engine.generators import KIND_DEFAULTS, KINDS, GeneratorSpec, generate, write_generated
+from tui_decipher.engine.generators import KIND_DEFAULTS, KINDS, GeneratorSpec, generate, syllabary_key, write_generated
 from tui_decipher.engine.registry import load_corpus
 
 N = 60  # lost words: small, so the whole file runs in well under a second
@@ -127,6 +127,25 @@ def test_syllabary_one_sign_per_cv_with_mergers() -> None:
     noisy = generate(GeneratorSpec(kind="syllabary", seed=2, lost_words=150))
     regular = [len(a) == len(_cv_syllables(b)) for a, b in _columns(noisy.rows)[2]]
     assert all(regular)  # noise substitutes a sign, it never adds or drops one
+
+
+def test_dead_vowel_syllabary_writes_every_consonant_a_coda_with_a_dead_vowel() -> None:
+    # Cypriot-like: one sign per consonant+vowel with every consonant written (a coda with the next
+    # syllable's vowel, a final one with the dead vowel the seed drew), aspirates merged; read
+    # back through the script's key, a cognate is its known word with those vowels put in.
+    out = generate(GeneratorSpec(kind="dead-vowel", seed=2, lost_words=150, noise=0.0))
+    lost, known, cognates = _columns(out.rows)
+    assert all(0x10000 <= ord(c) <= 0x1007F for c in _letters(lost)) and not _letters(lost) & _letters(known)
+    key = syllabary_key(2, "dead-vowel")
+    dead = re.search(r"the dead vowel (\w)", " ".join(out.laws)).group(1)
+    for sign_word, known_word in cognates:
+        plain = re.sub(r"([ptk])h", r"\1", known_word)  # aspirates are written as plain stops
+        spelled = re.sub(r"([^aeiou])(?=[^aeiou])", lambda m: m[1] + "_", plain)  # a coda before a consonant
+        spelled = re.sub(r"([^aeiou])$", lambda m: m[1] + dead, spelled)
+        spelled = re.sub(r"_(?=[^aeiou]*([aeiou]))", lambda m: m[1], spelled)  # ... takes the next vowel
+        assert "".join(key[sign] for sign in sign_word) == spelled
+    assert any(re.search(r"[^aeiou]$", w) for w in known)  # final consonants occur, and are written
+    assert syllabary_key(2, "dead-vowel") != syllabary_key(2)  # a script of its own
 
 
 def test_syllabary_partial_cognates_and_larger_known() -> None:

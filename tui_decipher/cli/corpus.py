@@ -12,7 +12,15 @@ from rich.table import Table
 
 from ..engine.config import ConfigError, DecipherConfig
 from ..engine.corpus import CorpusError, preview_lines, read_cog_table, word_text
-from ..engine.generators import BASE_KINDS, KIND_HELP, KINDS, GeneratorSpec, syllabary_key_text, write_generated
+from ..engine.generators import (
+    BASE_KINDS,
+    KIND_HELP,
+    KINDS,
+    SYLLABARY_KINDS,
+    GeneratorSpec,
+    syllabary_key_text,
+    write_generated,
+)
 from ..engine.registry import entry_path, load_corpus, load_registry
 from .app import fail
 
@@ -129,7 +137,7 @@ def corpus_generate(
     path = out if out is not None else Path(f"{kind}-seed{seed}.cog")
     try:
         spec.resolved()  # a bad kind or size is refused before any folder is made
-        if key is not None and kind != "syllabary":
+        if key is not None and kind not in SYLLABARY_KINDS:
             raise ValueError(f"--key: a key is written for a syllabary only, not for {kind!r}")
         written = write_generated(path, spec)
         if key is not None:

@@ -38,12 +38,14 @@ from .sign_values import HEADER
 LOST_CODE = "lost"
 KNOWN_CODE = "known"
 
-KINDS = ("substitution", "shared-alphabet", "syllabary", "large-known")
-BASE_KINDS = ("substitution", "shared-alphabet", "syllabary")
+KINDS = ("substitution", "shared-alphabet", "syllabary", "dead-vowel", "large-known")
+BASE_KINDS = ("substitution", "shared-alphabet", "syllabary", "dead-vowel")
+SYLLABARY_KINDS = ("syllabary", "dead-vowel")  # kinds whose lost script is a syllabary (a key is written)
 KIND_HELP = {
     "substitution": "sound laws, then a one-to-one cipher into a script disjoint from the known one",
     "shared-alphabet": "both in Latin letters; regular substitutions, deletions, insertions in context",
     "syllabary": "Linear B-like: one sign per CV, codas unwritten, l/r and aspirates merged, 60% cognates",
+    "dead-vowel": "Cypriot-like: one sign per CV, every consonant written (a coda with a dead vowel), 60% cognates",
     "large-known": "a base kind with a known lexicon 5x the lost one (distractors)",
 }
 
@@ -52,6 +54,7 @@ KIND_DEFAULTS: dict[str, tuple[float, float]] = {
     "substitution": (0.9, 1.2),
     "shared-alphabet": (0.9, 1.2),
     "syllabary": (0.6, 1.75),
+    "dead-vowel": (0.6, 1.75),
     "large-known": (0.9, 5.0),
 }
 
@@ -315,20 +318,54 @@ def _syllabary(rng: random.Random) -> _Derivation:
     return _Derivation(ph, derive, tuple(signs), laws, {sign: c + v for (c, v), sign in sign_of.items()})
 
 
-def syllabary_key(seed: int) -> dict[str, str]:
-    """The key of the generated syllabary of `seed`: each sign's syllable, in known letters (a
-    merged series reads as its plain one: the r-series, p, t, k). What a bilingual would give a
-    scholar; tests and the bench use it as known sign values, the engine never reads it."""
-    return _syllabary(random.Random(f"syllabary-{seed}")).key
+# The Cypriot-like script keeps l and r apart but, like Linear B, writes aspirates as plain stops.
+_DEAD_VOWEL_MERGE = {"ph": "p", "th": "t", "kh": "k"}
+
+
+def _dead_vowel(rng: random.Random) -> _Derivation:
+    """A syllabary that writes every consonant, as the Cypriot syllabary does: a coda before another
+    consonant with the next syllable's vowel (po-to-li-se), a word-final one with a fixed dead vowel
+    that the seed draws (e in Cypriot), so that no engine can count on one script's choice."""
+    ph = GREEKISH
+    consonants = sorted({_DEAD_VOWEL_MERGE.get(c, c) for c in ph.onsets} | set(ph.codas))
+    vowels = sorted(ph.vowels)
+    syllables = [("", v) for v in vowels] + [(c, v) for c in consonants for v in vowels]
+    signs = rng.sample(_LINEAR_B, len(syllables))
+    sign_of = dict(zip(syllables, signs, strict=True))
+    final = rng.choice(vowels)
+
+    def derive(word: tuple[Syllable, ...]) -> Segments:
+        out: list[str] = []
+        for i, (onset, vowel, coda) in enumerate(word):
+            out.append(sign_of[_DEAD_VOWEL_MERGE.get(onset, onset), vowel])
+            if coda:
+                dead = word[i + 1][1] if i + 1 < len(word) else final
+                out.append(sign_of[_DEAD_VOWEL_MERGE.get(coda, coda), dead])
+        return tuple(out)
+
+    laws = (
+        "aspirates merge with plain stops: ph → p, th → t, kh → k",
+        "every consonant is written: a coda with the next syllable's vowel, a word-final one with "
+        f"the dead vowel {final}",
+        f"script: one Linear B sign per CV or V syllable ({len(syllables)} signs)",
+    )
+    return _Derivation(ph, derive, tuple(signs), laws, {sign: c + v for (c, v), sign in sign_of.items()})
+
+
+def syllabary_key(seed: int, kind: str = "syllabary") -> dict[str, str]:
+    """The key of the generated syllabary of `kind` and `seed`: each sign's syllable, in known
+    letters (a merged series reads as its plain one: the r-series, p, t, k). What a bilingual would
+    give a scholar; tests and the bench use it as known sign values, the engine never reads it."""
+    return _DERIVATIONS[kind](random.Random(f"{kind}-{seed}")).key
 
 
 def syllabary_key_text(generated: GeneratedCorpus) -> str:
     """A generated syllabary's key as a known-signs file (`lost<TAB>known`, engine/sign_values.py),
     the signs its lost words use, most frequent first (ties by sign): its first n lines after the
     header are the n values a scholar is likeliest to know."""
-    if generated.spec.kind != "syllabary":
+    if generated.spec.kind not in SYLLABARY_KINDS:
         raise ValueError(f"a key is written for a syllabary only, not for {generated.spec.kind!r}")
-    key = syllabary_key(generated.spec.seed)
+    key = syllabary_key(generated.spec.seed, generated.spec.kind)
     counts = Counter(
         sign for lost, _ in generated.rows if lost != MISSING for word in lost.split("|") for sign in word
     )  # fmt: skip
@@ -336,7 +373,10 @@ def syllabary_key_text(generated: GeneratedCorpus) -> str:
     return "\t".join(HEADER) + "\n" + "".join(f"{sign}\t{key[sign]}\n" for sign in order if sign in key)
 
 
-_DERIVATIONS = {"substitution": _substitution, "shared-alphabet": _shared_alphabet, "syllabary": _syllabary}
+_DERIVATIONS = {
+    "substitution": _substitution, "shared-alphabet": _shared_alphabet, "syllabary": _syllabary,
+    "dead-vowel": _dead_vowel,
+}  # fmt: skip
 
 
 # --- the corpus ----------------------------------------------------------------------------------

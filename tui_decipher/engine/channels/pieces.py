@@ -42,6 +42,7 @@ from .lattice import (
     scaled_log_probs,
     scaled_pair_log_probs,
 )
+from .spelling import FINAL
 
 if TYPE_CHECKING:
     from .syllables import SyllableMap
@@ -380,9 +381,15 @@ def seed_channel(
     """Raise the pieces channel's logits toward a syllable search's map (channels/syllables.py), in
     place: a unit (consonant, vowel) is the two-letter piece consonant+vowel (theta1 of the
     consonant, theta2 of the vowel), a bare vowel the one-letter piece (theta1 of the vowel, theta2
-    of "none"). Training then goes on from there and may move any of it."""
+    of "none"), a word-final consonant (consonant, FINAL: where the map's spelling writes them) the
+    one-letter piece of the consonant. Training then goes on from there and may move any of it."""
     with torch.no_grad():
         for (consonant, vowel), sign in found.sign_of.items():
+            if vowel == FINAL:
+                if sign in lost_charset.index and consonant in known_charset.index:
+                    channel.first[known_charset.index[consonant], lost_charset.index[sign]] += strength
+                    channel.second[channel.none, lost_charset.index[sign]] += strength
+                continue
             if sign not in lost_charset.index or vowel not in known_charset.index:
                 continue
             s = lost_charset.index[sign]

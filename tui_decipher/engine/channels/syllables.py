@@ -35,12 +35,13 @@ import sys
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..corpus import Word
+from .spelling import FINAL, NEGLIGIBLE, Spelling, fit_spelling, reading_counts, spelled_readings
 
 COGNATE_PRIOR = 0.5  # pi: the share of lost words written from a known word (D is not known yet)
 # The annealing's first and last temperature, in nats per lost-word token of a sign: a move's
@@ -106,6 +107,7 @@ class SyllableMap:
     background: float  # sum_i log P_bg(x_i): no word has a cognate
     n_lost: int
     weight: dict[tuple[str, str], float]  # each unit's share of the known words' syllables
+    spelling: Spelling = field(default_factory=Spelling)  # how the script spells consonants no vowel follows, as fitted
 
     @property
     def gain(self) -> float:
@@ -119,15 +121,20 @@ class SyllableMap:
 
     def as_dict(self) -> dict[str, object]:
         return {"vowels": "".join(self.vowels), "gain": round(self.gain, 4),
-                "log_likelihood": round(self.log_likelihood, 2), "background": round(self.background, 2)}  # fmt: skip
+                "log_likelihood": round(self.log_likelihood, 2), "background": round(self.background, 2),
+                "spelling": {"clusters_written": round(self.spelling.clusters, 3),
+                             "finals_written": round(self.spelling.finals, 3)}}  # fmt: skip
 
 
-def syllable_units(known_words: Sequence[Word]) -> tuple[frozenset[str], list[tuple[str, str]]]:
+def syllable_units(known_words: Sequence[Word], finals: bool = False) -> tuple[frozenset[str], list[tuple[str, str]]]:
     """The known alphabet's vowels and every unit a map sends to a sign: each bare vowel, then each
-    (consonant, vowel), in a fixed order."""
+    (consonant, vowel), in a fixed order; with `finals` (a spelling that writes word-final
+    consonants, channels/spelling.py), then each (consonant, FINAL) of a consonant that ends a word."""
     vowels = known_vowels(known_words)
     consonants = sorted({c for w in known_words for c in w} - vowels)
-    return vowels, [("", v) for v in sorted(vowels)] + [(c, v) for c in consonants for v in sorted(vowels)]
+    ends = sorted({w[-1] for w in known_words if w and w[-1] not in vowels}) if finals else []
+    bare = [("", v) for v in sorted(vowels)]
+    return vowels, bare + [(c, v) for c in consonants for v in sorted(vowels)] + [(c, FINAL) for c in ends]
 
 
 def search_syllables(
@@ -148,8 +155,6 @@ def search_syllables(
     that never move (a scholar's known sign values); `hot`, `cold`: the first and last temperature
     (nats per lost-word token of a sign). None when `should_stop` said so."""
     rng = random.Random(seed)
-    vowels, units = syllable_units(known_words)
-    unit_id = {u: k for k, u in enumerate(units)}
     signs = sorted({s for w in lost_words for s in w})
     sign_id = {s: k for k, s in enumerate(signs)}
     lost = [tuple(sign_id[s] for s in w) for w in lost_words]
@@ -159,31 +164,43 @@ def search_syllables(
     base = len(signs) + 1
     longest = min(max((len(w) for w in lost), default=1), int(62 / math.log2(base)))
 
-    # Each known word's readings, its mass spread evenly over them: key (unit ids) -> P(y, reading).
-    # A reading longer than every lost word can write none of them and is left out.
-    mass: dict[tuple[int, ...], float] = defaultdict(float)
-    weight = np.zeros(len(units))  # each unit's share of the syllables, every reading counted
-    for w in known_words:
-        options = readings(w, vowels)
-        n = math.prod(len(o) for o in options)
-        if not options or n > MAX_READINGS:  # a word of no vowel, or one so clustered it says little
-            continue
-        for reading in itertools.product(*options):
-            ids = tuple(unit_id[u] for u in reading)
-            for u in ids:
-                weight[u] += 1.0 / (n * len(known_words))
-            if len(ids) <= longest:  # a longer reading writes no lost word
-                mass[ids] += 1.0 / (n * len(known_words))
-    weight /= max(weight.sum(), 1e-300)
+    # Each known word's readings (channels/spelling.py), P(y) uniform, and the spelling its lengths
+    # favour. Word-final consonants are written or not as the fitted share says (more often than
+    # not: their units are searched); a reading whose spelling makes it less likely than NEGLIGIBLE
+    # is left out (it writes nothing measurable, and a script that does not spell that way anneals
+    # as it did before the spelling was learned).
+    vowels = known_vowels(known_words)
+    spelled = [(r, r.base / len(known_words)) for w in known_words for r in spelled_readings(w, vowels, MAX_READINGS)]
+    by_length: dict[tuple[int, int, int, int, int], float] = defaultdict(float)
+    for r, mass in spelled:
+        by_length[len(r.units), r.full, r.single, r.finals, r.dropped] += mass
+    spelling = fit_spelling(by_length, Counter(len(w) for w in lost))
+    finals = spelling.finals > 0.5
+    spelling = Spelling(spelling.clusters, 1.0 if finals else 0.0)
+    vowels, units = syllable_units(known_words, finals)
+    unit_id = {u: k for k, u in enumerate(units)}
+
+    # By (key, spelling choices), the part of P(y, reading) the spelling shares leave out. A key is
+    # a reading's unit ids; a reading longer than every lost word can write none of them.
+    part: dict[tuple[tuple[int, ...], int, int, int, int], float] = defaultdict(float)
+    for r, mass in spelled:
+        if len(r.units) <= longest and spelling.weights(reading_counts([r]))[0] > NEGLIGIBLE:
+            part[tuple(unit_id[u] for u in r.units), r.full, r.single, r.finals, r.dropped] += mass
+    key_index: dict[tuple[int, ...], int] = {}
+    reading_key = np.array([key_index.setdefault(k[0], len(key_index)) for k in part], dtype=np.int64)
+    reading_base = np.array(list(part.values()), dtype=np.float64)  # (n_readings,)
+    choices = np.array([k[1:] for k in part], dtype=np.float64).reshape(-1, 4)  # (n_readings, 4)
 
     # keys (n_keys, longest): the readings' unit ids, padded with a unit that writes no sign.
     place = base ** np.arange(longest, dtype=np.int64)  # (longest,)
     pad = len(units)
-    keys = np.full((len(mass), longest), pad, dtype=np.int64)  # (n_keys, longest)
-    for j, key in enumerate(mass):
+    keys = np.full((len(key_index), longest), pad, dtype=np.int64)  # (n_keys, longest)
+    for key, j in key_index.items():
         keys[j, : len(key)] = key
-    key_mass = np.array(list(mass.values()), dtype=np.float64)  # (n_keys,)
     keys_of = [np.flatnonzero((keys == u).any(1)) for u in range(len(units))]
+
+    # (n_keys,) each key's P(y, reading) under the spelling
+    key_mass = np.bincount(reading_key, reading_base * spelling.weights(choices), minlength=len(keys))
 
     def code(word: Sequence[int]) -> int:
         return sum((s + 1) * base**k for k, s in enumerate(word)) if len(word) <= longest else -1
@@ -213,6 +230,7 @@ def search_syllables(
     # insertion point always indexes this array (a key's string is found where it is equal).
     codes_at = np.append(codes, np.iinfo(np.int64).max)  # (n_strings + 1,)
     key_code = signs_of[keys] @ place  # (n_keys,) each key's string now
+
     at = np.searchsorted(codes_at, key_code)
     hit = codes_at[at] == key_code
     written = np.zeros(len(codes))  # (n_strings,) the mass the map writes on each lost string
@@ -272,9 +290,11 @@ def search_syllables(
                 signs_of[k] = s
     if on_progress is not None:
         on_progress(moves, moves, -score / len(lost))
+    weight = np.bincount(keys.ravel(), np.repeat(key_mass, longest), minlength=pad + 1)[:pad]  # (n_units,)
+    weight /= max(weight.sum(), 1e-300)
     return SyllableMap(
         tuple(sorted(vowels)), {u: signs[signs_of[k] - 1] for k, u in enumerate(units)}, float(count @ current),
-        float(count @ background), len(lost), {u: float(weight[k]) for k, u in enumerate(units)},
+        float(count @ background), len(lost), {u: float(weight[k]) for k, u in enumerate(units)}, spelling,
     )  # fmt: skip
 
 
@@ -401,14 +421,16 @@ def _map_to_json(found: SyllableMap) -> str:
     units = list(found.sign_of)
     return json.dumps({"vowels": found.vowels, "units": units, "signs": [found.sign_of[u] for u in units],
                        "weights": [found.weight[u] for u in units], "log_likelihood": found.log_likelihood,
-                       "background": found.background, "n_lost": found.n_lost})  # fmt: skip
+                       "background": found.background, "n_lost": found.n_lost,
+                       "spelling": [found.spelling.clusters, found.spelling.finals]})  # fmt: skip
 
 
 def _map_from_json(text: str) -> SyllableMap:
     d = json.loads(text)
     units = [tuple(u) for u in d["units"]]
     return SyllableMap(tuple(d["vowels"]), dict(zip(units, d["signs"], strict=True)), d["log_likelihood"],
-                       d["background"], d["n_lost"], dict(zip(units, d["weights"], strict=True)))  # fmt: skip
+                       d["background"], d["n_lost"], dict(zip(units, d["weights"], strict=True)),
+                       Spelling(*d["spelling"]))  # fmt: skip
 
 
 def _worker_main() -> None:

@@ -70,7 +70,8 @@ class _Syllables:
     @property
     def why(self) -> str:
         vowels = "".join(self.map.vowels)
-        gain = f"{self.map.gain:.2f} nats a word beyond the signs' frequencies (vowels {vowels})"
+        spelling = self.map.spelling.describe()
+        gain = f"{self.map.gain:.2f} nats a word beyond the signs' frequencies (vowels {vowels}; {spelling})"
         tried = f"of {len(self.starts)} maps ({'two agree' if self.agreed else 'none agree'})"
         if self.chance:
             gains = [s["gain"] for s in self.starts]

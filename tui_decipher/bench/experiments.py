@@ -275,6 +275,7 @@ GENERATED: dict[str, dict[str, Any]] = {
     "shared-alphabet": {"kind": "shared-alphabet", "lost_words": 400},
     "syllabary": {"kind": "syllabary", "lost_words": 400},
     "syllabary-1000": {"kind": "syllabary", "lost_words": 1000},
+    "dead-vowel": {"kind": "dead-vowel", "lost_words": 400},  # Cypriot-like: every consonant written
     "large-known": {"kind": "large-known", "lost_words": 400},
     # One alphabet where reading by spelling is often wrong: 30% of the cognates' lost forms are
     # also spelled as an unrelated known word, as in real pairs the baseline reads at 60-75%.

@@ -104,8 +104,7 @@ class RunSession:
             session.known_items = [item for item in items if item[2] != OPEN]
         if cfg.known_signs:  # checked before the run is recorded (the engine reads the file again)
             session.known_signs = read_sign_values(cfg.known_signs, loaded.corpus)
-            if cfg.method != "auto":  # auto picks the pieces channel for a syllable's value itself
-                session.known_signs.check_channel(cfg.channel_kind)
+            method_for(cfg.method).check_known_signs(session.known_signs, cfg)
         return session
 
     @classmethod
@@ -271,8 +270,8 @@ def find_stored_run(run: str, db_path: Path) -> tuple[int | None, Path, Checkpoi
         run_id = matches[0] if matches else None
     if not (folder / CHECKPOINT_NAME).exists() and run_id is not None:
         with Store(db_path) as store:
-            method = store.run(run_id).config.get("method", "neural")
-        if method != "neural":  # the generic "did not complete a round" would be untrue: they have no rounds
+            method = store.run(run_id).config.get("method", "neural")  # a run stored before `method`: neural
+        if not method_for(method).keeps_rounds:  # the generic "did not complete a round" would be untrue
             raise CheckpointError(
                 f"{folder}: no checkpoint: this {method} run stopped before it saved any progress (it saves every "
                 "50 channel steps and after each stage); run it again"

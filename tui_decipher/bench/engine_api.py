@@ -12,7 +12,7 @@ from ..engine.corpus import Corpus, CorpusError
 from ..engine.device import select_device
 from ..engine.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
 from ..engine.generators import GeneratorSpec, write_generated
-from ..engine.methods import DecipherResult, RoundMetrics, run_decipherment
+from ..engine.methods import DecipherResult, RoundMetrics, method_for, run_decipherment
 from ..engine.registry import entry_path, load_corpus, load_registry
 from ..engine.transfer import evaluate_on_corpus
 
@@ -32,6 +32,7 @@ __all__ = [
     "evaluate_on_corpus",
     "load_corpus",
     "load_registry",
+    "method_for",
     "preset",
     "run_decipherment",
     "select_device",

@@ -31,6 +31,7 @@ from .engine_api import (
     evaluate_on_corpus,
     load_corpus,
     load_registry,
+    method_for,
     preset,
     run_decipherment,
     write_generated,
@@ -40,7 +41,7 @@ from .engine_api import (
 # The model is shrunk (d = 64 instead of 250) as well as the schedule: at d = 250 one M-step epoch
 # on the 2182 noiseless Ugaritic words alone takes about 6 s on one core.
 QUICK_CHANGES: dict[str, Any] = dict(rounds=2, epochs=20, first_epochs=0, restarts=1, embed_dim=64, hidden_dim=64)
-QUICK_CHANNEL_STEPS = 10  # channel steps under --quick (where init_flow or method is "channel")
+QUICK_CHANNEL_STEPS = 10  # steps of any channel a run trains under --quick (`Method.quick_changes`)
 
 
 @dataclass(frozen=True)
@@ -61,11 +62,7 @@ def schedule(cfg: DecipherConfig, quick: bool) -> DecipherConfig:
     if not quick:
         return cfg
     changes = {**QUICK_CHANGES, "rounds": min(cfg.rounds, QUICK_CHANGES["rounds"])}
-    if cfg.init_flow == "channel" or cfg.method == "channel":
-        changes["channel_steps"] = min(cfg.channel_steps, QUICK_CHANNEL_STEPS)
-    if cfg.method == "auto":
-        changes["auto_steps"] = QUICK_CHANNEL_STEPS
-    return cfg.replace(**changes)
+    return cfg.replace(**changes, **method_for(cfg.method).quick_changes(cfg, QUICK_CHANNEL_STEPS))
 
 
 def _config(preset_name: str, seed: int, quick: bool, **changes: Any) -> DecipherConfig:

@@ -26,7 +26,7 @@ from ..engine.events import (
     RoundEnd,
     RunStarted,
 )
-from ..engine.methods import DecipherResult, describe_refinement, describe_run
+from ..engine.methods import METHODS, DecipherResult, describe_refinement, describe_run
 from ..engine.review import REFINE_ROUNDS
 from ..results import data_dir
 from ..session import RunSession
@@ -199,8 +199,7 @@ def run(
     method: Annotated[
         str | None,
         typer.Option(
-            help="neural (the paper's EM) or channel (the character channel alone: no neural model, "
-            "minutes; best on Linear B, Ugaritic and, with --set channel_kind=edit, Romance).",
+            help="; ".join(f"{name}: {m.summary}" for name, m in METHODS.items()) + ".",
         ),
     ] = None,
     rounds: Annotated[int | None, typer.Option(help="EM rounds T.")] = None,

@@ -22,7 +22,6 @@ CostKind = Literal["nll", "eed"]
 Sparsify = Literal["top-k", "union-top-k", "grown-top-k"]
 SampleWeights = Literal["sharpened", "model"]
 InitFlow = Literal["uniform", "edit-distance", "channel"]
-Method = Literal["auto", "neural", "channel"]
 ChannelObjective = Literal["lexicon", "transport"]
 ChannelKind = Literal["pieces", "edit"]
 DEVICES = ("auto", "cpu", "cuda")  # or "cuda:N"
@@ -60,7 +59,7 @@ class DecipherConfig:
     # lists (engine/methods/auto/); it sets [channel] and [flow] itself. "neural": the paper's EM
     # with the neural model ([neural]); the paper's presets name it. "channel": a character channel
     # alone ([channel]), no neural model and no EM rounds.
-    method: Method = "auto"
+    method: str = "auto"  # a name in engine/methods' registry (METHODS), checked by `validate`
     # auto's channel steps, its probe's and its fit's together; 0 = its own choice per channel kind.
     auto_steps: int = 0
     # --- [neural]: the model (paper section 3.1) --------------------------------------------------
@@ -148,11 +147,13 @@ class DecipherConfig:
         for name in _RANGES:
             _check_range(name, getattr(self, name))
         _check_range("device", self.device)
-        if self.known_signs and self.method == "neural" and self.init_flow != "channel":
-            raise ConfigError(
-                "known_signs constrain a character channel: use method auto or channel, "
-                "or the neural EM with init_flow = channel"
-            )
+        from .methods import METHODS  # the methods import this module: they check their own settings
+
+        if self.method not in METHODS:
+            raise ConfigError(f"method = {self.method!r} is not one of {', '.join(METHODS)}")
+        problem = METHODS[self.method].settings_error(self)
+        if problem is not None:
+            raise ConfigError(problem)
 
 
 _HINTS = get_type_hints(DecipherConfig)

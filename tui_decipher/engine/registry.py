@@ -14,6 +14,7 @@ from .config import DecipherConfig
 from .corpus import Corpus, CorpusError, read_word_lists, restrict_to_paired
 from .demo_corpus import demo_cog_text
 from .formats import read_corpus_file
+from .methods import method_for
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REPO_CORPORA = REPO_ROOT / "corpora"
@@ -83,10 +84,10 @@ def check_demand(corpus: Corpus, cfg: DecipherConfig) -> str | None:
     The run seeks N = round(cognate_fraction x lost words) pairs, each known word taking at most
     `capacity` lost words, so N above capacity x known words cannot be met. More than
     DEMAND_SLACK above it raises a CorpusError naming the corpus file and the settings that fix
-    it; a smaller excess returns a warning (the run then seeks capacity x known words). `auto`
-    decides D and C itself (engine/methods/auto/), so its config's are not checked.
+    it; a smaller excess returns a warning (the run then seeks capacity x known words). A method
+    that decides D and C itself (auto) is not checked.
     """
-    if cfg.method == "auto":
+    if method_for(cfg.method).decides_demand:
         return None
     n_lost, n_known = len(corpus.lost_words), len(corpus.known_words)
     asked = round(cfg.cognate_fraction * n_lost)

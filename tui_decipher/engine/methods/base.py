@@ -26,6 +26,7 @@ from ..review import ReviewConstraints
 
 if TYPE_CHECKING:  # a method module builds the Problem; this module only reads it
     from ..problem import Problem
+    from ..sign_values import SignValues
 
 
 @dataclass
@@ -146,6 +147,24 @@ class Method(Protocol):
     """A decipherment method: one module in engine/methods/ and one line in its registry."""
 
     name: str  # the `method` config value that selects it
+    summary: str  # what it is, in a few words (`--method`'s help, the New run form)
+    keeps_rounds: bool  # whether its runs train in EM rounds (progress shows rounds; a checkpoint comes after one)
+    decides_demand: bool  # whether it chooses D and C itself: the config's are not checked against a corpus
+
+    def settings_error(self, cfg: DecipherConfig) -> str | None:
+        """Where `cfg`'s settings cannot run with this method, why, in one line (None: they can).
+        `DecipherConfig.validate` refuses the config with it."""
+        ...
+
+    def check_known_signs(self, signs: SignValues, cfg: DecipherConfig) -> None:
+        """Raise CorpusError, naming the file's line, where known sign values cannot constrain the
+        channel this method will train under `cfg` (called before a run is recorded)."""
+        ...
+
+    def quick_changes(self, cfg: DecipherConfig, channel_steps: int) -> dict[str, Any]:
+        """The settings a reduced (`decipher bench --quick`) run of `cfg` changes beyond the
+        neural EM's rounds and epochs: any channel it trains cut to `channel_steps` steps."""
+        ...
 
     def fit(
         self, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,

@@ -124,6 +124,18 @@ class ChannelAlone:
     """The character channel alone (engine/methods/base.py's Method)."""
 
     name = "channel"
+    summary = "a character channel alone, no neural model"
+    keeps_rounds = False
+    decides_demand = False
+
+    def settings_error(self, cfg: DecipherConfig) -> str | None:
+        return None
+
+    def check_known_signs(self, signs: SignValues, cfg: DecipherConfig) -> None:
+        signs.check_channel(cfg.channel_kind)
+
+    def quick_changes(self, cfg: DecipherConfig, channel_steps: int) -> dict[str, Any]:
+        return {"channel_steps": min(cfg.channel_steps, channel_steps)}
 
     def fit(
         self, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,

@@ -34,6 +34,7 @@ from ..neural.regularizers import regularizer
 from ..neural.scoring import KnownIndex, LostBatch, Scores, score_all_pairs
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
+from ..sign_values import SignValues
 from .base import DecipherResult, PairScores, Proposal, RoundMetrics, empty_result
 
 
@@ -607,6 +608,23 @@ class NeuralEM:
     """The paper's neural EM (engine/methods/base.py's Method)."""
 
     name = "neural"
+    summary = "the paper's neural EM, as its presets run it"
+    keeps_rounds = True
+    decides_demand = False
+
+    def settings_error(self, cfg: DecipherConfig) -> str | None:
+        if cfg.known_signs and cfg.init_flow != "channel":
+            return (
+                "known_signs constrain a character channel: use method auto or channel, "
+                "or the neural EM with init_flow = channel"
+            )
+        return None
+
+    def check_known_signs(self, signs: SignValues, cfg: DecipherConfig) -> None:
+        signs.check_channel(cfg.channel_kind)  # the channel of its first flow (init_flow = channel)
+
+    def quick_changes(self, cfg: DecipherConfig, channel_steps: int) -> dict[str, Any]:
+        return {"channel_steps": min(cfg.channel_steps, channel_steps)} if cfg.init_flow == "channel" else {}
 
     def fit(
         self, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,

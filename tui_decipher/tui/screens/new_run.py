@@ -26,13 +26,13 @@ from ...engine.config import (
     ConfigError,
     DecipherConfig,
     InitFlow,
-    Method,
     Regularizer,
     Sparsify,
     build_config,
     check_field,
 )
 from ...engine.device import screen_threads
+from ...engine.methods import METHODS
 from ...engine.registry import entry_path, load_registry
 from ..widgets.corpus_preview import CorpusPreview, CorpusSummary, summarize_corpus
 
@@ -59,7 +59,7 @@ FIELDS: tuple[tuple[str, str], ...] = (
 )
 # (config field, label, choices) of the fields picked from a list; the Select's id is the field name.
 CHOICES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("method", "method", get_args(Method)),
+    ("method", "method", tuple(METHODS)),
     ("regularizer", "regularizer", get_args(Regularizer)),
     ("sparsify", "flow graph", get_args(Sparsify)),
     ("init_flow", "initial flow", get_args(InitFlow)),

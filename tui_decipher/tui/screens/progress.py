@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, ProgressBar, RichLog, Sparkline, Static
 
 from ...engine.events import ChannelStep, EpochEnd, RoundEnd
+from ...engine.methods import method_for
 from ...run_views import loss_curve
 from ...store import FINISHED, RoundRow
 from ..widgets.mode_bar import ModeBar
@@ -132,7 +133,7 @@ class ProgressScreen(Screen):
         channel_curve = self.app.store.channel_losses(run.id)
         self._render_loss(*loss_curve(self.app.store.epoch_losses(run.id), channel_curve))
         self._render_acc([r.accuracy for r in rounds])
-        channel_only = run.config.get("method", "neural") != "neural" and not rounds
+        channel_only = not method_for(run.config.get("method", "neural")).keeps_rounds and not rounds
         self._show_rounds(not channel_only)
         planned = (run.rounds_planned or len(rounds) or 1) * int(run.config.get("restarts", 1))
         self.query_one("#round-bar", ProgressBar).update(total=planned, progress=len(rounds))

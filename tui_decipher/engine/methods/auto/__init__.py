@@ -79,7 +79,7 @@ from ...corpus import Corpus
 from ...events import Decided, EventCallback, RunStarted
 from ...problem import Problem, RunCancelled
 from ...review import ReviewConstraints
-from ...sign_values import read_sign_values
+from ...sign_values import SignValues, read_sign_values
 from ..base import DecipherResult, empty_result
 from ..channel import ChannelBlend, finish_channel_result, refine_channel, save_channel
 from ..stages import StageMemo
@@ -97,6 +97,18 @@ class AutoMethod:
     """Decide the channel, D and C from the word lists, then decipher (engine/methods/base.py's Method)."""
 
     name = "auto"
+    summary = "the channel, D and C chosen from the word lists (the default)"
+    keeps_rounds = False
+    decides_demand = True
+
+    def settings_error(self, cfg: DecipherConfig) -> str | None:
+        return None
+
+    def check_known_signs(self, signs: SignValues, cfg: DecipherConfig) -> None:
+        """auto picks the pieces channel where a value is a syllable: any values can constrain it."""
+
+    def quick_changes(self, cfg: DecipherConfig, channel_steps: int) -> dict[str, Any]:
+        return {"auto_steps": channel_steps}
 
     def fit(
         self,

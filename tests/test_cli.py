@@ -219,7 +219,7 @@ def test_no_engine_module_imports_a_ui_library():
     assert int(count) >= 20 and loaded.strip() == "[]"
 
 
-@pytest.mark.parametrize("module", ["tui_decipher.engine.methods", "tui_decipher.session", "tui_decipher.cli",
+@pytest.mark.parametrize("module", ["tui_decipher.engine.methods", "tui_decipher.app.session", "tui_decipher.cli",
                                     "tui_decipher.store"])  # fmt: skip
 def test_engine_and_cli_never_import_textual(module):
     code = f"import sys, {module}; print('textual' in sys.modules)"

@@ -228,8 +228,8 @@ def test_a_cancelled_refinement_leaves_the_run_finished(data_dir, single_thread)
     is refined again, not offered for --resume; the caller still learns it was cancelled."""
     import threading
 
+    from tui_decipher.app.session import RunSession
     from tui_decipher.engine.events import RoundEnd
-    from tui_decipher.session import RunSession
 
     assert CliRunner().invoke(cli_app, ["run", "--quiet", *TINY_FLAGS]).exit_code == 0
     db = default_path(data_dir)
@@ -267,9 +267,9 @@ def test_cli_refine_errors_are_one_line(data_dir, tmp_path):
 def test_simulated_reviewer_accepts_top_correct_and_rejects_top_wrong_unjudged_pairs():
     from types import SimpleNamespace
 
+    from tui_decipher.bench.reviewer_simulation import accuracy_on, simulate_review
     from tui_decipher.engine.corpus import Corpus
     from tui_decipher.engine.methods import Proposal
-    from tui_decipher.reviewer_simulation import accuracy_on, simulate_review
 
     words = tuple((c,) for c in "abcdef")
     corpus = Corpus("t", "l", "k", words, words, gold={i: frozenset({i}) for i in range(5)} | {5: frozenset()})
@@ -286,7 +286,7 @@ def test_simulated_reviewer_accepts_top_correct_and_rejects_top_wrong_unjudged_p
 @pytest.mark.slow
 def test_refine_benchmark_measures_unjudged_words_only(single_thread):
     from tui_decipher import bench
-    from tui_decipher.reviewer_simulation import run_refine_benchmark
+    from tui_decipher.bench.reviewer_simulation import run_refine_benchmark
 
     cfg = preset("demo").replace(epochs=40, rounds=2)  # enough to find correct pairs to accept
     corpus = load_corpus(cfg).corpus

@@ -14,6 +14,8 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
+from tui_decipher.app.run_views import run_fields
+from tui_decipher.bench.reviewer_simulation import accuracy_on
 from tui_decipher.cli import app as cli_app
 from tui_decipher.engine.channels.transport import transport_plan
 from tui_decipher.engine.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
@@ -22,8 +24,6 @@ from tui_decipher.engine.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.methods import refine_decipherment, run_decipherment
 from tui_decipher.engine.registry import load_corpus
 from tui_decipher.engine.review import ReviewConstraints
-from tui_decipher.reviewer_simulation import accuracy_on
-from tui_decipher.run_views import run_fields
 from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
 
 CHANNEL = dict(method="channel", channel_steps=300, channel_objective="transport", channel_kind="pieces")
@@ -166,7 +166,7 @@ def test_refining_a_channel_run_never_reads_gold(syllabary_run) -> None:
 def test_the_benchmarks_control_is_the_refinements_call_for_call(syllabary_run) -> None:
     """With no judgments the simulated reviewer's refinements and the control must be one and the
     same training (a refinement starts a fresh optimiser: one long call would differ)."""
-    from tui_decipher.reviewer_simulation import run_refine_benchmark
+    from tui_decipher.bench.reviewer_simulation import run_refine_benchmark
 
     corpus, cfg, _result, _checkpoint = syllabary_run
     out = run_refine_benchmark(corpus, cfg, iterations=2, refine_rounds=1, n_accept=0, n_reject=0, draws=2)
@@ -203,7 +203,7 @@ def test_known_pairs_from_the_start_read_what_the_channel_alone_cannot(syllabary
 def test_the_oracle_ceiling_scores_each_gold_pair_once_given_the_others(syllabary_run) -> None:
     """`decipher bench --only ceiling-...`: half of gold's pairs given from the start, each half in
     turn; every gold word is scored once, and on this syllabary the given pairs must teach the rest."""
-    from tui_decipher.reviewer_simulation import run_ceiling_benchmark
+    from tui_decipher.bench.reviewer_simulation import run_ceiling_benchmark
 
     corpus, cfg, result, _checkpoint = syllabary_run
     n_pairs = sum(1 for js in corpus.gold.values() if js)

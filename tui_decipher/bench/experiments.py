@@ -427,7 +427,7 @@ def reviewer_refine(corpus: str = "ugaritic-small", preset_name: str = "paper-ug
         return [_config(preset_name, seed, quick, corpus=corpus, **changes)]
 
     def run(seed: int, quick: bool, reporter: JobReporter) -> list[RowResult]:
-        from ..reviewer_simulation import run_refine_benchmark
+        from .reviewer_simulation import run_refine_benchmark
 
         cfg = configs(seed, quick)[0]
         train = _load(cfg)
@@ -485,7 +485,7 @@ def known_readings(corpus: str, preset_name: str, **changes: Any) -> Experiment:
     seed: the bench's stand-in for a bilingual), both scored on the words not given."""
 
     def measure(train: Corpus, cfg: DecipherConfig, seed: int, reporter: JobReporter) -> tuple[Any, dict[str, Any]]:
-        from ..reviewer_simulation import run_known_readings_benchmark
+        from .reviewer_simulation import run_known_readings_benchmark
 
         bench = run_known_readings_benchmark(train, cfg, KNOWN_READINGS, seed, reporter, reporter.stage)
         return bench, {"given": bench.given}
@@ -501,7 +501,7 @@ def known_pairs_ceiling(corpus: str, preset_name: str, **changes: Any) -> Experi
     in turn, scored on the other half against the run without them (`run_ceiling_benchmark`)."""
 
     def measure(train: Corpus, cfg: DecipherConfig, seed: int, reporter: JobReporter) -> tuple[Any, dict[str, Any]]:
-        from ..reviewer_simulation import run_ceiling_benchmark
+        from .reviewer_simulation import run_ceiling_benchmark
 
         bench = run_ceiling_benchmark(train, cfg, CEILING_FOLDS, seed, reporter, reporter.stage)
         return bench, {"folds": bench.folds, "changed": bench.changed}

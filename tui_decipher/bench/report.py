@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..results import write_atomic
+from ..app.results import write_atomic
 from .core import BASELINE, DECIPHER, BenchError, BenchSetting, RowResult, RowSpec
 from .engine_api import select_device
 from .experiments import QUICK_CHANGES

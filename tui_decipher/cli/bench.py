@@ -15,10 +15,10 @@ from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperCommand
 
+from ..app.results import data_dir
 from ..engine.events import (
     steps_before_round,
 )
-from ..results import data_dir
 from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, percent, progress_bars
 
 if TYPE_CHECKING:  # the bench is imported by `decipher bench` alone, when it runs

@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from ..app.results import data_dir
 from ..exports import EXPORTS, ExportError, default_export_path, export_run, render_run
-from ..results import data_dir
 from ..store import Store, StoreError, default_path
 from .app import DATA_DIR_HELP, fail
 from .run_store import RUN_HELP

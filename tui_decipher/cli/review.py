@@ -15,9 +15,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from ..app.results import write_atomic
+from ..app.review_io import decisions_summary, read_decisions, run_vocabulary, write_decisions
 from ..engine.corpus import CorpusError
-from ..results import write_atomic
-from ..review_io import decisions_summary, read_decisions, run_vocabulary, write_decisions
 from ..store import StoreError
 from .app import fail
 from .run_store import DataDir, RunArg, open_store

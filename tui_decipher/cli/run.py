@@ -15,6 +15,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..app.results import data_dir
+from ..app.session import RunSession
 from ..engine.checkpoint import CheckpointError
 from ..engine.config import PRESETS, ConfigError, build_config
 from ..engine.events import (
@@ -28,8 +30,6 @@ from ..engine.events import (
 )
 from ..engine.methods import METHODS, DecipherResult, describe_refinement, describe_run
 from ..engine.review import REFINE_ROUNDS
-from ..results import data_dir
-from ..session import RunSession
 from ..store import StoreError, default_path
 from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, parse_sets, percent, progress_bars
 

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..app.results import write_atomic
 from ..engine.corpus import Language
 from ..engine.review import ACCEPTED
-from ..results import write_atomic
 from ..store import ProposalRow, RunRow, Store
 
 

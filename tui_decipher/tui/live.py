@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from ..app.run_views import loss_curve
 from ..engine.events import (
     KEPT_PREVIOUS_NOTE,
     ChannelStep,
@@ -16,7 +17,6 @@ from ..engine.events import (
     RunStarted,
     steps_before_round,
 )
-from ..run_views import loss_curve
 
 
 @dataclass

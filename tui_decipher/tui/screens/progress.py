@@ -12,9 +12,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, ProgressBar, RichLog, Sparkline, Static
 
+from ...app.run_views import loss_curve
 from ...engine.events import ChannelStep, EpochEnd, RoundEnd
 from ...engine.methods import method_for
-from ...run_views import loss_curve
 from ...store import FINISHED, RoundRow
 from ..widgets.mode_bar import ModeBar
 

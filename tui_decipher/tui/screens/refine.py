@@ -13,8 +13,8 @@ from textual.screen import ModalScreen
 from textual.validation import Integer
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
+from ...app.results import branch_run_dir
 from ...engine.review import REFINE_ROUNDS
-from ...results import branch_run_dir
 from ...store import RunRow
 
 MAX_ROUNDS = 1000

@@ -19,8 +19,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from ...app.run_views import unproposed_note
 from ...engine.checkpoint import CHECKPOINT_NAME
-from ...run_views import unproposed_note
 from ...store import ACCEPTED, OPEN, REJECTED, STATUSES, UNSURE, ProposalRow, RunRow
 from ..widgets.alignment import AlignmentGrid
 from ..widgets.mode_bar import ModeBar

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from .engine.config import DecipherConfig
-from .engine.corpus import Corpus, CorpusError, read_lines, word_text
-from .engine.registry import load_corpus
-from .store import DECIDED, OPEN, ProposalRow, RunRow, StoreError
+from ..engine.config import DecipherConfig
+from ..engine.corpus import Corpus, CorpusError, read_lines, word_text
+from ..engine.registry import load_corpus
+from ..store import DECIDED, OPEN, ProposalRow, RunRow, StoreError
 
 HEADER = ("lost", "known", "decision")
 IMPORTED = (*DECIDED, OPEN)  # what an imported line may say; `open` clears the pair's decision

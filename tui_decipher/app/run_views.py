@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 import time
 
-from .engine.methods import describe_refinement, describe_run
-from .store import DECIDED, OPEN, RUNNING, RunRow
+from ..engine.methods import describe_refinement, describe_run
+from ..store import DECIDED, OPEN, RUNNING, RunRow
 
 # The Runs table's columns: (label, key).
 RUN_COLUMNS: tuple[tuple[str, str], ...] = (

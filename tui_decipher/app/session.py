@@ -26,16 +26,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .engine.checkpoint import CHECKPOINT_NAME, Checkpoint, CheckpointError, load_checkpoint
-from .engine.config import ConfigSources, DecipherConfig
-from .engine.events import EventCallback
-from .engine.methods import DecipherResult, method_for, refine_decipherment, run_decipherment
-from .engine.registry import LoadedCorpus, load_corpus
-from .engine.review import REFINE_ROUNDS, ReviewConstraints
-from .engine.sign_values import SignValues, read_sign_values
+from ..engine.checkpoint import CHECKPOINT_NAME, Checkpoint, CheckpointError, load_checkpoint
+from ..engine.config import ConfigSources, DecipherConfig
+from ..engine.events import EventCallback
+from ..engine.methods import DecipherResult, method_for, refine_decipherment, run_decipherment
+from ..engine.registry import LoadedCorpus, load_corpus
+from ..engine.review import REFINE_ROUNDS, ReviewConstraints
+from ..engine.sign_values import SignValues, read_sign_values
+from ..store import CANCELLED, FINISHED, OPEN, RUNNING, RunRecorder, Store, StoreError
 from .results import new_run_dir, write_run_files
 from .review_io import RunVocabulary, read_decisions
-from .store import CANCELLED, FINISHED, OPEN, RUNNING, RunRecorder, Store, StoreError
 
 log = logging.getLogger(__name__)
 

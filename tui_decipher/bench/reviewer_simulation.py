@@ -21,13 +21,13 @@ from statistics import fmean
 
 import numpy as np
 
-from .engine import evaluation
-from .engine.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
-from .engine.config import DecipherConfig
-from .engine.corpus import Corpus
-from .engine.events import EventCallback, ignore
-from .engine.methods import DecipherResult, refine_decipherment, run_decipherment
-from .engine.review import ACCEPTED, REJECTED, ReviewConstraints
+from ..engine import evaluation
+from ..engine.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
+from ..engine.config import DecipherConfig
+from ..engine.corpus import Corpus
+from ..engine.events import EventCallback, ignore
+from ..engine.methods import DecipherResult, refine_decipherment, run_decipherment
+from ..engine.review import ACCEPTED, REJECTED, ReviewConstraints
 
 
 def simulate_review(

@@ -15,10 +15,10 @@ from typing import Any
 
 from platformdirs import user_data_dir
 
-from .engine.config import ConfigSources
-from .engine.corpus import Corpus, word_text
-from .engine.evaluation import calibration_curve
-from .engine.methods import DecipherResult
+from ..engine.config import ConfigSources
+from ..engine.corpus import Corpus, word_text
+from ..engine.evaluation import calibration_curve
+from ..engine.methods import DecipherResult
 
 APP_NAME = "tui-decipher"
 

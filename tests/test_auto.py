@@ -8,6 +8,7 @@ import json
 import random
 from contextlib import closing
 
+import numpy as np
 import pytest
 import torch
 from typer.testing import CliRunner
@@ -24,8 +25,10 @@ from tui_decipher.engine.methods.auto.demand import (
     MIN_SHARE,
     UNSEPARATED_SHARE,
     DemandEstimate,
+    chance_at_distances,
     decoy_lexicon,
     estimate_demand,
+    nearest_distances,
     null_words,
     paired_z,
     share_range,
@@ -222,6 +225,37 @@ def test_null_words_measure_how_often_words_without_a_cognate_win() -> None:
     assert floored.chance == 0.5 and floored.share == estimate_demand(real, decoy, own_real, own_decoy).share
     # Without null words the old estimate is kept, q taken as a half.
     assert estimate_demand(real, decoy, own_real, own_decoy).chance == 0.5
+
+
+def test_null_words_are_weighed_at_the_held_out_words_distances_from_the_training_words() -> None:
+    # Null words near a training word (a near copy) win far more often than those as far from every
+    # training word as a held-out word lies: q is their rate where the held-out words are.
+    g = torch.Generator().manual_seed(4)
+    near_real, near_decoy = _chance_scores(600, 0.0, 0.9, g)  # 600 null words at distance 0.2, winning 90%
+    far_real, far_decoy = _chance_scores(400, 0.0, 0.55, g)  # 400 at distance 0.5, winning 55%
+    null_real, null_decoy = torch.cat([near_real, far_real]), torch.cat([near_decoy, far_decoy])
+    null_distance = np.array([0.2] * 600 + [0.5] * 400)
+    real, decoy = _chance_scores(1000, 0.3, 0.55, g)  # held-out words, all far: 30% cognates
+    held_distance = np.full(1000, 0.48)
+    own_real, own_decoy = _chance_scores(1000, 1.0, 0.0, g)
+    plain = estimate_demand(real, decoy, own_real, own_decoy, null_real, null_decoy)
+    weighed = estimate_demand(real, decoy, own_real, own_decoy, null_real, null_decoy, null_distance, held_distance)
+    assert plain.chance == pytest.approx(0.76, abs=0.04) and plain.share < 0.15  # near copies hide the cognates
+    assert weighed.chance == pytest.approx(0.55, abs=0.05) and weighed.share == pytest.approx(0.3, abs=0.05)
+    assert "at their distances" in weighed.why and weighed.as_dict()["null_matched"] == pytest.approx(0.55, abs=0.05)
+    # A distance with too few null words takes the nearest distance's rate that has enough.
+    wins = np.array([1.0] * 30 + [0.0] * 30 + [1.0] * 5)
+    distance = np.array([0.1] * 30 + [0.3] * 30 + [0.9] * 5)
+    assert chance_at_distances(wins, distance, np.array([0.1, 0.3])) == 0.5
+    assert chance_at_distances(wins, distance, np.array([0.9, 0.8])) == 0.0  # 0.9 has 5: the 0.3 step's
+    assert chance_at_distances(wins, distance, np.array([0.2])) == 1.0  # equally near 0.1 and 0.3: the lower
+
+
+def test_nearest_distances_are_edits_over_the_longer_words_length() -> None:
+    reference = _words("kalamo", "temaro")
+    out = nearest_distances(_words("kalamo", "kalimo", "tema", "xyz"), reference)
+    assert out.tolist() == pytest.approx([0.0, 1 / 6, 2 / 6, 1.0])
+    assert nearest_distances(_words("ab"), []).tolist() == [1.0]
 
 
 def test_null_words_are_lost_like_words_no_list_holds() -> None:
@@ -432,8 +466,8 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
 
     real_estimate, calls = auto._estimate, []
 
-    def evidence(problem, channel, held_words, decoys, nulls=None):
-        estimate = real_estimate(problem, channel, held_words, decoys, nulls)
+    def evidence(problem, channel, held_words, decoys, nulls=None, distances=None):
+        estimate = real_estimate(problem, channel, held_words, decoys, nulls, distances)
         n = estimate.held.n_lost
         wins = [n // 2, transport_wins * n // 60][len(calls)]  # the lexicon probe: chance
         calls.append(wins)

@@ -21,6 +21,7 @@ from .demand import (
     DemandEstimate,
     decoy_lexicon,
     estimate_demand,
+    nearest_distances,
     null_words,
     synthetic_cognates,
 )  # fmt: skip
@@ -79,6 +80,9 @@ def run_probes(
         # Words whose answer is "no cognate", from the trained-on words' letters (demand.null_words).
         nulls = null_words(train_words, max(len(held_words), NULL_WORDS), cfg.seed + 31,
                            avoid=[*lost, *corpus.known_words])  # fmt: skip
+        # How far each null word and each held-out word lies from the nearest training word: q is
+        # measured at the held-out words' distances (demand.chance_at_distances).
+        distances = (nearest_distances(nulls, train_words), nearest_distances(held_words, train_words))
     tried: list[tuple[Probe, _Estimate, Channel]] = []
     searched: list[list[dict[str, Any]]] = []  # each tried probe's search starts (none without a search)
     found = syllables.map if syllables and syllables.used else None
@@ -109,7 +113,7 @@ def run_probes(
             if start is not None:  # a searched start trains in place: the next candidate goes on from it
                 start = fit.channel
             done += probe.steps
-            tried.append((probe, _estimate(problem, fit.channel, held_words, decoys, nulls), fit.channel))
+            tried.append((probe, _estimate(problem, fit.channel, held_words, decoys, nulls, distances), fit.channel))
             from_map.append(single is not None and seeded is single)
         kept = kept_probe([e.held.wins for _, e, _ in tried])
         if from_map[kept]:
@@ -129,11 +133,13 @@ def run_probes(
 
 
 def _estimate(
-    problem: Problem, channel: Channel, held_words: list[Word], decoys: list[Word], nulls: list[Word] | None = None
+    problem: Problem, channel: Channel, held_words: list[Word], decoys: list[Word], nulls: list[Word] | None = None,
+    distances: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> _Estimate:
     """D from a probe channel: its held-out words against the known words and the decoys, corrected
     by how often its own cognates beat the decoys and how often `nulls` (words without a cognate)
-    do (engine/methods/auto/demand.py)."""
+    do, at the held-out words' distances from the training words where `distances` (the null
+    words', the held-out words') are given (engine/methods/auto/demand.py)."""
     cfg, corpus = problem.cfg, problem.corpus
     with problem.timer("score"):
         # The channel's own cognates (answer known) measure how often a cognate loses to decoys.
@@ -144,7 +150,7 @@ def _estimate(
         # A channel that drops every letter writes nothing to measure on; a list of a few words has no nulls.
         own = _against(problem, channel, synthetic, decoys) if synthetic else (None, None)
         null = _against(problem, channel, nulls, decoys) if nulls else (None, None)
-        estimate = estimate_demand(real, fake, *own, *null)
+        estimate = estimate_demand(real, fake, *own, *null, *(distances or (None, None)))
     return _Estimate(estimate, problem.n_lost, *_fit_check_evidence(real, fake, held_words, corpus.known_words))
 
 

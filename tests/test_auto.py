@@ -21,15 +21,12 @@ from tui_decipher.engine.generators import GeneratorSpec, syllabary_key_text, wr
 from tui_decipher.engine.methods import run_decipherment
 from tui_decipher.engine.methods.auto.capacity import least_capacity
 from tui_decipher.engine.methods.auto.decisions import choose_channel
+from tui_decipher.engine.methods.auto.decoys import chance_at_distances, decoy_lexicon, nearest_distances, null_words
 from tui_decipher.engine.methods.auto.demand import (
     MIN_SHARE,
     UNSEPARATED_SHARE,
     DemandEstimate,
-    chance_at_distances,
-    decoy_lexicon,
     estimate_demand,
-    nearest_distances,
-    null_words,
     paired_z,
     share_range,
     win_count,

@@ -13,7 +13,7 @@ channel's scores.
 A cognate does not always win: where spelling loses information (Linear B drops codas and
 merges l and r) a decoy can explain a lost word as well as its true cognate, and 2p - 1 then
 falls short of D / N by the rate at which cognates lose. That rate is measured on cognates whose
-answer is known: lost words the channel itself writes from real known words (`synthetic_cognates`).
+answer is known: lost words the channel itself writes from real known words (`decoys.synthetic_cognates`).
 If they beat the decoys a share r of the time, a real lost word with a cognate wins about as
 often, and D / N = (2p - 1) / (2r - 1). A channel whose own cognates barely beat the decoys
 (2r - 1 below MIN_SEPARATION) cannot tell cognates from chance, and the estimate says so.
@@ -22,7 +22,7 @@ A word without a cognate does not win exactly half of the time either: a lossy s
 syllabary that drops codas) lets any lost-like word fit some real known word better than a
 trigram decoy, and related languages share affixes beyond trigrams. That rate q is measured too,
 on *null words*: lost-language-like words sampled from a trigram model of the lost words the
-probe trained on (`null_words`), whose answer is known to be "none". Then p = s r + (1 - s) q for
+probe trained on (`decoys.null_words`), whose answer is known to be "none". Then p = s r + (1 - s) q for
 a share s of lost words with a cognate, and s = (p - q) / (r - q): 2p - 1 and 2r - 1 are the
 case q = 1/2. Measured, q was 0.64-0.68 on Linear B's spelling (the names' D had read 1.33 times
 the gold count with q taken as 1/2) and 0.44-0.55 on the alphabets; it is taken as at least 1/2
@@ -32,7 +32,7 @@ well: on the Linear B names, null words lay 0.27 of a word's length from the nea
 word where held-out words lay 0.42, and beat the decoys 71% of the time against the real
 non-cognates' 53%. So q is measured at the held-out words' own distances: the null words' rate
 at each held-out word's distance from the nearest training word, averaged over the held-out words
-(`chance_at_distances`).
+(`decoys.chance_at_distances`).
 
 The estimate comes with the range the evidence allows (`share_range`): from the share if every
 cognate beat the decoys (r = 1) to the estimate's, with p and q each moved by two binomial standard
@@ -43,21 +43,13 @@ its own cognates beat the decoys 75% of the time where the gold ones did 95% (do
 
 from __future__ import annotations
 
-import random
-from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
-from rapidfuzz.distance import Levenshtein
-from rapidfuzz.process import cdist
 
-from ...channels.protocol import Channel
-from ...charset import Charset
-from ...corpus import Word
+from .decoys import chance_at_distances
 
-_START, _END = "\x02", "\x03"  # context padding of the trigram model (never a real symbol)
 MIN_SHARE = 0.05  # the estimate never goes below 5% of the lost words
 MIN_SEPARATION = 0.2  # 2r - 1 below this: the channel's own cognates barely beat the decoys
 UNSEPARATED_SHARE = 0.5  # the share assumed then: the middle, as far from every answer as can be
@@ -65,105 +57,6 @@ UNSEPARATED_SHARE = 0.5  # the share assumed then: the middle, as far from every
 # trigram decoys (both are language, the decoys are trigrams), while a null word is itself trigrams
 # and may fit the decoys better (on alphabets null words beat them 44-53% of the time).
 CHANCE_FLOOR = 0.5
-NULL_WORDS = 1000  # null words q is measured on (at least as many as held-out words): its error below 1.6 points
-DISTANCE_STEP = 0.1  # nearest-word distances compared in tenths of a word's length (edits / longer length)
-MIN_PER_DISTANCE = 20  # a distance with fewer null words takes the rate of the nearest distance with enough
-
-
-def decoy_lexicon(
-    known_words: Sequence[Word], seed: int, max_tries: int = 50, avoid: Sequence[Word] = ()
-) -> list[Word]:
-    """One decoy per known word, of the same length, sampled from a character trigram model of
-    `known_words` and (when a redraw allows) neither itself a known word nor one of `avoid`."""
-    follow: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for word in known_words:
-        padded = (_START, _START, *word, _END)
-        for a, b, c in zip(padded, padded[1:], padded[2:], strict=False):
-            follow[(a, b)].append(c)
-    real = set(known_words) | set(avoid)
-    rng = random.Random(seed)
-    out: list[Word] = []
-    for target in known_words:
-        best: Word = target
-        for _try in range(max_tries):
-            word: list[str] = []
-            context = (_START, _START)
-            while len(word) <= len(target):
-                nxt = rng.choice(follow[context])
-                if nxt == _END:
-                    break
-                word.append(nxt)
-                context = (context[1], nxt)
-            candidate = tuple(word)
-            if len(candidate) == len(target) and (candidate not in real or best == target):
-                best = candidate
-                if candidate not in real:
-                    break
-        out.append(best)
-    return out
-
-
-def null_words(
-    source: Sequence[Word], n: int, seed: int, avoid: Sequence[Word] = (), passes: int = 4
-) -> list[Word]:  # fmt: skip
-    """Up to `n` lost-language-like words whose answer is known to be "no cognate": drawn from a
-    character trigram model of `source` (`decoy_lexicon`, one word per source word a pass, up to
-    `passes` passes: the probe's training words, so that no held-out word lends its own letters),
-    none of them a word of `source` or of `avoid` (every lost and known word: a real word might
-    have a cognate), none twice. Where the model can only repeat its words (a list of a few),
-    fewer or none."""
-    avoided, drawn = set(source) | set(avoid), {}
-    for k in range(passes):
-        for word in decoy_lexicon(source, seed + k, avoid=avoid):
-            if word not in avoided:
-                drawn.setdefault(word, None)
-        if len(drawn) >= n:
-            break
-    words = list(drawn)
-    return random.Random(seed).sample(words, min(n, len(words)))
-
-
-def nearest_distances(words: Sequence[Word], reference: Sequence[Word]) -> np.ndarray:
-    """(n,) each word's distance to its nearest word of `reference`: edits over the longer word's
-    length (rapidfuzz's normalized Levenshtein distance, symbol by symbol); 1.0 with no reference."""
-    if not reference:
-        return np.ones(len(words))
-    code: dict[str, str] = {}
-    for w in (*words, *reference):
-        for symbol in w:
-            code.setdefault(symbol, chr(0xF0000 + len(code)))  # one character a symbol (a private-use plane)
-    spell = lambda ws: ["".join(code[s] for s in w) for w in ws]  # noqa: E731
-    return cdist(spell(words), spell(reference), scorer=Levenshtein.normalized_distance, dtype=np.float32).min(1)
-
-
-def chance_at_distances(null_wins: np.ndarray, null_distance: np.ndarray, held_distance: np.ndarray) -> float:
-    """q for the held-out words: the null words' win rate (`null_wins` (n_null,) of 0, 1/2, 1) among
-    those as far from the training words as each held-out word is (`nearest_distances`, in steps of
-    DISTANCE_STEP; a step with fewer than MIN_PER_DISTANCE null words takes the nearest step's with
-    enough), averaged over the held-out words. Their plain rate where no step has enough."""
-    null_step = np.rint(null_distance / DISTANCE_STEP).astype(int)
-    steps = [k for k in np.unique(null_step) if (null_step == k).sum() >= MIN_PER_DISTANCE]
-    if not steps or not len(held_distance):
-        return float(null_wins.mean()) if len(null_wins) else CHANCE_FLOOR
-    rate = {k: float(null_wins[null_step == k].mean()) for k in steps}
-    held_step = np.rint(held_distance / DISTANCE_STEP).astype(int)
-    return float(np.mean([rate[min(steps, key=lambda k: (abs(k - h), k))] for h in held_step]))
-
-
-def synthetic_cognates(
-    channel: Channel, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset, n: int, seed: int
-) -> list[Word]:
-    """`n` lost words written by the channel, x ~ P(x | y), each from a known word drawn at
-    random (their answer is known: cognates by construction); empty draws are dropped."""
-    generator = torch.Generator().manual_seed(seed)
-    rng = random.Random(seed)
-    out: list[Word] = []
-    for _ in range(n):
-        known = known_words[rng.randrange(len(known_words))]
-        written = channel.sample(known_charset.encode(known), generator)
-        if written:
-            out.append(tuple(lost_charset.symbols[i] for i in written))
-    return out
 
 
 def word_wins(real_log_p: torch.Tensor, decoy_log_p: torch.Tensor) -> torch.Tensor:

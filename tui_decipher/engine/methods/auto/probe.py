@@ -16,15 +16,8 @@ from ...channels.trainer import ChannelFit
 from ...corpus import Word
 from ...problem import Problem
 from ..stages import StageMemo
-from .demand import (
-    NULL_WORDS,
-    DemandEstimate,
-    decoy_lexicon,
-    estimate_demand,
-    nearest_distances,
-    null_words,
-    synthetic_cognates,
-)  # fmt: skip
+from .decoys import NULL_WORDS, decoy_lexicon, nearest_distances, null_words, synthetic_cognates
+from .demand import DemandEstimate, estimate_demand
 from .fit_check import _fit_check_evidence
 from .schedule import Probe, Schedule
 from .syllable_search import _Syllables
@@ -77,11 +70,11 @@ def run_probes(
     train_words, held_words = [lost[i] for i in train_rows], [lost[i] for i in held]
     with problem.timer("score"):
         decoys = decoy_lexicon(corpus.known_words, cfg.seed + 17)
-        # Words whose answer is "no cognate", from the trained-on words' letters (demand.null_words).
+        # Words whose answer is "no cognate", from the trained-on words' letters (decoys.null_words).
         nulls = null_words(train_words, max(len(held_words), NULL_WORDS), cfg.seed + 31,
                            avoid=[*lost, *corpus.known_words])  # fmt: skip
         # How far each null word and each held-out word lies from the nearest training word: q is
-        # measured at the held-out words' distances (demand.chance_at_distances).
+        # measured at the held-out words' distances (decoys.chance_at_distances).
         distances = (nearest_distances(nulls, train_words), nearest_distances(held_words, train_words))
     tried: list[tuple[Probe, _Estimate, Channel]] = []
     searched: list[list[dict[str, Any]]] = []  # each tried probe's search starts (none without a search)

@@ -1,0 +1,120 @@
+"""Words whose answer is known, that auto's D is measured against (demand.py): decoys (known-like
+words no lost word is written from), null words (lost-like words with no cognate), the channel's
+own cognates, and how far a word lies from the words the probe trained on."""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cdist
+
+from ...channels.protocol import Channel
+from ...charset import Charset
+from ...corpus import Word
+
+_START, _END = "\x02", "\x03"  # context padding of the trigram model (never a real symbol)
+NULL_WORDS = 1000  # null words q is measured on (at least as many as held-out words): its error below 1.6 points
+DISTANCE_STEP = 0.1  # nearest-word distances compared in tenths of a word's length (edits / longer length)
+MIN_PER_DISTANCE = 20  # a distance with fewer null words takes the rate of the nearest distance with enough
+
+
+def decoy_lexicon(
+    known_words: Sequence[Word], seed: int, max_tries: int = 50, avoid: Sequence[Word] = ()
+) -> list[Word]:
+    """One decoy per known word, of the same length, sampled from a character trigram model of
+    `known_words` and (when a redraw allows) neither itself a known word nor one of `avoid`."""
+    follow: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for word in known_words:
+        padded = (_START, _START, *word, _END)
+        for a, b, c in zip(padded, padded[1:], padded[2:], strict=False):
+            follow[(a, b)].append(c)
+    real = set(known_words) | set(avoid)
+    rng = random.Random(seed)
+    out: list[Word] = []
+    for target in known_words:
+        best: Word = target
+        for _try in range(max_tries):
+            word: list[str] = []
+            context = (_START, _START)
+            while len(word) <= len(target):
+                nxt = rng.choice(follow[context])
+                if nxt == _END:
+                    break
+                word.append(nxt)
+                context = (context[1], nxt)
+            candidate = tuple(word)
+            if len(candidate) == len(target) and (candidate not in real or best == target):
+                best = candidate
+                if candidate not in real:
+                    break
+        out.append(best)
+    return out
+
+
+def null_words(
+    source: Sequence[Word], n: int, seed: int, avoid: Sequence[Word] = (), passes: int = 4
+) -> list[Word]:  # fmt: skip
+    """Up to `n` lost-language-like words whose answer is known to be "no cognate": drawn from a
+    character trigram model of `source` (`decoy_lexicon`, one word per source word a pass, up to
+    `passes` passes: the probe's training words, so that no held-out word lends its own letters),
+    none of them a word of `source` or of `avoid` (every lost and known word: a real word might
+    have a cognate), none twice. Where the model can only repeat its words (a list of a few),
+    fewer or none."""
+    avoided, drawn = set(source) | set(avoid), {}
+    for k in range(passes):
+        for word in decoy_lexicon(source, seed + k, avoid=avoid):
+            if word not in avoided:
+                drawn.setdefault(word, None)
+        if len(drawn) >= n:
+            break
+    words = list(drawn)
+    return random.Random(seed).sample(words, min(n, len(words)))
+
+
+def nearest_distances(words: Sequence[Word], reference: Sequence[Word]) -> np.ndarray:
+    """(n,) each word's distance to its nearest word of `reference`: edits over the longer word's
+    length (rapidfuzz's normalized Levenshtein distance, symbol by symbol); 1.0 with no reference."""
+    if not reference:
+        return np.ones(len(words))
+    code: dict[str, str] = {}
+    for w in (*words, *reference):
+        for symbol in w:
+            code.setdefault(symbol, chr(0xF0000 + len(code)))  # one character a symbol (a private-use plane)
+    spell = lambda ws: ["".join(code[s] for s in w) for w in ws]  # noqa: E731
+    return cdist(spell(words), spell(reference), scorer=Levenshtein.normalized_distance, dtype=np.float32).min(1)
+
+
+def chance_at_distances(null_wins: np.ndarray, null_distance: np.ndarray, held_distance: np.ndarray) -> float:
+    """q for the held-out words: the null words' win rate (`null_wins` (n_null,) of 0, 1/2, 1) among
+    those as far from the training words as each held-out word is (`nearest_distances`, in steps of
+    DISTANCE_STEP; a step with fewer than MIN_PER_DISTANCE null words takes the nearest step's with
+    enough), averaged over the held-out words. Their plain rate where no step has enough (at least
+    one null word is given)."""
+    null_step = np.rint(null_distance / DISTANCE_STEP).astype(int)
+    steps = [k for k in np.unique(null_step) if (null_step == k).sum() >= MIN_PER_DISTANCE]
+    if not steps or not len(held_distance):
+        return float(null_wins.mean())
+    rate = {k: float(null_wins[null_step == k].mean()) for k in steps}
+    held_step = np.rint(held_distance / DISTANCE_STEP).astype(int)
+    return float(np.mean([rate[min(steps, key=lambda k: (abs(k - h), k))] for h in held_step]))
+
+
+def synthetic_cognates(
+    channel: Channel, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset, n: int, seed: int
+) -> list[Word]:
+    """`n` lost words written by the channel, x ~ P(x | y), each from a known word drawn at
+    random (their answer is known: cognates by construction); empty draws are dropped."""
+    generator = torch.Generator().manual_seed(seed)
+    rng = random.Random(seed)
+    out: list[Word] = []
+    for _ in range(n):
+        known = known_words[rng.randrange(len(known_words))]
+        written = channel.sample(known_charset.encode(known), generator)
+        if written:
+            out.append(tuple(lost_charset.symbols[i] for i in written))
+    return out

@@ -128,7 +128,7 @@ def test_run_method_channel_deciphers_without_the_neural_model(tmp_path):
     out = tmp_path / "run"
     result = _run("run", "--method", "channel", "--set", "channel_steps=5", "--out", str(out))
     assert result.exit_code == 0, result.output
-    assert "character channel alone (5 steps" in result.output and "channel: 5 steps" in result.output
+    assert "character channel alone (5 steps" in result.output and "channel done: 5 steps" in result.output
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["config"]["method"] == "channel" and summary["rounds"] == []
     assert summary["n_proposals"] > 0 and 0.0 <= summary["accuracy"] <= 1.0

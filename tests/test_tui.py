@@ -610,9 +610,9 @@ async def test_a_channel_only_run_from_the_form_shows_its_steps_and_proposals(da
         assert not app.screen.query_one("#round-row").display  # no "EM rounds" bar for a run without them
         assert not app.screen.query_one("#acc-row").display  # nor a plot or table of rounds
         assert not app.screen.query_one("#rounds-table").display
-        assert any("character channel for the decipherment (no neural model) (8 steps)" in ln for ln in live.log)
+        assert any("channel: training for the decipherment (8 steps)" in ln for ln in live.log)
         log_text = "".join(line.text for line in app.screen.query_one("#log", RichLog).lines)
-        assert "channel done: lexicon loss" in log_text and "finished in" in log_text
+        assert "channel done: 8 steps, lexicon loss" in log_text and "finished in" in log_text
         with Store(default_path(data_dir)) as store:
             run = store.run(live.run_id)
             assert run.status == "finished" and run.config["method"] == "channel" and run.accuracy is not None

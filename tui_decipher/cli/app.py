@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from .. import __version__
+from ..app.wording import percent  # noqa: F401  (the commands import it from here)
 from ..engine.config import ConfigError
 
 app = typer.Typer(
@@ -45,10 +46,6 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     # Escaped: a path or a word like "a[/b]" in the message is text, not Rich markup.
     Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}", markup=True)
     return typer.Exit(code)
-
-
-def percent(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
 
 
 def parse_sets(items: list[str]) -> dict[str, Any]:

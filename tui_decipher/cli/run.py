@@ -17,17 +17,10 @@ from rich.table import Table
 
 from ..app.results import data_dir
 from ..app.session import RunSession
+from ..app.wording import event_line
 from ..engine.checkpoint import CheckpointError
 from ..engine.config import PRESETS, ConfigError, build_config
-from ..engine.events import (
-    KEPT_PREVIOUS_NOTE,
-    ChannelStep,
-    Decided,
-    EpochEnd,
-    RestartEnd,
-    RoundEnd,
-    RunStarted,
-)
+from ..engine.events import ChannelStep, EpochEnd, RoundEnd, RunFinished, RunStarted
 from ..engine.methods import METHODS, DecipherResult, describe_refinement, describe_run
 from ..engine.review import REFINE_ROUNDS
 from ..store import StoreError, default_path
@@ -68,59 +61,38 @@ class _RichReporter:
         self._render(event)
 
     def _render(self, event: object) -> None:
+        if isinstance(event, RunFinished):  # the summary table follows
+            return
+        line = event_line(event, rounds=self.rounds_task is not None)
         if isinstance(event, RunStarted):
-            s = event.stats
-            self.console.print(
-                f"[bold]{event.corpus}[/]: {s['lost_words']} lost ({event.lost_code}) x "
-                f"{s['known_words']} known ({event.known_code}) words, {s['lost_symbols']}/"
-                f"{s['known_symbols']} symbols; N = {event.n_cognates} cognates sought; device {event.device}"
-            )
+            self.console.print(line, highlight=False, markup=False)
             if event.rounds == 0:  # no EM rounds: the channel's steps are the whole run
                 self.epochs_task = self.progress.add_task("channel", total=None, info="")
                 return
             total = event.rounds * event.restarts
             self.rounds_task = self.progress.add_task("EM rounds", total=total, info="")
             self.epochs_task = self.progress.add_task("M-step", total=event.epochs_of_round(1), info="")
-        elif isinstance(event, ChannelStep):
+            return
+        if isinstance(event, ChannelStep):
             self.progress.update(
                 self.epochs_task, description="channel", total=event.steps, completed=event.step,
                 info=f"{event.label} loss {event.loss:.3f}",
-            )
-            if event.step == event.steps:
-                use = "the decipherment" if self.rounds_task is None else "round 1's flow"
-                if self.rounds_task is not None:
-                    self.progress.reset(self.epochs_task, description="M-step", info="")
-                self.progress.console.print(
-                    f"restart {event.restart + 1} channel: {event.steps} steps, "
-                    f"{event.label} loss {event.loss:.3f}, {event.seconds:.1f}s ({use})",
-                    highlight=False,
-                )
+            )  # fmt: skip
+            if event.step == event.steps and self.rounds_task is not None:
+                self.progress.reset(self.epochs_task, description="M-step", info="")
+            if event.step != event.steps:  # the bar shows a channel's start and steps; its end gets a line
+                return
         elif isinstance(event, EpochEnd):
             self.progress.update(
-                self.epochs_task,
-                total=event.epochs,
-                completed=event.epoch,
+                self.epochs_task, total=event.epochs, completed=event.epoch,
                 info=f"loss {event.loss:.3f} (nll {event.nll:.3f}, reg {event.reg:.3f})",
-            )
+            )  # fmt: skip
         elif isinstance(event, RoundEnd):
             self.progress.advance(self.rounds_task)
             self.progress.update(self.rounds_task, info=f"acc {percent(event.accuracy)}")
             self.progress.reset(self.epochs_task, info="")
-            self.progress.console.print(
-                f"restart {event.restart + 1} round {event.round}/{event.rounds}  D={event.demand}  "
-                f"cost={event.cost_kind}  loss {event.loss:.3f}  flow {event.flow} (cost {event.flow_cost:.1f})  "
-                f"accuracy {percent(event.accuracy)}  model {percent(event.accuracy_model)}  "
-                f"{event.seconds:.1f}s" + (f"  ({KEPT_PREVIOUS_NOTE})" if event.kept_previous else ""),
-                highlight=False,
-            )
-        elif isinstance(event, Decided):
-            self.progress.console.print(f"{event.line} ({event.seconds:.1f}s)", highlight=False, markup=False)
-        elif isinstance(event, RestartEnd):
-            self.progress.console.print(
-                f"restart {event.restart + 1} done: objective {event.objective:.4f}, "
-                f"accuracy {percent(event.accuracy)}",
-                highlight=False,
-            )
+        if line is not None:
+            self.progress.console.print(line, highlight=False, markup=False)
 
 
 def _threads(result: DecipherResult) -> str:

@@ -6,12 +6,10 @@ import time
 from dataclasses import dataclass, field
 
 from ..app.run_views import loss_curve
+from ..app.wording import event_line
 from ..engine.events import (
-    KEPT_PREVIOUS_NOTE,
     ChannelStep,
-    Decided,
     EpochEnd,
-    RestartEnd,
     RoundEnd,
     RunFinished,
     RunStarted,
@@ -51,46 +49,22 @@ class LiveRun:
             self.corpus = event.corpus
             self.rounds, self.epochs, self.restarts = event.rounds, event.epochs, event.restarts
             self._shape = event
-            s = event.stats
-            return (
-                f"{event.corpus}: {s['lost_words']} lost ({event.lost_code}) x {s['known_words']} known "
-                f"({event.known_code}) words; N = {event.n_cognates}; device {event.device}"
-            )
-        if isinstance(event, ChannelStep):
+        elif isinstance(event, ChannelStep):
             self.restart, self.channel_step, self.channel_steps = event.restart, event.step, event.steps
             self.channel_losses.append((event.label, event.loss))
-            if event.step == 1:
-                use = "the decipherment (no neural model)" if self.no_rounds else "round 1's flow"
-                return f"restart {event.restart + 1}: training the character channel for {use} ({event.steps} steps)"
-            if event.step == event.steps:
-                return f"channel done: {event.label} loss {event.loss:.3f}"
-            return None
-        if isinstance(event, EpochEnd):
+        elif isinstance(event, EpochEnd):
             self.restart, self.epoch, self.epochs = event.restart, event.epoch, event.epochs
             self._round_open = True
             self.round = event.round - 1
             self.losses.append(event.loss)
-            return None
-        if isinstance(event, RoundEnd):
+        elif isinstance(event, RoundEnd):
             self.round, self.epoch = event.round, self.epochs
             self._round_open = False
             self.round_ends.append(event)
-            acc = "" if event.accuracy is None else f"  accuracy {100 * event.accuracy:.1f}%"
-            return (
-                f"round {event.round}/{event.rounds}: D={event.demand} cost={event.cost_kind} "
-                f"loss {event.loss:.3f} flow {event.flow} ({event.flow_cost:.1f}){acc}"
-                + (f" ({KEPT_PREVIOUS_NOTE})" if event.kept_previous else "")
-            )
-        if isinstance(event, Decided):
-            return event.line
-        if isinstance(event, RestartEnd):
-            return f"restart {event.restart + 1} done: objective {event.objective:.4f}"
-        if isinstance(event, RunFinished):
+        elif isinstance(event, RunFinished):
             self.status = event.status
             self.finished_seconds = event.seconds
-            acc = "" if event.accuracy is None else f", accuracy {100 * event.accuracy:.1f}%"
-            return f"{event.status} in {event.seconds:.1f}s{acc}"
-        return None
+        return event_line(event, rounds=not self.no_rounds)
 
     def _steps_before(self, round_: int) -> int:
         """M-step steps of one restart's rounds before `round_` (1-based)."""

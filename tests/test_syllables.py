@@ -321,3 +321,19 @@ def test_a_search_stopped_by_its_caller_yields_none(tmp_path) -> None:
                                    should_stop=lambda: True))  # fmt: skip
         assert found == [None]
 
+
+
+def test_a_map_pickled_before_spellings_reads_as_the_open_syllables_it_assumed(tmp_path) -> None:
+    # A stopped run's stage holds its syllable maps pickled; one written before maps had a spelling
+    # has no such attribute, and resumes as the open syllables that code modelled.
+    import pickle
+
+    from tui_decipher.engine.channels.spelling import OPEN_SYLLABLES
+
+    corpus = _syllabary(tmp_path, 5, 60, 0.6)
+    found = search_syllables(corpus.lost_words, corpus.known_words, seed=1, moves=0)
+    assert found is not None
+    del found.__dict__["spelling"]  # as the old class wrote it
+    old = pickle.loads(pickle.dumps(found))
+    assert old.spelling == OPEN_SYLLABLES and "final consonants unwritten" in old.spelling.describe()
+    assert old.as_dict()["spelling"] == {"clusters_written": 0.0, "finals_written": 0.0}

@@ -12,11 +12,7 @@ from ..engine.events import (
     RunFinished,
     RunStarted,
 )  # fmt: skip
-
-
-def percent(value: float | None) -> str:
-    """A share as a percentage with one decimal; "-" where there is none (no gold)."""
-    return "-" if value is None else f"{100 * value:.1f}%"
+from .run_views import percent
 
 
 def event_line(event: object, rounds: bool) -> str | None:

@@ -10,7 +10,6 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from .. import __version__
-from ..app.wording import percent  # noqa: F401  (the commands import it from here)
 from ..engine.config import ConfigError
 
 app = typer.Typer(

@@ -16,10 +16,11 @@ from rich.table import Table
 from typer.core import TyperCommand
 
 from ..app.results import data_dir
+from ..app.run_views import percent
 from ..engine.events import (
     steps_before_round,
 )
-from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, percent, progress_bars
+from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, progress_bars
 
 if TYPE_CHECKING:  # the bench is imported by `decipher bench` alone, when it runs
     from ..bench.jobs import JobResult, JobSpec

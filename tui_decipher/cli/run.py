@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..app.results import data_dir
+from ..app.run_views import percent
 from ..app.session import RunSession
 from ..app.wording import event_line
 from ..engine.checkpoint import CheckpointError
@@ -24,7 +25,7 @@ from ..engine.events import ChannelStep, EpochEnd, RoundEnd, RunFinished, RunSta
 from ..engine.methods import METHODS, DecipherResult, describe_refinement, describe_run
 from ..engine.review import REFINE_ROUNDS
 from ..store import StoreError, default_path
-from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, parse_sets, percent, progress_bars
+from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, parse_sets, progress_bars
 
 LOG_EVERY = 10.0  # seconds between plain progress lines when the output is not a terminal
 

@@ -298,13 +298,16 @@ def _shared_alphabet(rng: random.Random) -> _Derivation:
 _SYLLABARY_MERGE = {"l": "r", "ph": "p", "th": "t", "kh": "k"}
 
 
+def _sign_table(rng: random.Random, consonants: set[str], vowels: list[str]) -> dict[tuple[str, str], str]:
+    """A syllabary's signs: one Linear B sign, drawn at random, per bare vowel and per consonant+vowel."""
+    syllables = [("", v) for v in vowels] + [(c, v) for c in sorted(consonants) for v in vowels]
+    return dict(zip(syllables, rng.sample(_LINEAR_B, len(syllables)), strict=True))
+
+
 def _syllabary(rng: random.Random) -> _Derivation:
     ph = GREEKISH
-    consonants = sorted({_SYLLABARY_MERGE.get(c, c) for c in ph.onsets})
-    vowels = sorted(ph.vowels)
-    syllables = [("", v) for v in vowels] + [(c, v) for c in consonants for v in vowels]
-    signs = rng.sample(_LINEAR_B, len(syllables))
-    sign_of = dict(zip(syllables, signs, strict=True))
+    sign_of = _sign_table(rng, {_SYLLABARY_MERGE.get(c, c) for c in ph.onsets}, sorted(ph.vowels))
+    signs = list(sign_of.values())
 
     def derive(word: tuple[Syllable, ...]) -> Segments:
         return tuple(sign_of[_SYLLABARY_MERGE.get(onset, onset), vowel] for onset, vowel, _ in word)
@@ -313,7 +316,7 @@ def _syllabary(rng: random.Random) -> _Derivation:
         "l and r merge (written with the r-series signs)",
         "aspirates merge with plain stops: ph → p, th → t, kh → k",
         "codas, word-final consonants included, are not written",
-        f"script: one Linear B sign per CV or V syllable ({len(syllables)} signs)",
+        f"script: one Linear B sign per CV or V syllable ({len(signs)} signs)",
     )
     return _Derivation(ph, derive, tuple(signs), laws, {sign: c + v for (c, v), sign in sign_of.items()})
 
@@ -327,11 +330,9 @@ def _dead_vowel(rng: random.Random) -> _Derivation:
     consonant with the next syllable's vowel (po-to-li-se), a word-final one with a fixed dead vowel
     that the seed draws (e in Cypriot), so that no engine can count on one script's choice."""
     ph = GREEKISH
-    consonants = sorted({_DEAD_VOWEL_MERGE.get(c, c) for c in ph.onsets} | set(ph.codas))
     vowels = sorted(ph.vowels)
-    syllables = [("", v) for v in vowels] + [(c, v) for c in consonants for v in vowels]
-    signs = rng.sample(_LINEAR_B, len(syllables))
-    sign_of = dict(zip(syllables, signs, strict=True))
+    sign_of = _sign_table(rng, {_DEAD_VOWEL_MERGE.get(c, c) for c in ph.onsets} | set(ph.codas), vowels)
+    signs = list(sign_of.values())
     final = rng.choice(vowels)
 
     def derive(word: tuple[Syllable, ...]) -> Segments:
@@ -347,7 +348,7 @@ def _dead_vowel(rng: random.Random) -> _Derivation:
         "aspirates merge with plain stops: ph → p, th → t, kh → k",
         "every consonant is written: a coda with the next syllable's vowel, a word-final one with "
         f"the dead vowel {final}",
-        f"script: one Linear B sign per CV or V syllable ({len(syllables)} signs)",
+        f"script: one Linear B sign per CV or V syllable ({len(signs)} signs)",
     )
     return _Derivation(ph, derive, tuple(signs), laws, {sign: c + v for (c, v), sign in sign_of.items()})
 

@@ -104,6 +104,9 @@ class Spelling:
         return f"clusters in full {100 * self.clusters:.0f}%, {finals}"
 
 
+OPEN_SYLLABLES = Spelling(0.0, 0.0)  # Linear B's: one consonant of a cluster, final consonants unwritten
+
+
 def reading_counts(readings: Sequence[Reading]) -> np.ndarray:
     """The readings' choice counts (n_readings, 4): full, single, finals, dropped."""
     return np.array([(r.full, r.single, r.finals, r.dropped) for r in readings], dtype=np.float64).reshape(-1, 4)

@@ -35,13 +35,13 @@ import sys
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..corpus import Word
-from .spelling import FINAL, NEGLIGIBLE, Spelling, fit_spelling, reading_counts, spelled_readings
+from .spelling import FINAL, NEGLIGIBLE, OPEN_SYLLABLES, Spelling, fit_spelling, reading_counts, spelled_readings
 
 COGNATE_PRIOR = 0.5  # pi: the share of lost words written from a known word (D is not known yet)
 # The annealing's first and last temperature, in nats per lost-word token of a sign: a move's
@@ -107,7 +107,9 @@ class SyllableMap:
     background: float  # sum_i log P_bg(x_i): no word has a cognate
     n_lost: int
     weight: dict[tuple[str, str], float]  # each unit's share of the known words' syllables
-    spelling: Spelling = field(default_factory=Spelling)  # how the script spells consonants no vowel follows, as fitted
+    # How the script spells consonants no vowel follows, as fitted. A class-level default: a map
+    # pickled before spellings existed (a stopped run's stage) reads as the open syllables it assumed.
+    spelling: Spelling = OPEN_SYLLABLES
 
     @property
     def gain(self) -> float:
@@ -126,11 +128,14 @@ class SyllableMap:
                              "finals_written": round(self.spelling.finals, 3)}}  # fmt: skip
 
 
-def syllable_units(known_words: Sequence[Word], finals: bool = False) -> tuple[frozenset[str], list[tuple[str, str]]]:
-    """The known alphabet's vowels and every unit a map sends to a sign: each bare vowel, then each
-    (consonant, vowel), in a fixed order; with `finals` (a spelling that writes word-final
-    consonants, channels/spelling.py), then each (consonant, FINAL) of a consonant that ends a word."""
-    vowels = known_vowels(known_words)
+def syllable_units(
+    known_words: Sequence[Word], finals: bool = False, vowels: frozenset[str] | None = None
+) -> tuple[frozenset[str], list[tuple[str, str]]]:
+    """The known alphabet's vowels (`known_vowels`, unless given) and every unit a map sends to a
+    sign: each bare vowel, then each (consonant, vowel), in a fixed order; with `finals` (a spelling
+    that writes word-final consonants, channels/spelling.py), then each (consonant, FINAL) of a
+    consonant that ends a word."""
+    vowels = known_vowels(known_words) if vowels is None else vowels
     consonants = sorted({c for w in known_words for c in w} - vowels)
     ends = sorted({w[-1] for w in known_words if w and w[-1] not in vowels}) if finals else []
     bare = [("", v) for v in sorted(vowels)]
@@ -177,14 +182,15 @@ def search_syllables(
     spelling = fit_spelling(by_length, Counter(len(w) for w in lost))
     finals = spelling.finals > 0.5
     spelling = Spelling(spelling.clusters, 1.0 if finals else 0.0)
-    vowels, units = syllable_units(known_words, finals)
+    vowels, units = syllable_units(known_words, finals, vowels)
     unit_id = {u: k for k, u in enumerate(units)}
 
     # By (key, spelling choices), the part of P(y, reading) the spelling shares leave out. A key is
     # a reading's unit ids; a reading longer than every lost word can write none of them.
     part: dict[tuple[tuple[int, ...], int, int, int, int], float] = defaultdict(float)
-    for r, mass in spelled:
-        if len(r.units) <= longest and spelling.weights(reading_counts([r]))[0] > NEGLIGIBLE:
+    likely = spelling.weights(reading_counts([r for r, _ in spelled])) > NEGLIGIBLE  # (n_spelled,)
+    for (r, mass), keep in zip(spelled, likely, strict=True):
+        if keep and len(r.units) <= longest:
             part[tuple(unit_id[u] for u in r.units), r.full, r.single, r.finals, r.dropped] += mass
     key_index: dict[tuple[int, ...], int] = {}
     reading_key = np.array([key_index.setdefault(k[0], len(key_index)) for k in part], dtype=np.int64)
@@ -230,7 +236,6 @@ def search_syllables(
     # insertion point always indexes this array (a key's string is found where it is equal).
     codes_at = np.append(codes, np.iinfo(np.int64).max)  # (n_strings + 1,)
     key_code = signs_of[keys] @ place  # (n_keys,) each key's string now
-
     at = np.searchsorted(codes_at, key_code)
     hit = codes_at[at] == key_code
     written = np.zeros(len(codes))  # (n_strings,) the mass the map writes on each lost string

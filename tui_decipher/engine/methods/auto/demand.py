@@ -198,10 +198,10 @@ def estimate_demand(
     n_synth = 0 if synthetic_real_log_p is None or synthetic_decoy_log_p is None else synthetic_real_log_p.shape[0]
     synth_wins = win_count(synthetic_real_log_p, synthetic_decoy_log_p) if n_synth else 0.0
     n_null = 0 if null_real_log_p is None or null_decoy_log_p is None else null_real_log_p.shape[0]
-    null_wins = win_count(null_real_log_p, null_decoy_log_p) if n_null else 0.0
+    each = word_wins(null_real_log_p, null_decoy_log_p).numpy() if n_null else np.zeros(0)  # (n_null,)
+    null_wins = float(each.sum())
     matched = None
     if n_null and null_distance is not None and held_distance is not None:
-        each = word_wins(null_real_log_p, null_decoy_log_p).numpy()  # (n_null,)
         matched = chance_at_distances(each, null_distance, held_distance)
     q = max(CHANCE_FLOOR, matched) if matched is not None else _chance(null_wins, n_null)
     separation = _separation(synth_wins / n_synth, q) if n_synth else None

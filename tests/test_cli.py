@@ -97,9 +97,14 @@ def test_run_demo_writes_the_three_files(tmp_path):
     assert summary["n_evaluated"] == 200 and len(summary["rounds"]) == 2
     assert summary["status"] == "finished" and summary["seconds"] > 0
     rows = (out / "proposals.tsv").read_text(encoding="utf-8").splitlines()
-    assert rows[0].split("\t") == ["lost", "known", "score", "cost", "gold"]
+    assert rows[0].split("\t") == ["lost", "known", "score", "cost", "gold", "alignment", "alignment_p"]
     assert len(rows) - 1 == summary["n_proposals"] > 0
     assert all(r.split("\t")[4] in ("0", "1") for r in rows[1:])
+    for r in rows[1:]:  # each pair's reading spells its two words, one probability a segment
+        lost, known, *_, alignment, probs = r.split("\t")
+        left, right = alignment.split(" / ")
+        assert left.replace(" ", "").replace("-", "") == lost and right.replace(" ", "").replace("-", "") == known
+        assert len(probs.split()) == len(left.split()) and all(0 <= float(p) <= 1 for p in probs.split())
     char_rows = (out / "char_map.tsv").read_text(encoding="utf-8").splitlines()
     assert char_rows[0].startswith("lost\tknown1\tp1")
     assert len(char_rows) - 1 == 21  # every Old Veshic letter
@@ -157,7 +162,7 @@ def test_word_lists_have_no_gold(tmp_path):
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["accuracy"] is None and summary["n_evaluated"] == 0
     header = (out / "proposals.tsv").read_text(encoding="utf-8").splitlines()[0]
-    assert header.split("\t") == ["lost", "known", "score", "cost"]
+    assert header.split("\t") == ["lost", "known", "score", "cost", "alignment", "alignment_p"]
 
 
 def test_presets_list_lists_them_as_the_bare_command_does():

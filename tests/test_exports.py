@@ -12,10 +12,11 @@ from tui_support import seed_store
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app
+from tui_decipher.engine.alignment import Segment
 from tui_decipher.engine.formats import read_corpus_file
 from tui_decipher.engine.formats.lingpy_import import quiet_lingpy
 from tui_decipher.exports import ReviewedRun
-from tui_decipher.exports.alignment import GAP, attention_alignment, key_alignment
+from tui_decipher.exports.alignment import GAP, key_alignment, model_alignment
 from tui_decipher.exports.cognate_sets import cognate_sets
 from tui_decipher.exports.key import export_key
 from tui_decipher.store import ACCEPTED, OPEN, REJECTED, ProposalRow, RunRow, Store, default_path
@@ -75,7 +76,7 @@ def test_a_cldf_run_exports_to_edictor_that_lingpy_reads_with_the_accepted_sets(
     assert len(accepted) == 4 and len(decided(store, run_id, REJECTED)) == 2
     result = cli("export", str(run_id), "--format", "edictor", "-o", str(tmp_path / "review.tsv"))
     assert result.exit_code == 0, result.output
-    assert f"accepted pair(s) in {len(accepted)} cognate set(s); aligned by: key {len(accepted)}" in result.output
+    assert f"accepted pair(s) in {len(accepted)} cognate set(s); aligned by: model {len(accepted)}" in result.output
     assert lingpy_sets(tmp_path / "review.tsv") == accepted
     header = (tmp_path / "review.tsv").read_text(encoding="utf-8").splitlines()[0].split("\t")
     assert header == ["ID", "DOCULECT", "CONCEPT", "FORM", "TOKENS", "COGID", "ALIGNMENT", "SCORE", "STATUS",
@@ -102,7 +103,7 @@ def test_a_cldf_run_exports_to_cldf_that_pycldf_validates(cldf_run, tmp_path: Pa
     languages = {r["ID"]: (r["Name"], r["Glottocode"]) for r in ds["LanguageTable"]}
     assert languages == {"ves": ("Old Veshic", "vesh1234"), "kal": ("Kalenic", "kale1234")}
     cognates = list(ds["CognateTable"])
-    assert all(r["Alignment"] and r["Alignment_Source"] == "key" and r["Review"] == ACCEPTED for r in cognates)
+    assert all(r["Alignment"] and r["Alignment_Source"] == "model" and r["Review"] == ACCEPTED for r in cognates)
     forms = {r["ID"]: (r["Language_ID"], " ".join(r["Segments"])) for r in ds["FormTable"]}
     sets: dict[str, dict[str, str]] = {}
     for r in cognates:
@@ -140,16 +141,20 @@ def test_an_edictor_run_exports_both_ways_by_run_folder(data_dir: Path, tmp_path
     assert {t for pair in accepted for t in pair} == set(segments)
 
 
-def test_attention_alignments_come_from_the_stored_grid(data_dir: Path, tmp_path: Path) -> None:
-    """The fixed neural run of tui_support stores a diagonal attention grid for each pair."""
+def test_a_neural_runs_alignments_are_its_attention_paths(data_dir: Path, tmp_path: Path) -> None:
+    """The fixed neural run of tui_support stores a diagonal attention grid for each pair: its
+    reading is each lost symbol over the known symbol on its row."""
     run_id = seed_store(data_dir, tmp_path)
     with Store(default_path(data_dir)) as store:
         sets = cognate_sets(ReviewedRun.load(store, store.run(run_id)), include_all=True)
     pair = next(s for s in sets if len(s.members) == 2 and len(s.members[0].tokens) == len(s.members[1].tokens))
-    assert pair.source == "attention" and pair.alignment == [m.tokens for m in pair.members]  # the diagonal
-    # Off the diagonal: the known word's first symbol attends the lost word's second; the first is left out.
-    assert attention_alignment(["a", "b"], ["x"], [[0.1, 0.9], [0.5, 0.5]]) == [["a", "b"], ["-", "x"]]
-    assert attention_alignment(["a", "b"], ["x"], [[1.0]]) is None  # a grid that does not fit the words
+    assert pair.source == "model" and pair.alignment == [m.tokens for m in pair.members]  # the diagonal
+
+
+def test_a_reading_aligns_a_sign_over_its_letters_with_gaps() -> None:
+    reading = [Segment(("κ",), ("k", "o"), 0.9), Segment((), ("s",), 0.5), Segment(("α",), ("a",), 0.8)]
+    assert model_alignment(["κ", "α"], ["k", "o", "s", "a"], reading) == [["κ", GAP, GAP, "α"], ["k", "o", "s", "a"]]
+    assert model_alignment(["κ"], ["k", "o"], reading) is None  # a reading of other words
 
 
 def test_key_alignment_reads_pieces_and_a_set_of_three_is_aligned_by_lingpy(tmp_path: Path) -> None:

@@ -810,21 +810,23 @@ def reviewed_rows(store: Store, corpus: Corpus) -> list[ProposalRow]:
 def test_export_tsv_accepted_only_and_include_all(store: Store, corpus: Corpus) -> None:
     rows = reviewed_rows(store, corpus)
     assert [r.status for r in rows] == [ACCEPTED, REJECTED, ACCEPTED, ACCEPTED, OPEN]
+    # The readings are the stored attention's paths (bcd -> zzz's grid is shifted one column: b
+    # is read from no letter, the last z from no symbol); a pair with no attention reads as "".
     assert export_tsv(rows) == (
-        "lost\tknown\tscore\tstatus\n"
-        "abc\tabd\t0.900000\taccepted\n"
-        "dé\tde\t0.600000\taccepted\n"
-        "abc\tabe\t0.550000\taccepted\n"
+        "lost\tknown\tscore\tstatus\talignment\n"
+        "abc\tabd\t0.900000\taccepted\ta b c / a b d\n"
+        "dé\tde\t0.600000\taccepted\td é / d e\n"
+        "abc\tabe\t0.550000\taccepted\t\n"
     )
     assert export_tsv(rows, include_all=True) == (  # every proposal, with its decision
-        "lost\tknown\tscore\tstatus\n"
-        "abc\tabd\t0.900000\taccepted\n"
-        "bcd\tzzz\t0.700000\trejected\n"
-        "dé\tde\t0.600000\taccepted\n"
-        "abc\tabe\t0.550000\taccepted\n"
-        "cde\tbce\t0.400000\topen\n"
+        "lost\tknown\tscore\tstatus\talignment\n"
+        "abc\tabd\t0.900000\taccepted\ta b c / a b d\n"
+        "bcd\tzzz\t0.700000\trejected\tb c d - / - z z z\n"
+        "dé\tde\t0.600000\taccepted\td é / d e\n"
+        "abc\tabe\t0.550000\taccepted\t\n"
+        "cde\tbce\t0.400000\topen\t\n"
     )
-    assert export_tsv([]) == "lost\tknown\tscore\tstatus\n"
+    assert export_tsv([]) == "lost\tknown\tscore\tstatus\talignment\n"
 
 
 def test_export_cog_joins_known_words_and_reads_back(store: Store, corpus: Corpus, tmp_path: Path) -> None:
@@ -854,7 +856,7 @@ def test_a_version_1_database_written_by_the_old_code_gains_decisions(tmp_path: 
     """tests/data/v1_store.sqlite3 was written by the code before schema 2 (025a784): the fixed run
     of tests/tui_support.py, and one accepted pair added by hand. Opening it migrates it and keeps everything."""
     with Store(_old_store(tmp_path, "v1_store.sqlite3", 1)) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         (run,) = s.runs()
         assert run.decisions == {} and run.accuracy == 0.75 and run.status == "finished"
         assert len(s.proposals(run.id)) == 8 and len(s.rounds(run.id)) == 2
@@ -867,7 +869,7 @@ def test_a_version_2_database_written_by_the_old_code_gains_tokens_and_languages
     tests/tui_support.py and one accepted pair. Opening it migrates it; its words read as their
     grapheme clusters (what its .cog reader made of them), with no concepts and no language records."""
     with Store(_old_store(tmp_path, "v2_store.sqlite3", 2)) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         (run,) = s.runs()
         assert run.languages == {} and run.accuracy == 0.75 and run.status == "finished"
         rows = s.proposals(run.id)
@@ -886,7 +888,7 @@ def test_a_version_3_database_written_by_the_old_code_takes_unsure_decisions(tmp
     before = raw.execute("SELECT * FROM decisions ORDER BY lost_index, known_index").fetchall()
     raw.close()
     with Store(old) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         (run,) = s.runs()
         assert run.accuracy == 0.75 and len(s.proposals(run.id)) == 8
         after = s.conn.execute("SELECT * FROM decisions ORDER BY lost_index, known_index").fetchall()
@@ -918,7 +920,7 @@ def test_a_version_4_database_written_by_the_old_code_gains_channel_steps(tmp_pa
     the channel's training curve, empty for the old run, and keeps everything else."""
     old = _old_store(tmp_path, "v4_store.sqlite3", 4)
     with Store(old) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         (run,) = s.runs()
         assert run.accuracy == 0.75 and len(s.proposals(run.id)) == 8 and len(s.rounds(run.id)) == 2
         assert len(s.epoch_losses(run.id)) == 6 and s.channel_losses(run.id) == []
@@ -1012,3 +1014,30 @@ def test_a_loss_that_is_no_measurement_never_reaches_the_store_and_a_failed_writ
         recorder(ChannelStep(0, 5, 5, 1.0, 0.5, "transport"))
     assert len(seen) == 8 and "could not record ChannelStep" in caplog.text
     recorder.close()
+
+
+def test_a_version_5_database_written_by_the_old_code_gains_alignments(tmp_path: Path, corpus: Corpus) -> None:
+    """tests/data/v5_store.sqlite3 was written by the code before schema 6 (4374821): the fixed run of
+    tests/tui_support.py (a neural run: attention grids, no alignments) and one accepted pair.
+    Opening it adds the alignment column; the old run's proposals read their attention's path, and
+    a run recorded now keeps the alignments it was given."""
+    from tui_decipher.engine.alignment import Segment, reads_as
+
+    old = _old_store(tmp_path, "v5_store.sqlite3", 5)
+    with Store(old) as s:
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        (run,) = s.runs()
+        rows = s.proposals(run.id)
+        assert run.accuracy == 0.75 and len(rows) == 8 and s.decisions(run.id) == {(1, 1): ACCEPTED}
+        for row in rows:  # the fixed grids are diagonals: each symbol over its row's symbol
+            assert row.alignment and reads_as(row.alignment, row.lost_tokens, row.known_tokens)
+        new_id = new_run(s, corpus)
+    result = make_result(standard_proposals())
+    reading = [Segment(("a", "b"), ("a",), 0.5), Segment(("c",), ("b", "d"), 0.25)]
+    result.proposals[0].alignment = reading
+    recorder = RunRecorder(old, new_id)
+    recorder.finish(result, corpus)
+    recorder.close()
+    with Store(old) as s:
+        rows = s.proposals(new_id)
+        assert rows[0].alignment == reading and rows[3].alignment == []  # no alignment, no attention

@@ -215,7 +215,7 @@ async def test_export_dialog_writes_each_format(data_dir, tmp_path):
     accepted = [r for r in rows if r.status == ACCEPTED]
     assert len(accepted) == 2
     tsv = (tmp_path / "out" / "mine.tsv").read_text(encoding="utf-8").splitlines()
-    assert tsv[0] == "lost\tknown\tscore\tstatus"
+    assert tsv[0] == "lost\tknown\tscore\tstatus\talignment"
     assert [line.split("\t")[:2] for line in tsv[1:]] == [[r.lost, r.known] for r in accepted]
     cog = (tmp_path / "out" / "mine.cog").read_text(encoding="utf-8").splitlines()
     assert cog[0] == "ves\tkal"
@@ -223,7 +223,7 @@ async def test_export_dialog_writes_each_format(data_dir, tmp_path):
     edictor = (tmp_path / "out" / "mine-edictor.tsv").read_text(encoding="utf-8").splitlines()
     # Every pair; the two accepted ones share their known word, so they are one set of three words.
     assert accepted[0].known == accepted[1].known and len(edictor) == 1 + 3 + 2 * (len(rows) - 2)
-    assert sum(line.endswith("\tattention") for line in edictor) == 2 * (len(rows) - 2)  # the pairs: their attention
+    assert sum(line.endswith("\tmodel") for line in edictor) == 2 * (len(rows) - 2)  # the pairs: their reading
     assert (tmp_path / "out" / "cldf" / "Wordlist-metadata.json").is_file()
 
 
@@ -261,8 +261,14 @@ async def test_bad_corpus_path_is_reported_and_nothing_is_stored(data_dir, tmp_p
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.live is None
-        assert app.current_mode == "runs"
+        # The form refuses to start and stays open with the path as typed, the reason beside it.
+        assert isinstance(app.screen, NewRunScreen) and app.screen.corpus_value() == str(bad)
+        assert app.screen.focused is app.screen.query_one("#corpus-path")
+        assert f"{bad}:3:" in str(app.screen.query_one("#form-error").render())
         assert app.store.runs() == []
+        # Mended, it starts.
+        bad.write_text("aa\tbb\nxy\tzw\nab\tcd\n", encoding="utf-8")
+        assert app.screen._corpus_refusal() is None  # the old preview was for the bad file: read again
 
 
 async def test_a_bad_known_signs_file_on_the_form_is_refused_with_its_line(data_dir, tmp_path):

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .engine.alignment import Alignment, Segment, attention_path
 from .engine.corpus import Corpus, graphemes, word_text, word_tokens
 from .engine.evaluation import ProposalScores
 from .engine.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
@@ -190,6 +191,11 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (run_id, seq)
     );
     """,
+    # 6: each proposal's reading under its run's model (engine/alignment.py), segment by segment:
+    # [[lost symbols, known symbols, probability], ...]. Runs recorded before read none ([]).
+    """
+    ALTER TABLE proposals ADD COLUMN alignment_json TEXT NOT NULL DEFAULT '[]';
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -261,6 +267,9 @@ class ProposalRow:
     known_tokens: list[str] = field(default_factory=list)
     lost_gloss: str = ""
     known_gloss: str = ""
+    # The method's reading of the pair (engine/alignment.py); a neural run recorded before schema 6
+    # reads its attention's path, any other run recorded before it none.
+    alignment: Alignment = field(default_factory=list)
 
 
 @dataclass
@@ -445,6 +454,7 @@ class Store:
                     None if p.gold is None else int(p.gold), json.dumps(gold_known, ensure_ascii=False),
                     json.dumps(alternatives, ensure_ascii=False), json.dumps(p.attention),
                     word_tokens(lost), word_tokens(known), corpus.lost_gloss(p.lost), corpus.known_gloss(p.known),
+                    json.dumps([seg.as_json() for seg in p.alignment], ensure_ascii=False),
                 )
             )  # fmt: skip
         char_rows = [
@@ -458,8 +468,8 @@ class Store:
             conn.executemany(
                 """INSERT INTO proposals (run_id, rank, lost_index, known_index, lost, known, score, cost, gold,
                        gold_known_json, alternatives_json, attention_json, lost_tokens, known_tokens, lost_gloss,
-                       known_gloss)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                       known_gloss, alignment_json)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 rows,
             )
             conn.execute("DELETE FROM char_map WHERE run_id = ?", (run_id,))
@@ -579,19 +589,7 @@ class Store:
                WHERE p.run_id = ? ORDER BY p.rank""",
             (run_id,),
         ).fetchall()
-        return [
-            ProposalRow(
-                rank=r["rank"], lost_index=r["lost_index"], known_index=r["known_index"], lost=r["lost"],
-                known=r["known"], score=r["score"], cost=r["cost"],
-                gold=None if r["gold"] is None else bool(r["gold"]), status=r["decision"] or OPEN,
-                gold_known=json.loads(r["gold_known_json"]),
-                alternatives=[tuple(a) for a in json.loads(r["alternatives_json"])],
-                attention=json.loads(r["attention_json"]),
-                lost_tokens=_tokens(r["lost_tokens"], r["lost"]), known_tokens=_tokens(r["known_tokens"], r["known"]),
-                lost_gloss=r["lost_gloss"], known_gloss=r["known_gloss"],
-            )
-            for r in rows
-        ]
+        return [_proposal_row(r) for r in rows]
 
     def set_decision(self, run_id: int, lost_index: int, known_index: int, status: str) -> None:
         """Record a review decision now (committed before returning); OPEN clears it."""
@@ -656,6 +654,24 @@ class Store:
         for lost, known, prob in rows:
             out.setdefault(lost, []).append((known, prob))
         return out
+
+
+def _proposal_row(r: sqlite3.Row) -> ProposalRow:
+    """A proposals row (joined with its decision) as a ProposalRow."""
+    lost_tokens, known_tokens = _tokens(r["lost_tokens"], r["lost"]), _tokens(r["known_tokens"], r["known"])
+    attention = json.loads(r["attention_json"])
+    alignment = [Segment.from_json(seg) for seg in json.loads(r["alignment_json"])]
+    if not alignment and attention:  # a neural run recorded before schema 6: its attention's path
+        alignment = attention_path(lost_tokens, known_tokens, attention)
+    return ProposalRow(
+        rank=r["rank"], lost_index=r["lost_index"], known_index=r["known_index"], lost=r["lost"],
+        known=r["known"], score=r["score"], cost=r["cost"],
+        gold=None if r["gold"] is None else bool(r["gold"]), status=r["decision"] or OPEN,
+        gold_known=json.loads(r["gold_known_json"]),
+        alternatives=[tuple(a) for a in json.loads(r["alternatives_json"])],
+        attention=attention, lost_tokens=lost_tokens, known_tokens=known_tokens,
+        lost_gloss=r["lost_gloss"], known_gloss=r["known_gloss"], alignment=alignment,
+    )  # fmt: skip
 
 
 def _tokens(stored: str, text: str) -> list[str]:

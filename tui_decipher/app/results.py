@@ -15,6 +15,7 @@ from typing import Any
 
 from platformdirs import user_data_dir
 
+from ..engine.alignment import alignment_text
 from ..engine.config import ConfigSources
 from ..engine.corpus import Corpus, word_text
 from ..engine.evaluation import calibration_curve
@@ -101,8 +102,11 @@ def _calibration(result: DecipherResult) -> list[list[float]]:
 
 
 def proposals_tsv(result: DecipherResult, corpus: Corpus) -> str:
+    """One line per proposal, best first: the words, score, cost, gold (where the corpus has it), and
+    the method's reading of the pair (`alignment`: lost segments / known segments, `alignment_p`:
+    each segment's probability; engine/alignment.py)."""
     has_gold = corpus.has_gold
-    header = ["lost", "known", "score", "cost"] + (["gold"] if has_gold else [])
+    header = ["lost", "known", "score", "cost"] + (["gold"] if has_gold else []) + ["alignment", "alignment_p"]
     lines = ["\t".join(header)]
     for p in result.proposals:
         row = [
@@ -113,6 +117,7 @@ def proposals_tsv(result: DecipherResult, corpus: Corpus) -> str:
         ]
         if has_gold:
             row.append("1" if p.gold else "0")
+        row += [alignment_text(p.alignment), " ".join(f"{seg.p:.4f}" for seg in p.alignment)]
         lines.append("\t".join(row))
     return "\n".join(lines) + "\n"
 

@@ -1,13 +1,16 @@
 """Alignments of exported cognate sets, as EDICTOR's ALIGNMENT and CLDF's CognateTable Alignment.
 
-A pair is aligned by lingpy's Needleman-Wunsch (`nw_align`), scored by what the run itself learnt:
+A pair is aligned by what the run itself learnt:
 
-- `attention`: the model's own alignment of the pair, its attention weights (the paper's neural
-  method stores them): the path through the grid with the most attention;
-- `key`: the run's character key (every method stores one): lost symbol x against known symbol y
-  scores the probability that x reads as y (or as a piece holding y: a syllabary sign as "ko");
-- `sca`: a run with neither (none today): lingpy's own sound-class alignment (SCA), which knows
-  IPA but not a lost script; it is only tried there.
+- `model`: the method's own reading of the pair, stored with its proposal (engine/alignment.py:
+  the channel's best path, the neural EM's attention path). A segment of one lost symbol over
+  several known letters (a syllable sign over "ko") stands over the first of them, gaps under the
+  rest; a letter read from no symbol, or a symbol from no letter, faces a gap;
+- `key`: a run stored without readings (recorded before they existed): lingpy's Needleman-Wunsch
+  scored by the run's character key, lost symbol x against known symbol y scoring the probability
+  that x reads as y (or as a piece holding y: a syllabary sign as "ko");
+- `sca`: a run with neither: lingpy's own sound-class alignment (SCA), which knows IPA but not a
+  lost script; it is only tried there.
 
 A set of more than two words (accepted pairs that share a word) is aligned by lingpy's
 progressive multiple alignment (`msa`, SCA). When lingpy cannot align a set (its sound classes
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ..engine.alignment import Alignment, reads_as
 from ..engine.formats.lingpy_import import lingpy, quiet_lingpy
 
 GAP = "-"
@@ -33,15 +37,17 @@ def _nw(a: Sequence[object], b: Sequence[object], score: dict[tuple[object, obje
     return [left, right]
 
 
-def attention_alignment(lost: list[str], known: list[str], attention: list[list[float]]) -> list[list[str]] | None:
-    """The pair aligned along its attention (rows: known symbols and end of word; columns: lost
-    symbols and end of word); None when the grid does not fit the words."""
-    if len(attention) < len(known) or any(len(row) < len(lost) for row in attention[: len(known)]):
+def model_alignment(lost: list[str], known: list[str], reading: Alignment) -> list[list[str]] | None:
+    """The pair aligned along the method's reading: each segment's lost symbols over its known letters,
+    the shorter side padded with gaps; None when the reading does not spell the two words."""
+    if not reading or not reads_as(reading, lost, known):
         return None
-    positions_a, positions_b = range(len(lost)), range(len(known))
-    score = {(i, t): float(attention[t][i]) for i in positions_a for t in positions_b}
-    left, right = _nw(positions_a, positions_b, score)
-    return [[GAP if i == GAP else lost[i] for i in left], [GAP if t == GAP else known[t] for t in right]]
+    rows: list[list[str]] = [[], []]
+    for seg in reading:
+        width = max(len(seg.lost), len(seg.known))
+        rows[0] += [*seg.lost, *[GAP] * (width - len(seg.lost))]
+        rows[1] += [*seg.known, *[GAP] * (width - len(seg.known))]
+    return rows
 
 
 def key_alignment(lost: list[str], known: list[str], key: Key) -> list[list[str]] | None:
@@ -80,14 +86,15 @@ def unaligned(words: list[list[str]]) -> list[list[str]]:
 
 
 def align_set(
-    words: list[list[str]], n_lost: int, attention: list[list[float]] | None, key: Key
+    words: list[list[str]], n_lost: int, reading: Alignment | None, key: Key
 ) -> tuple[list[list[str]], str]:
-    """(the alignment of a cognate set's words, lost words first, and which source made it)."""
+    """(the alignment of a cognate set's words, lost words first, and which source made it);
+    `reading` is a lone pair's reading by its method."""
     if len(words) == 2 and n_lost == 1:
-        if attention:
-            aligned = attention_alignment(words[0], words[1], attention)
+        if reading:
+            aligned = model_alignment(words[0], words[1], reading)
             if aligned is not None:
-                return aligned, "attention"
+                return aligned, "model"
         aligned = key_alignment(words[0], words[1], key)
         if aligned is not None:
             return aligned, "key"

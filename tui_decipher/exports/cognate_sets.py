@@ -33,7 +33,7 @@ class CognateSet:
     pairs: list[ProposalRow]
     members: list[Member] = field(default_factory=list)
     alignment: list[list[str]] = field(default_factory=list)  # one row per member
-    source: str = ""  # exports/alignment.py: attention, key, sca, msa or none
+    source: str = ""  # exports/alignment.py: model, key, sca, msa or none
 
     @property
     def status(self) -> str:
@@ -87,8 +87,8 @@ def _filled(cset: CognateSet, key: Key) -> CognateSet:
         lost.setdefault(r.lost_index, Member(True, r.lost_index, r.lost, r.lost_tokens, r.lost_gloss))
         known.setdefault(r.known_index, Member(False, r.known_index, r.known, r.known_tokens, r.known_gloss))
     cset.members = [*lost.values(), *known.values()]
-    attention = cset.pairs[0].attention if len(cset.pairs) == 1 else None
-    cset.alignment, cset.source = align_set([m.tokens for m in cset.members], len(lost), attention, key)
+    reading = cset.pairs[0].alignment if len(cset.pairs) == 1 else None
+    cset.alignment, cset.source = align_set([m.tokens for m in cset.members], len(lost), reading, key)
     return cset
 
 

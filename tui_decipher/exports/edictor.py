@@ -3,7 +3,7 @@
 Columns: ID, DOCULECT (the language code), CONCEPT (the word's concept in the source, else its
 cognate's, else its known cognate's form), FORM, TOKENS, COGID (one per cognate set), ALIGNMENT
 (exports/alignment.py), and beside them SCORE (the method's confidence in the pair), STATUS (the
-review decision) and ALIGNMENT_SOURCE (attention, key, sca, msa or none). EDICTOR opens it as it
+review decision) and ALIGNMENT_SOURCE (model, key, sca, msa or none). EDICTOR opens it as it
 is, so the review goes on there; `lingpy.Wordlist` and `lingpy.Alignments(ref="cogid")` read it.
 """
 

@@ -31,6 +31,7 @@ from typing import NamedTuple
 import torch
 from torch import nn
 
+from ..alignment import Step, best_path
 from ..charset import SPECIALS, Charset
 from ..corpus import Word
 from .lattice import (
@@ -170,6 +171,29 @@ class EditChannel(nn.Module):
             lattice = _pair_alphas(write, insert, drop, n_symbols)
             cells = scaled_pair_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]
         return cells + operation[self.none, STOP]  # then stop: (P,)
+
+    @torch.no_grad()
+    def best_paths(self, lost: Sequence[Sequence[int]], known: Sequence[Sequence[int]]) -> list[list[Step]]:
+        """Each pair's (lost[p], known[p] ids) most probable reading through this lattice
+        (`alignment.best_path`): a symbol inserted before the next letter (0, 1), a letter dropped
+        (1, 0) or written as a symbol (1, 1), each with its log P(operation) + log P(symbol | ...)."""
+        operation = self.log_operations().cpu().tolist()  # (K+1, 3)
+        write, insert = (e.cpu().tolist() for e in self.log_emissions())  # (K+1, S) each
+
+        def path(x: Sequence[int], y: Sequence[int]) -> list[Step]:
+            def into(m: int, k: int) -> list[Step]:
+                steps: list[Step] = []
+                if k >= 1:  # inserted after m letters, before the next (or the end)
+                    steps.append((0, 1, insert[y[m] if m < len(y) else self.none][x[k - 1]]))
+                if m >= 1:
+                    steps.append((1, 0, operation[y[m - 1]][DROP]))
+                    if k >= 1:
+                        steps.append((1, 1, write[y[m - 1]][x[k - 1]]))
+                return steps
+
+            return best_path(len(y), len(x), into)
+
+        return [path(x, y) for x, y in zip(lost, known, strict=True)]
 
     @torch.no_grad()
     def sample(self, known: list[int], generator: torch.Generator, max_symbols: int = 64) -> list[int]:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import torch
 from torch import nn
 
+from ..alignment import Step, best_path
 from ..charset import SPECIALS, Charset
 from ..config import DecipherConfig
 from ..corpus import Word
@@ -153,6 +154,33 @@ class CharacterChannel(nn.Module):
             return _PairedLattice.apply(one, two, drop, lost_len, known_len, n_symbols)
         lattice = _pair_alphas(one, two, drop, n_symbols)
         return scaled_pair_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]
+
+    @torch.no_grad()
+    def best_paths(self, lost: Sequence[Sequence[int]], known: Sequence[Sequence[int]]) -> list[list[Step]]:
+        """Each pair's (lost[p], known[p] ids) most probable reading through this lattice
+        (`alignment.best_path`): a letter dropped (1, 0), a one-letter piece writing a symbol (1, 1)
+        or a two-letter one (2, 1), each with its log P(action) + log P(symbol | piece)."""
+        action = torch.log_softmax(self.action, -1).cpu().tolist()  # (K+1, 3)
+        one = torch.log_softmax(self._one_logits(), -1).cpu().tolist()  # (K+1, S)
+        letters = torch.arange(self.none + 1, device=self.first.device)
+        two = torch.log_softmax(self._two_logits(letters[:, None], letters[None, :]), -1)  # (K+1, K+1, S)
+        two = two.cpu().tolist()
+
+        def path(x: Sequence[int], y: Sequence[int]) -> list[Step]:
+            def into(m: int, k: int) -> list[Step]:
+                if m == 0:
+                    return []
+                a = y[m - 1]
+                steps: list[Step] = [(1, 0, action[a][DROP])]
+                if k >= 1:
+                    steps.append((1, 1, action[a][ONE] + one[a][x[k - 1]]))
+                    if m >= 2:
+                        steps.append((2, 1, action[y[m - 2]][TWO] + two[y[m - 2]][a][x[k - 1]]))
+                return steps
+
+            return best_path(len(y), len(x), into)
+
+        return [path(x, y) for x, y in zip(lost, known, strict=True)]
 
     @torch.no_grad()
     def sample(self, known: list[int], generator: torch.Generator, tries: int = 100) -> list[int]:

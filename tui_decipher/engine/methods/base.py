@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import torch
 
+from ..alignment import Alignment
 from ..charset import Charset
 from ..checkpoint import Checkpoint
 from ..config import DecipherConfig
@@ -62,6 +63,9 @@ class Proposal:
     # Soft alignment alpha for this pair, when the method has one: one row per known symbol (and
     # EOW), one column per lost symbol (and EOW): (|y| + 1, |x| + 1), rows sum to 1.
     attention: list[list[float]] = field(default_factory=list)
+    # How the method reads the pair, segment by segment (engine/alignment.py): its lost segments
+    # concatenate to the lost word, its known ones to the known word; [] where it has none.
+    alignment: Alignment = field(default_factory=list)
 
 
 @dataclass

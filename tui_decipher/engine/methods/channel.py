@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..alignment import segments
 from ..channels.protocol import Channel
 from ..channels.scoring import channel_log_probs
 from ..channels.trainer import ChannelFit, fit_best_channel, fit_channel, new_channel, score_channel
@@ -193,6 +194,8 @@ def finish_channel_result(
     result.objective = fit.loss
     result.restart_objectives = [fit.loss]
     result.proposals = flow_proposals(problem, cost)
+    with problem.timer("align"):
+        align_proposals(problem, result.proposals, fit.channel)
     result.fitted = ChannelFitted(fit.channel, blend)
     result.char_map = fit.channel.character_map(corpus.known_words, problem.lost_charset, problem.known_charset)
     if corpus.has_gold:
@@ -231,6 +234,19 @@ def flow_proposals(problem: Problem, cost: np.ndarray) -> list[Proposal]:
     ]  # fmt: skip
     out.sort(key=lambda p: (-p.score, p.lost))
     return out
+
+
+def align_proposals(problem: Problem, proposals: list[Proposal], channel: Channel) -> None:
+    """Each proposal's reading under the trained channel, its best path through the channel's
+    lattice (engine/alignment.py), in place. A blended run's is the trained channel's: the blend
+    scores pairs, it writes no path."""
+    corpus = problem.corpus
+    lost = [corpus.lost_words[p.lost] for p in proposals]
+    known = [corpus.known_words[p.known] for p in proposals]
+    paths = channel.best_paths([problem.lost_charset.encode(w) for w in lost],
+                               [problem.known_charset.encode(w) for w in known])  # fmt: skip
+    for proposal, path, x, y in zip(proposals, paths, lost, known, strict=True):
+        proposal.alignment = segments(path, x, y)
 
 
 REFINE_STEPS = 50  # channel steps one refinement round adds (the neural EM's round is one EM round)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..alignment import attention_path
 from ..baseline import edit_distance_costs
 from ..channels.trainer import fit_best_channel
 from ..charset import EOW_ID, SPECIALS, Charset, shared_symbols
@@ -422,7 +423,8 @@ def proposals(ctx: EMContext, state: _RestartState, n_alternatives: int = 5) -> 
     for (i, j), grid in zip(pairs, grids, strict=True):
         gold = (j in ctx.corpus.gold.get(i, ())) if ctx.corpus.has_gold else None
         alternatives = [(k, math.exp(per_symbol(i, k))) for k in top_known[i].tolist()]
-        out.append(Proposal(i, j, math.exp(per_symbol(i, j)), float(cost[i, j]), gold, alternatives, grid))
+        reading = attention_path(ctx.corpus.lost_words[i], ctx.corpus.known_words[j], grid)
+        out.append(Proposal(i, j, math.exp(per_symbol(i, j)), float(cost[i, j]), gold, alternatives, grid, reading))
     out.sort(key=lambda p: (-p.score, p.lost))
     return out
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from rich.markup import escape
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -226,22 +228,37 @@ class NewRunScreen(Screen):
     def _back_pressed(self) -> None:
         self.action_back()
 
+    def _corpus_key(self) -> tuple[str, str, str]:
+        """(corpus, lost code, known code) as the form holds them: what a preview was made for."""
+        return (self.corpus_value(), self.query_one("#lost", Input).value.strip(),
+                self.query_one("#known", Input).value.strip())  # fmt: skip
+
     def _preview(self) -> None:
         self.query_one(CorpusPreview).show(None)
-        self._load_preview(
-            self.corpus_value(), self.query_one("#lost", Input).value.strip(),
-            self.query_one("#known", Input).value.strip(),
-        )  # fmt: skip
+        self._load_preview(*self._corpus_key())
 
     @work(thread=True, exclusive=True, group="preview", description="corpus preview")
     def _load_preview(self, corpus: str, lost: str, known: str) -> None:
         summary = summarize_corpus(corpus, lost, known) if corpus else CorpusSummary("choose a corpus", False)
         if not get_current_worker().is_cancelled:  # a newer preview superseded this one
-            self.app.call_from_thread(self._show_preview, summary)
+            self.app.call_from_thread(self._show_preview, (corpus, lost, known), summary)
 
-    def _show_preview(self, summary: CorpusSummary) -> None:
+    def _show_preview(self, key: tuple[str, str, str], summary: CorpusSummary) -> None:
+        self.previewed = (key, summary)
         if self.is_attached:
             self.query_one(CorpusPreview).show(summary)
+
+    def _corpus_refusal(self) -> str | None:
+        """Why the corpus the form names cannot be read (the preview's one line), None if it can. A
+        preview that read these values is trusted; otherwise, a refusal included (the file may have
+        been mended since), the corpus is read again now and the preview shows the new verdict."""
+        key = self._corpus_key()
+        previewed = getattr(self, "previewed", None)
+        if previewed is not None and previewed[0] == key and previewed[1].ok:
+            return None
+        summary = summarize_corpus(*key)
+        self._show_preview(key, summary)
+        return None if summary.ok else Text.from_markup(summary.text).plain
 
     # --- actions ------------------------------------------------------------------------------
 
@@ -256,6 +273,12 @@ class NewRunScreen(Screen):
                 return
         if not self.corpus_value():
             self.notify("Choose a corpus or type a path.", severity="error")
+            return
+        refusal = self._corpus_refusal()
+        if refusal is not None:  # the form stays open with what was typed, so the path can be mended
+            self.query_one("#form-error", Static).update(f"[red]{escape(refusal)}[/]")
+            self.notify(refusal, title="cannot read the corpus", severity="error")
+            self.query_one("#corpus-path", Input).focus()
             return
         try:
             cfg, sources = build_config(self._preset_name(), None, self.overrides())

@@ -1,8 +1,9 @@
 """Review: the proposed cognate pairs of the selected run, by confidence, judged one key at a time.
 
 Each decision is committed to the store when its key is pressed, so killing the terminal loses
-nothing. The detail pane explains the selected pair: its attention alignment, the model's other
-candidates for the lost word and, when the corpus has them, the gold cognates. After a refinement
+nothing. The detail pane explains the selected pair: its reading (segments with probabilities, and
+a neural run's attention grid), the model's other candidates for the lost word and, when the
+corpus has them, the gold cognates. After a refinement
 (`R`) the new proposals replace the old with the cursor where it was, and a Δ marks those it changed.
 """
 
@@ -242,7 +243,7 @@ class ReviewScreen(Screen):
             f"[b]{escape(row.lost)}[/] -> [b]{escape(row.known)}[/]  #{row.rank}\n"
             f"score {row.score:.3f}  cost {row.cost:.2f}  {status}"
         )
-        grid.show(row.lost_tokens, row.known_tokens, row.attention)
+        grid.show(row.lost_tokens, row.known_tokens, row.attention, row.alignment)
         lines = ["[b]model's candidates[/]"]
         for known, score in row.alternatives:
             mark = " <" if known == row.known else ""

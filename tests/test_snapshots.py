@@ -52,3 +52,16 @@ def test_refine_dialog(snap_compare, data_dir, tmp_path, monkeypatch):
     with Store(default_path(data_dir)) as store:
         store.set_run_dir(run_id, "runs/20260921-141300-fixed-demo")
     assert snap_compare(DecipherApp(data_dir), terminal_size=(80, 24), press=["3", "a", "r", "R"])
+
+
+def test_key_screen_as_a_syllable_grid(snap_compare, data_dir, tmp_path, monkeypatch):
+    """A syllabary's key (the fixed run's, rewritten as syllables) as the grid, the cursor on a cell
+    whose sign the side panel explains."""
+    run_id = seed_store(data_dir, tmp_path)
+    readings = {"γ": "na", "λ": "sa", "σ": "la", "ι": "de", "υ": "ko", "ρ": "to", "β": "a", "ο": "n"}
+    with Store(default_path(data_dir)) as store:
+        store.conn.execute("DELETE FROM char_map WHERE run_id = ?", (run_id,))
+        store.conn.executemany("INSERT INTO char_map VALUES (?, ?, 1, ?, ?)",
+                               [(run_id, sign, reading, 0.5 + 0.05 * n)
+                                for n, (sign, reading) in enumerate(readings.items())])  # fmt: skip
+    assert snap_compare(DecipherApp(data_dir), terminal_size=(80, 24), press=["4", "g", "down", "right", "right"])

@@ -725,3 +725,26 @@ async def test_key_screen_sorts_by_confidence(data_dir, tmp_path):
         await pilot.press("s")
         await pilot.pause()
         assert order() == ["γ", "λ", "σ"]
+
+
+async def test_the_key_lists_the_proposals_that_read_the_selected_sign(data_dir, tmp_path):
+    """Moving along the Key's table shows, beside it, how the proposals read that sign (from their
+    stored readings) and which proposals they are; `g` offers no grid for an alphabet's key."""
+    run_id = seed_store(data_dir, tmp_path)  # a neural run: each pair read along its diagonal attention
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")
+        await pilot.pause()
+        screen = app.screen
+        rows = app.store.proposals(run_id)
+        for _ in range(3):
+            (sign,) = screen.selected_signs()
+            panel = str(screen.query_one("#key-uses").render())
+            users = [r for r in rows if any(seg.lost == (sign,) for seg in r.alignment)]
+            assert users and f"{sign} in " in panel
+            assert all(f"#{r.rank} {r.lost} -> {r.known}" in panel for r in users)
+            await pilot.press("down")
+            await pilot.pause()
+        await pilot.press("g")
+        await pilot.pause()
+        assert not screen.as_grid and screen.query_one("#key-table").cursor_type == "row"

@@ -1,18 +1,29 @@
 """Key: the character correspondences the model learned (lost symbol -> known symbols), by symbol or
-by confidence (the probability of a symbol's best reading)."""
+by confidence (the probability of a symbol's best reading), or, for a syllabary, as the grid
+decipherers draw (consonants down, vowels across: `g`). The side panel lists, for the selected sign
+(or grid cell), how the proposals read it and which proposals lean on each reading, from their
+stored alignments, so a doubtful value can be checked against its words."""
 
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from ...app.key_views import SignUses, SyllableGrid, sign_uses, syllable_grid
+from ...engine.channels.syllables import known_vowels
 from ...engine.methods import char_map_source
 from ...exports.key import confidence
+from ...store import ProposalRow
 from ..widgets.mode_bar import ModeBar
 from ..widgets.shade import shade_style
+
+SHOWN_PAIRS = 12  # proposals listed under a reading in the side panel; the rest are counted
 
 
 class KeyScreen(Screen):
@@ -22,21 +33,36 @@ class KeyScreen(Screen):
     BINDINGS = [
         Binding("s", "sort", "Sort", tooltip="Sort by symbol or by confidence (the best reading's probability)",
                 id="key.sort"),
-    ]
+        Binding("g", "grid", "Grid", tooltip="A syllabary's key as a grid: consonants down, vowels across",
+                id="key.grid"),
+    ]  # fmt: skip
 
     def compose(self) -> ComposeResult:
         yield ModeBar("key")
         yield Static("", id="key-head")
-        yield DataTable(id="key-table", cursor_type="row", zebra_stripes=False)
+        with Horizontal(id="key-body"):
+            yield DataTable(id="key-table", cursor_type="row", zebra_stripes=False)
+            with VerticalScroll(id="key-detail"):
+                yield Static("", id="key-uses")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self._shown: int | None = None
         self.by_confidence = False
+        self.as_grid = False
+        self.grid: SyllableGrid | None = None
+        self.uses: dict[str, SignUses] = {}
+        self.rows: dict[int, ProposalRow] = {}
         self.load()
 
     def action_sort(self) -> None:
         self.by_confidence = not self.by_confidence
+        self.load()
+
+    def action_grid(self) -> None:
+        if self.grid is None and not self.as_grid:
+            self.notify("This key does not read as syllables: no grid (an alphabet's key is the table).")
+            return
+        self.as_grid = not self.as_grid
         self.load()
 
     def on_screen_resume(self) -> None:
@@ -53,20 +79,40 @@ class KeyScreen(Screen):
         table = self.query_one("#key-table", DataTable)
         table.clear(columns=True)
         head = self.query_one("#key-head", Static)
+        self.query_one("#key-uses", Static).update("")
         if run is None:
             head.update("No run selected: pick one on Runs (1).")
             return
         if not char_map:
             head.update(f"Run #{run.id} ({run.corpus}) has no character map yet ({run.status}).")
             return
+        proposals = self.app.store.proposals(run.id)
+        self.rows = {r.rank: r for r in proposals}
+        self.uses = sign_uses(proposals)
+        self.grid = syllable_grid(char_map, known_vowels([tuple(r.known_tokens) for r in proposals]))
+        self.as_grid = self.as_grid and self.grid is not None
         source = char_map_source(run.config)
-        order = "most sure first" if self.by_confidence else "by symbol"
-        head.update(
-            f"[b]Run #{run.id}[/] {run.corpus}: each {run.lost_code} symbol and the {run.known_code} "
-            f"symbols it is read as, with probabilities (from {source}); {order}"
-        )
+        if self.as_grid and self.grid is not None:
+            head.update(
+                f"[b]Run #{run.id}[/] {run.corpus}: each {run.lost_code} sign in the cell of its best reading "
+                f"(from {source}); g: the table"
+            )
+            self._fill_grid(table, self.grid)
+        else:
+            order = "most sure first" if self.by_confidence else "by symbol"
+            grid_hint = "; g: the syllable grid" if self.grid is not None else ""
+            head.update(
+                f"[b]Run #{run.id}[/] {run.corpus}: each {run.lost_code} symbol and the {run.known_code} "
+                f"symbols it is read as, with probabilities (from {source}); {order}{grid_hint}"
+            )
+            self._fill_table(table, char_map)
+        self._show_uses()
+
+    def _fill_table(self, table: DataTable, char_map: dict[str, list[tuple[str, float]]]) -> None:
+        table.cursor_type = "row"
         width = max(len(v) for v in char_map.values())
-        table.add_column(run.lost_code, key="lost")
+        table.add_column("sign", key="lost")
+        table.add_column("uses", key="uses")
         for n in range(1, width + 1):
             table.add_column(f"#{n}", key=f"k{n}", width=9)
         if self.by_confidence:
@@ -74,8 +120,64 @@ class KeyScreen(Screen):
         else:
             symbols = sorted(char_map)
         for lost, tops in ((s, char_map[s]) for s in symbols):
-            cells: list = [Text(f" {lost} ", style="bold")]
+            uses = self.uses.get(lost)
+            cells: list = [Text(f" {lost} ", style="bold"), str(uses.total) if uses else ""]
             for known, prob in tops:
                 cells.append(Text(f" {known} {prob:.2f} ", style=shade_style(self.app, prob)))
             cells += [""] * (width - len(tops))
             table.add_row(*cells, key=lost)
+
+    def _fill_grid(self, table: DataTable, grid: SyllableGrid) -> None:
+        table.cursor_type = "cell"
+        table.add_column("", key="onset")
+        for vowel in grid.vowels:
+            table.add_column(f" {vowel}", key=f"v:{vowel}")
+        for onset in grid.onsets:
+            cells: list = [Text(f" {onset or '·'} ", style="bold")]
+            for vowel in grid.vowels:
+                signs = grid.cells.get((onset, vowel), [])
+                if not signs:
+                    cells.append("")
+                    continue
+                sign, p = signs[0]
+                more = f"+{len(signs) - 1}" if len(signs) > 1 else ""
+                cells.append(Text(f"{sign} {p:.2f}{more}", style=shade_style(self.app, p)))
+            table.add_row(*cells, key=f"o:{onset}")
+
+    # --- the side panel: how the proposals read the selected sign ------------------------------
+
+    @on(DataTable.RowHighlighted, "#key-table")
+    @on(DataTable.CellHighlighted, "#key-table")
+    def _highlighted(self) -> None:
+        self._show_uses()
+
+    def selected_signs(self) -> list[str]:
+        """The sign on the cursor's row, or in grid view the signs of the cursor's cell."""
+        table = self.query_one("#key-table", DataTable)
+        if table.row_count == 0:
+            return []
+        coordinate = table.cursor_coordinate
+        row_key, column_key = table.coordinate_to_cell_key(coordinate)
+        if not self.as_grid or self.grid is None:
+            return [str(row_key.value)]
+        onset, column = str(row_key.value)[2:], str(column_key.value)
+        if not column.startswith("v:"):
+            return []
+        return [sign for sign, _ in self.grid.cells.get((onset, column[2:]), [])]
+
+    def _show_uses(self) -> None:
+        lines: list[str] = []
+        for sign in self.selected_signs():
+            uses = self.uses.get(sign)
+            if uses is None:
+                lines.append(f"[b]{escape(sign)}[/]: no proposal reads it")
+                continue
+            lines.append(f"[b]{escape(sign)}[/] in {uses.total} proposal(s)")
+            for reading, ranks in uses.by_count():
+                lines.append(f" [b]{escape(reading)}[/] x{len(ranks)}")
+                for rank in ranks[:SHOWN_PAIRS]:
+                    row = self.rows[rank]
+                    lines.append(f"  #{rank} {escape(row.lost)} -> {escape(row.known)}")
+                if len(ranks) > SHOWN_PAIRS:
+                    lines.append(f"  ... {len(ranks) - SHOWN_PAIRS} more")
+        self.query_one("#key-uses", Static).update("\n".join(lines))

@@ -44,8 +44,8 @@ class ReviewScreen(Screen):
         Binding("r", "decide('rejected')", "Reject", tooltip="Reject the pair and move down", id="review.reject"),
         Binding("m", "decide('unsure')", "Unsure", tooltip="Mark the pair unsure (maybe): kept and exported, "
                 "not a constraint on refinement; move down", id="review.unsure"),
-        Binding("u", "undo", "Undo", tooltip="Undo the last decision", id="review.undo"),
-        # Refine before the rest so that an 80-column footer still shows it; space (cycle) is in `?` only.
+        # Undo, cycle and the status filter are in `?` only, so that an 80-column footer shows the rest.
+        Binding("u", "undo", "Undo", show=False, tooltip="Undo the last decision", id="review.undo"),
         Binding("R", "refine", "Refine", tooltip="Refine the run (rounds; in place or as a new run) with accepted "
                 "pairs fixed and rejected ones removed; Δ marks what it changed", id="review.refine"),
         Binding("space", "cycle", "Cycle", key_display="␣", show=False,
@@ -55,7 +55,7 @@ class ReviewScreen(Screen):
         Binding("N", "next_open(-1)", "Prev", show=False, tooltip="Previous open (unreviewed) pair",
                 id="review.previous"),
         Binding("slash", "filter", "Find", tooltip="Filter by text in the lost or known word", id="review.filter"),
-        Binding("f", "status_filter", "Status", tooltip="Show all / open / accepted / rejected / unsure",
+        Binding("f", "status_filter", "Status", show=False, tooltip="Show all / open / accepted / rejected / unsure",
                 id="review.status"),
         Binding("e", "export", "Export", tooltip="Export the review: tsv, cog, EDICTOR, CLDF or the key",
                 id="review.export"),

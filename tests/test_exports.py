@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from formats_support import write_cldf, write_edictor
-from tui_support import seed_store
+from tui_support import fixed_corpus, seed_store
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app
@@ -200,12 +200,32 @@ def test_key_export_by_symbol_and_by_confidence(data_dir: Path, tmp_path: Path) 
     assert written.exit_code == 0 and "3 lost symbol(s)" in written.output
 
 
+def test_signs_export_is_a_known_signs_file_that_a_run_reads_back(data_dir: Path, tmp_path: Path) -> None:
+    """The pins of a run (the Key screen's) as a --known-signs file: values a line, unknown signs as
+    comments; the project's reader takes it back as the same values."""
+    from tui_decipher.engine.sign_values import read_sign_values
+
+    run_id = seed_store(data_dir, tmp_path)
+    with Store(default_path(data_dir)) as store:
+        store.set_pins(run_id, "γ", ["n", "s"])
+        store.set_pins(run_id, "λ", ["?"])
+        store.set_pins(run_id, "σ", ["l"])
+    shown = cli("runs", "show", str(run_id))
+    assert shown.exit_code == 0 and "γ=n, γ=s, λ=?, σ=l" in " ".join(shown.output.split())
+    result = cli("export", str(run_id), "--format", "signs", "-o", str(tmp_path / "signs.tsv"))
+    assert result.exit_code == 0 and "3 pinned sign value(s), 1 marked unknown" in result.output
+    text = (tmp_path / "signs.tsv").read_text(encoding="utf-8")
+    assert text == "lost\tknown\nγ\tn\nγ\ts\nσ\tl\n# λ\tunknown\n"
+    back = read_sign_values(tmp_path / "signs.tsv", fixed_corpus(tmp_path))
+    assert [(v.lost, v.known) for v in back.values] == [("γ", ("n",)), ("γ", ("s",)), ("σ", ("l",))]
+
+
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
         (["--format", "cog", "--all"], "--all: the cog format has no place for a decision"),
         (["--format", "cldf", "-o", "-"], "the cldf export is a folder"),
-        (["--format", "xml"], "--format 'xml': expected one of tsv, cog, edictor, cldf, key"),
+        (["--format", "xml"], "--format 'xml': expected one of tsv, cog, edictor, cldf, key, signs"),
     ],
 )
 def test_export_errors_are_one_line(data_dir: Path, tmp_path: Path, args: list[str], fragment: str) -> None:

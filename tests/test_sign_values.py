@@ -226,6 +226,32 @@ def test_known_signs_on_the_command_line(syllabary, tmp_path) -> None:
         assert len(store.runs()) == 1  # nothing recorded for a refused file
 
 
+def test_a_finished_run_is_refined_with_pinned_sign_values(syllabary, tmp_path) -> None:
+    """`decipher run --refine RUN --known-signs FILE` pins the file's values on the run (kept in the
+    store), and the refinement holds them: each pinned sign reads as its value. A second refinement
+    holds the stored pins without the file; a pin marked unknown holds nothing."""
+    _corpus, cfg, signs = syllabary
+    data = tmp_path / "data"
+    runner = CliRunner()
+    base = ["--quiet", "--data-dir", str(data)]
+    first = runner.invoke(cli_app, ["run", "--corpus", cfg.corpus, "--method", "channel", "--set", "channel_steps=60",
+                                    *base])  # fmt: skip
+    assert first.exit_code == 0, first.output
+    pin = ["--known-signs", str(signs)]
+    refined = runner.invoke(cli_app, ["run", "--refine", "1", "--refine-rounds", "1", *pin, *base])
+    assert refined.exit_code == 0, refined.output
+    assert "10 pinned sign value(s)" in " ".join(refined.output.split())
+    values = [line.split("\t") for line in signs.read_text(encoding="utf-8").splitlines()[1:]]
+    with Store(default_path(data)) as store:
+        assert sorted(store.pins(1)) == sorted((a, b) for a, b in values)
+        assert all(store.char_map(1)[sign][0][0] == value for sign, value in values)
+        store.set_pins(1, values[0][0], ["?"])  # marked unknown: no longer held
+    again = runner.invoke(cli_app, ["run", "--refine", "1", "--refine-rounds", "1", *base])
+    assert again.exit_code == 0 and "9 pinned sign value(s)" in " ".join(again.output.split())
+    resumed = runner.invoke(cli_app, ["run", "--resume", "1", "--known-signs", str(signs), *base])
+    assert resumed.exit_code == 2 and "--refine RUN --known-signs FILE" in " ".join(resumed.output.split())
+
+
 def test_corpus_generate_writes_a_syllabarys_key_most_frequent_sign_first(tmp_path) -> None:
     runner = CliRunner()
     corpus_path, key_path = tmp_path / "s.cog", tmp_path / "key.tsv"

@@ -32,6 +32,7 @@ from tui_decipher.store import (
     REJECTED,
     RUNNING,
     SCHEMA_VERSION,
+    UNKNOWN_VALUE,
     UNSURE,
     ProposalRow,
     RoundRow,
@@ -47,7 +48,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # Lost vocabulary (first appearance): 0 abc, 1 bcd, 2 cde, 3 dé.
 # Known vocabulary (first appearance): 0 abd, 1 abe, 2 bce, 3 zzz, 4 de.
 COG = "xl\tyk\nabc\tabd|abe\nbcd\tbce\ncde\t_\n_\tzzz\ndé\tde\n"
-TABLES = ("runs", "rounds", "epochs", "proposals", "decisions", "char_map", "channel_steps")
+TABLES = ("runs", "rounds", "epochs", "proposals", "decisions", "char_map", "channel_steps", "pinned_signs")
 
 
 # ------------------------------------------------------------------------------- helpers
@@ -694,11 +695,13 @@ def test_delete_run_cascades(db: Path, corpus: Corpus) -> None:
         recorder.finish(make_result(standard_proposals()), corpus)
         recorder.store.set_decision(run_id, 0, 0, ACCEPTED)
         recorder.store.set_decision(run_id, 1, 3, REJECTED)
+        recorder.store.set_pins(run_id, "a", ["k", "g"])
         recorder.close()
     with Store(db) as s:
         before = {t: count(s, t, keep) for t in TABLES}
         assert before == {
             "runs": 1, "rounds": 1, "epochs": 2, "proposals": 4, "decisions": 2, "char_map": 4, "channel_steps": 2,
+            "pinned_signs": 2,
         }  # fmt: skip
         assert {t: count(s, t, doomed) for t in TABLES} == before
         s.delete_run(doomed)
@@ -708,6 +711,7 @@ def test_delete_run_cascades(db: Path, corpus: Corpus) -> None:
         assert [r.id for r in s.runs()] == [keep]
         assert s.proposals(doomed) == [] and s.decisions(doomed) == {} and s.char_map(doomed) == {}
         assert s.rounds(doomed) == [] and s.epoch_losses(doomed) == [] and s.channel_losses(doomed) == []
+        assert s.pins(doomed) == [] and s.pins(keep) == [("a", "k"), ("a", "g")]
         s.delete_run(doomed)  # deleting again is harmless
     with Store(db) as s:  # and it is committed
         assert [r.id for r in s.runs()] == [keep]
@@ -856,7 +860,7 @@ def test_a_version_1_database_written_by_the_old_code_gains_decisions(tmp_path: 
     """tests/data/v1_store.sqlite3 was written by the code before schema 2 (025a784): the fixed run
     of tests/tui_support.py, and one accepted pair added by hand. Opening it migrates it and keeps everything."""
     with Store(_old_store(tmp_path, "v1_store.sqlite3", 1)) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         (run,) = s.runs()
         assert run.decisions == {} and run.accuracy == 0.75 and run.status == "finished"
         assert len(s.proposals(run.id)) == 8 and len(s.rounds(run.id)) == 2
@@ -869,7 +873,7 @@ def test_a_version_2_database_written_by_the_old_code_gains_tokens_and_languages
     tests/tui_support.py and one accepted pair. Opening it migrates it; its words read as their
     grapheme clusters (what its .cog reader made of them), with no concepts and no language records."""
     with Store(_old_store(tmp_path, "v2_store.sqlite3", 2)) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         (run,) = s.runs()
         assert run.languages == {} and run.accuracy == 0.75 and run.status == "finished"
         rows = s.proposals(run.id)
@@ -888,7 +892,7 @@ def test_a_version_3_database_written_by_the_old_code_takes_unsure_decisions(tmp
     before = raw.execute("SELECT * FROM decisions ORDER BY lost_index, known_index").fetchall()
     raw.close()
     with Store(old) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         (run,) = s.runs()
         assert run.accuracy == 0.75 and len(s.proposals(run.id)) == 8
         after = s.conn.execute("SELECT * FROM decisions ORDER BY lost_index, known_index").fetchall()
@@ -920,7 +924,7 @@ def test_a_version_4_database_written_by_the_old_code_gains_channel_steps(tmp_pa
     the channel's training curve, empty for the old run, and keeps everything else."""
     old = _old_store(tmp_path, "v4_store.sqlite3", 4)
     with Store(old) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         (run,) = s.runs()
         assert run.accuracy == 0.75 and len(s.proposals(run.id)) == 8 and len(s.rounds(run.id)) == 2
         assert len(s.epoch_losses(run.id)) == 6 and s.channel_losses(run.id) == []
@@ -1025,7 +1029,7 @@ def test_a_version_5_database_written_by_the_old_code_gains_alignments(tmp_path:
 
     old = _old_store(tmp_path, "v5_store.sqlite3", 5)
     with Store(old) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         (run,) = s.runs()
         rows = s.proposals(run.id)
         assert run.accuracy == 0.75 and len(rows) == 8 and s.decisions(run.id) == {(1, 1): ACCEPTED}
@@ -1041,3 +1045,20 @@ def test_a_version_5_database_written_by_the_old_code_gains_alignments(tmp_path:
     with Store(old) as s:
         rows = s.proposals(new_id)
         assert rows[0].alignment == reading and rows[3].alignment == []  # no alignment, no attention
+
+
+def test_pinned_sign_values_are_replaced_per_sign_copied_to_a_branch_and_marked_unknown(store: Store, corpus: Corpus):
+    run_id, branch = new_run(store, corpus), new_run(store, corpus)
+    store.set_pins(run_id, "a", ["k", "g"])
+    store.set_pins(run_id, "é", ["e"])
+    assert store.pins(run_id) == [("a", "k"), ("a", "g"), ("é", "e")]  # by sign, in the order pinned
+    store.set_pins(run_id, "a", ["kh"])  # a sign's values are replaced whole
+    store.set_pins(run_id, "é", [UNKNOWN_VALUE])
+    assert store.pins(run_id) == [("a", "kh"), ("é", UNKNOWN_VALUE)]
+    with pytest.raises(ValueError, match="marked unknown"):
+        store.set_pins(run_id, "a", ["k", UNKNOWN_VALUE])
+    store.copy_pins(run_id, branch)
+    store.set_pins(run_id, "a", [])  # unpinned on the run; the branch keeps its copy
+    assert store.pins(run_id) == [("é", UNKNOWN_VALUE)] and store.pins(branch) == [("a", "kh"), ("é", UNKNOWN_VALUE)]
+    with pytest.raises(StoreError):
+        store.set_pins(999, "a", ["k"])

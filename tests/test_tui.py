@@ -22,6 +22,7 @@ from tui_decipher.store import ACCEPTED, OPEN, REJECTED, UNSURE, Store, default_
 from tui_decipher.tui.app import DecipherApp
 from tui_decipher.tui.screens.help import HelpScreen
 from tui_decipher.tui.screens.new_run import NO_PRESET, NewRunScreen
+from tui_decipher.tui.screens.pin import PinScreen
 from tui_decipher.tui.screens.refine import RefineScreen
 from tui_decipher.tui.screens.review import ReviewScreen
 
@@ -748,3 +749,39 @@ async def test_the_key_lists_the_proposals_that_read_the_selected_sign(data_dir,
         await pilot.press("g")
         await pilot.pause()
         assert not screen.as_grid and screen.query_one("#key-table").cursor_type == "row"
+
+
+@pytest.mark.slow
+async def test_a_sign_pinned_on_the_key_holds_the_refinement_and_review_marks_what_changed(
+    data_dir, tmp_path, single_thread
+):
+    """Key: p pins the selected sign's value (typed; kept in the store), R refines the run holding
+    it; the sign then reads as its value, and Review's footer counts the proposals that changed."""
+    tiny_channel_run(tmp_path)
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3")  # Review first: it tracks the refinement's Δ
+        run_id = app.screen.run_id
+        await pilot.press("4")
+        await pilot.pause()
+        key = app.screen
+        (sign,) = key.selected_signs()
+        readings = app.store.char_map(run_id)[sign]
+        value = readings[1][0] if len(readings) > 1 else "a"  # not what it reads as now
+        await pilot.press("p")
+        assert isinstance(app.screen, PinScreen)
+        await pilot.press("end", "ctrl+u", *value, "enter")
+        await pilot.pause()
+        assert app.store.pins(run_id) == [(sign, value)]
+        assert "1 sign(s) pinned" in str(key.query_one("#key-head").render())
+        await pilot.press("R")
+        assert isinstance(app.screen, RefineScreen)
+        await pilot.press("end", "ctrl+u", "1", "enter")
+        await wait_until(pilot, lambda: app.live is not None and app.live.status == "finished")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        assert app.store.char_map(run_id)[sign][0][0] == value  # the refinement held the pin
+        await pilot.press("3")
+        await pilot.pause()
+        review = app.screen
+        assert review.changed and f"Δ {len(review.changed)} changed" in str(review.query_one("#review-counts").render())

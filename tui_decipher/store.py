@@ -55,6 +55,9 @@ STATUSES = (OPEN, *DECIDED)
 RUNNING, FINISHED, CANCELLED, FAILED, INTERRUPTED = "running", "finished", "cancelled", "failed", "interrupted"
 
 
+UNKNOWN_VALUE = "?"  # a pinned sign marked unknown: listed and exported, never a constraint
+
+
 class StoreError(RuntimeError):
     """The database cannot be used (newer schema, corrupted, unwritable); the message says why."""
 
@@ -195,6 +198,18 @@ MIGRATIONS: list[str] = [
     # [[lost symbols, known symbols, probability], ...]. Runs recorded before read none ([]).
     """
     ALTER TABLE proposals ADD COLUMN alignment_json TEXT NOT NULL DEFAULT '[]';
+    """,
+    # 7: sign values the decipherer pinned on a run (the Key screen, `decipher run --refine RUN
+    # --known-signs FILE`): a lost symbol and the known letters it writes as typed, or UNKNOWN_VALUE
+    # for a sign marked unknown (kept and listed, never a constraint). A refinement holds them.
+    """
+    CREATE TABLE pinned_signs (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        lost_symbol TEXT NOT NULL,
+        value TEXT NOT NULL,
+        pinned_at REAL NOT NULL,
+        PRIMARY KEY (run_id, lost_symbol, value)
+    );
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -642,6 +657,40 @@ class Store:
         self._write(
             "INSERT OR REPLACE INTO decisions SELECT ?, lost_index, known_index, status, decided_at"
             " FROM decisions WHERE run_id = ?",
+            (to_run, from_run),
+        )
+
+    # --- pinned sign values -------------------------------------------------------------------
+
+    def pins(self, run_id: int) -> list[tuple[str, str]]:
+        """The run's pinned sign values as (lost symbol, value), by symbol; a value is the known
+        letters as typed, or UNKNOWN_VALUE for a sign marked unknown."""
+        rows = self.conn.execute(
+            "SELECT lost_symbol, value FROM pinned_signs WHERE run_id = ? ORDER BY lost_symbol, pinned_at, value",
+            (run_id,),
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def set_pins(self, run_id: int, symbol: str, values: Iterable[str]) -> None:
+        """Replace a sign's pinned values (none: unpin it), in one transaction committed on return.
+        UNKNOWN_VALUE alone marks it unknown."""
+        values = list(dict.fromkeys(values))
+        if UNKNOWN_VALUE in values and len(values) > 1:
+            raise ValueError(f"{symbol}: a sign marked unknown ({UNKNOWN_VALUE}) has no other value")
+        if self.run(run_id) is None:
+            raise StoreError(f"no run #{run_id}")
+        now = time.time()
+        self.conn.execute("BEGIN IMMEDIATE")
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM pinned_signs WHERE run_id = ? AND lost_symbol = ?", (run_id, symbol))
+            conn.executemany("INSERT INTO pinned_signs VALUES (?, ?, ?, ?)",
+                             [(run_id, symbol, v, now + n * 1e-6) for n, v in enumerate(values)])  # fmt: skip
+
+    def copy_pins(self, from_run: int, to_run: int) -> None:
+        """Give a run (a branch) another run's pinned sign values."""
+        self._write(
+            "INSERT OR REPLACE INTO pinned_signs SELECT ?, lost_symbol, value, pinned_at FROM pinned_signs"
+            " WHERE run_id = ?",
             (to_run, from_run),
         )
 

@@ -44,8 +44,11 @@ def review_summary(counts: dict[str, int], judged: int = 0) -> str:
     return line + unproposed_note(counts, judged)
 
 
-def run_fields(run: RunRow, counts: dict[str, int] | None, judged: int = 0) -> list[tuple[str, str]]:
-    """The run's detail as (field, value) rows: what the Runs screen shows under its table, and more."""
+def run_fields(
+    run: RunRow, counts: dict[str, int] | None, judged: int = 0, pins: list[tuple[str, str]] | None = None
+) -> list[tuple[str, str]]:
+    """The run's detail as (field, value) rows: what the Runs screen shows under its table, and more.
+    `pins`: the sign values pinned on it (store.pins), listed where there are any."""
     s, cfg = run.stats, run.config
     languages = []
     for code in (run.lost_code, run.known_code):
@@ -73,6 +76,8 @@ def run_fields(run: RunRow, counts: dict[str, int] | None, judged: int = 0) -> l
         rows.append(("accuracy", "no gold"))
     if counts is not None and run.status != RUNNING:
         rows.append(("review", review_summary(counts, judged)))
+    if pins:
+        rows.append(("pinned signs", ", ".join(f"{symbol}={value}" for symbol, value in pins)))
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.created_at))
     rows.append(("started", started + ("" if run.seconds is None else f", ran {run.seconds:.0f}s")))
     rows.append(("run folder", run.run_dir or "-"))

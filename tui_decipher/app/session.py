@@ -28,12 +28,13 @@ from pathlib import Path
 
 from ..engine.checkpoint import CHECKPOINT_NAME, Checkpoint, CheckpointError, load_checkpoint
 from ..engine.config import ConfigSources, DecipherConfig
+from ..engine.corpus import Corpus
 from ..engine.events import EventCallback
 from ..engine.methods import DecipherResult, method_for, refine_decipherment, run_decipherment
 from ..engine.registry import LoadedCorpus, load_corpus
 from ..engine.review import REFINE_ROUNDS, ReviewConstraints
-from ..engine.sign_values import SignValues, read_sign_values
-from ..store import CANCELLED, FINISHED, OPEN, RUNNING, RunRecorder, Store, StoreError
+from ..engine.sign_values import SignValues, checked_sign_values, read_sign_values
+from ..store import CANCELLED, FINISHED, OPEN, RUNNING, UNKNOWN_VALUE, RunRecorder, Store, StoreError
 from .results import new_run_dir, write_run_files
 from .review_io import RunVocabulary, read_decisions
 
@@ -89,6 +90,10 @@ class RunSession:
     # become its decisions (unsure ones too: stored, never a constraint).
     known_items: list[tuple[int, int, str]] = field(default_factory=list)
     known_signs: SignValues | None = None  # a new run's known sign values (its `known_signs` file)
+    # refine: the sign values pinned on the run (the store's, with a `--known-signs` file's over
+    # them), held by the refinement; and the file's, stored as the run's pins when it opens.
+    pinned: SignValues | None = None
+    new_pins: SignValues | None = None
 
     @classmethod
     def new(
@@ -115,20 +120,35 @@ class RunSession:
         return cls._continued(db_path, run_id, folder, checkpoint, sources)
 
     @classmethod
-    def refine(cls, db_path: Path, run: str, rounds: int = REFINE_ROUNDS, out: Path | None = None) -> RunSession:
+    def refine(
+        cls, db_path: Path, run: str, rounds: int = REFINE_ROUNDS, out: Path | None = None,
+        known_signs: Path | None = None,
+    ) -> RunSession:
         """Continue a stored run for `rounds` more rounds under its review decisions (none: it
-        simply trains on). With `out`, the refinement is a new run there (a branch), and the
-        refined run is left untouched; without, the run is refined in place."""
+        simply trains on) and the sign values pinned on it. With `out`, the refinement is a new
+        run there (a branch), and the refined run is left untouched; without, the run is refined
+        in place. `known_signs`: a file of sign values to pin on the run first (over its pins)."""
         run_id, folder, checkpoint = find_stored_run(run, db_path)
         if run_id is None:
             raise StoreError(f"{folder}: not a run in {db_path}; --refine needs its review decisions")
         overrides = {"refine": str(folder)} if out is None else {"refine": str(folder), "branch_of": run_id}
         session = cls._continued(db_path, run_id, folder, checkpoint, ConfigSources(preset=None, overrides=overrides))
+        corpus = session.loaded.corpus
         with Store(db_path) as store:
             session.review = ReviewConstraints.from_decisions(store.decisions(run_id))
+            pins = store.pins(run_id)
             if out is not None:
                 session.sources.preset = store.run(run_id).preset
-        corpus = session.loaded.corpus
+        session.pinned = pinned_sign_values(pins, corpus, f"run #{run_id}'s pinned signs")
+        if known_signs is not None:
+            session.new_pins = read_sign_values(known_signs, corpus)
+            session.pinned = session.pinned.merged(session.new_pins)
+        if session.pinned:
+            method = method_for(checkpoint.method)
+            if not method.refines_with_signs:
+                raise SessionError(f"run #{run_id} ({checkpoint.method}) cannot be refined with pinned sign values: "
+                                   "they hold a character channel (refine an auto or channel run)")  # fmt: skip
+            method.check_known_signs(session.pinned, checkpoint.settings())
         session.review.check(len(corpus.lost_words), len(corpus.known_words))
         session.refine_rounds = rounds
         if out is not None:
@@ -160,9 +180,10 @@ class RunSession:
         """What a continued run says before it starts (None for a new run)."""
         if self.review is not None:
             what = f"run #{self.run_id}" if self.branch_of is None else f"run #{self.branch_of} into run #{self.run_id}"
+            pinned = f", {len(self.pinned)} pinned sign value(s) ({self.pinned.describe()})" if self.pinned else ""
             return (
                 f"refining {what} for {self.refine_rounds} round(s) with {len(self.review.accepted)} "
-                f"accepted and {len(self.review.rejected)} rejected pair(s) ({self.checkpoint_path})"
+                f"accepted and {len(self.review.rejected)} rejected pair(s){pinned} ({self.checkpoint_path})"
             )
         if self.known_pairs is not None or self.known_signs:
             given = []
@@ -195,6 +216,7 @@ class RunSession:
                 )  # fmt: skip
                 if self.branch_of is not None:
                     store.copy_decisions(self.branch_of, self.run_id)
+                    store.copy_pins(self.branch_of, self.run_id)
                 if self.known_items:
                     store.set_decisions(self.run_id, self.known_items)
             else:
@@ -203,6 +225,10 @@ class RunSession:
                 if self.review is not None and self.checkpoint.rounds:
                     planned = self.checkpoint.round + self.refine_rounds
                 store.mark_running(self.run_id, planned)
+            if self.new_pins:  # a --known-signs file's values become the run's pins
+                for symbol, values in self.new_pins.by_symbol().items():
+                    store.set_pins(self.run_id, symbol, [" ".join(v) if any(len(a) > 1 for a in v) else "".join(v)
+                                                         for v in values])  # fmt: skip
         return self.run_id
 
     def execute(self, on_event: EventCallback, cancel: threading.Event) -> DecipherResult:
@@ -225,7 +251,8 @@ class RunSession:
             recorder.catch_up(self.checkpoint)
             if self.review is not None:
                 result = refine_decipherment(
-                    corpus, self.checkpoint, self.review, self.refine_rounds, recorder, cancel, self.checkpoint_path
+                    corpus, self.checkpoint, self.review, self.refine_rounds, recorder, cancel, self.checkpoint_path,
+                    signs=self.pinned or None,
                 )
             else:
                 result = run_decipherment(
@@ -250,6 +277,13 @@ class RunSession:
         finally:
             recorder.close()
         return result
+
+
+def pinned_sign_values(pins: list[tuple[str, str]], corpus: Corpus, source: str) -> SignValues:
+    """A run's pinned values (the store's (symbol, value) rows; signs marked unknown left out) as
+    sign values, checked against its corpus as a file's are (`checked_sign_values`)."""
+    cells = [(n, symbol, value) for n, (symbol, value) in enumerate(pins, start=1) if value != UNKNOWN_VALUE]
+    return checked_sign_values(cells, corpus, source)
 
 
 def find_stored_run(run: str, db_path: Path) -> tuple[int | None, Path, Checkpoint]:

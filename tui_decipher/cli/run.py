@@ -165,7 +165,8 @@ def run(
         typer.Option(
             help="Known sign values (a lost<TAB>known TSV: a lost symbol and the one or two known letters it "
             "writes, e.g. from a bilingual): the character channel writes each such symbol from its values only, "
-            "from the run's start (methods auto and channel; the neural EM with init_flow=channel).",
+            "from the run's start (methods auto and channel; the neural EM with init_flow=channel). With --refine "
+            "RUN: pinned on that finished run (kept with it) and held by the refinement.",
         ),
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Random seed (runs are reproducible on CPU).")] = None,
@@ -256,9 +257,10 @@ def run(
         if resume is not None or refine is not None:
             given = {"--corpus": corpus, "--preset": preset, "--config": config, "--set": set_, "--seed": seed,
                      "--method": method, "--rounds": rounds, "--epochs": epochs,
-                     "--known-pairs (judgments of a run: `decipher review import`)": known_pairs,
-                     "--known-signs": known_signs}  # fmt: skip
-            session = _continued_session(db_path, resume, refine, refine_rounds, given, out)
+                     "--known-pairs (judgments of a run: `decipher review import`)": known_pairs}  # fmt: skip
+            if resume is not None:
+                given["--known-signs (they pin a finished run's signs: --refine RUN --known-signs FILE)"] = known_signs
+            session = _continued_session(db_path, resume, refine, refine_rounds, given, out, known_signs)
         else:
             session = _new_session(db_path, root, preset, config, set_ or [], flags, out)
     except (ValueError, CheckpointError, StoreError) as exc:  # ConfigError, CorpusError: ValueErrors
@@ -282,9 +284,10 @@ def run(
 
 def _continued_session(
     db_path: Path, resume: str | None, refine: str | None, refine_rounds: int, given: dict[str, Any],
-    out: Path | None = None,
+    out: Path | None = None, known_signs: Path | None = None,
 ) -> RunSession:
-    """The session of `--resume RUN` or `--refine RUN [--out DIR]`, whose settings come from the checkpoint."""
+    """The session of `--resume RUN` or `--refine RUN [--out DIR] [--known-signs FILE]`, whose settings
+    come from the checkpoint."""
     if resume is not None and refine is not None:
         raise ConfigError("--resume and --refine cannot be combined: resume a stopped run first")
     flag = "--resume" if resume is not None else "--refine"
@@ -295,7 +298,7 @@ def _continued_session(
         if out is not None:
             raise ConfigError("--resume continues a run in its own folder; drop --out")
         return RunSession.resume(db_path, resume)
-    return RunSession.refine(db_path, refine, refine_rounds, out)
+    return RunSession.refine(db_path, refine, refine_rounds, out, known_signs)
 
 
 def _new_session(

@@ -34,17 +34,18 @@ def runs_list(data: DataDir = None) -> None:
 
 @runs_app.command("show")
 def runs_show(run: RunArg, data: DataDir = None) -> None:
-    """A run's detail: corpus, languages, method, status, accuracy, review counts, folder."""
+    """A run's detail: corpus, languages, method, status, accuracy, review counts, pinned signs, folder."""
     try:
         with open_store(data) as store:
             row = store.find_run(run)
             counts, judged = store.review_counts(row.id), len(store.decisions(row.id))
+            pins = store.pins(row.id)
     except StoreError as exc:
         raise fail(str(exc)) from None
     table = Table(title=f"Run #{row.id}", show_header=False, title_justify="left")
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
-    for name, value in run_fields(row, counts, judged):
+    for name, value in run_fields(row, counts, judged, pins):
         table.add_row(name, escape(value))
     Console(highlight=False).print(table)
 

@@ -73,6 +73,18 @@ class SignValues:
     def from_state(cls, state: Sequence[Sequence[Any]] | None) -> SignValues:
         return cls(tuple(SignValue(str(lost), tuple(known), int(line)) for lost, known, line in state or ()))
 
+    def merged(self, newer: SignValues) -> SignValues:
+        """These values with `newer`'s: a symbol `newer` gives values for takes those only."""
+        named = {v.lost for v in newer.values}
+        return SignValues(tuple(v for v in self.values if v.lost not in named) + newer.values, newer.path or self.path)
+
+    def by_symbol(self) -> dict[str, list[Word]]:
+        """Each symbol's values (known letters), in the order given."""
+        out: dict[str, list[Word]] = {}
+        for v in self.values:
+            out.setdefault(v.lost, []).append(v.known)
+        return out
+
     def describe(self) -> str:
         """`𐀀=a, 𐀒=ko` for a summary line."""
         return ", ".join(f"{v.lost}={word_text(v.known)}" for v in self.values)
@@ -94,27 +106,38 @@ def read_sign_values(path: str | Path, corpus: Corpus) -> SignValues:
     header_line, header = rows[0]
     if tuple(c.strip().lower() for c in header.split("\t")) != HEADER:
         raise CorpusError(path, header_line, f"expected the header {'<TAB>'.join(HEADER)}, got {header!r}")
-    lost_symbols, known_symbols = corpus.lost_symbols(), corpus.known_symbols()
-    values: list[SignValue] = []
-    seen: set[tuple[str, Word]] = set()
+    cells_by_line = []
     for n, text in rows[1:]:
         cells = [c.strip() for c in text.split("\t")]
         if len(cells) != 2 or not all(cells):
             raise CorpusError(path, n, f"expected a lost symbol and its known letters separated by a tab, got {text!r}")
-        lost = parse_word(path, n, cells[0]) if " " not in cells[0] else cells[0].split()
+        cells_by_line.append((n, cells[0], cells[1]))
+    return checked_sign_values(cells_by_line, corpus, path)
+
+
+def checked_sign_values(cells: Sequence[tuple[int, str, str]], corpus: Corpus, source: str | Path) -> SignValues:
+    """(line, lost symbol, known letters) as typed, checked against `corpus` as a file's lines are
+    (`read_sign_values`): CorpusError `SOURCE:LINE: problem` at the first bad one. A decipherer's
+    pinned values (the Key screen, the store) are checked by it too, numbered from 1."""
+    path = Path(source)
+    lost_symbols, known_symbols = corpus.lost_symbols(), corpus.known_symbols()
+    values: list[SignValue] = []
+    seen: set[tuple[str, Word]] = set()
+    for n, lost_cell, known_cell in cells:
+        lost = parse_word(path, n, lost_cell) if " " not in lost_cell else lost_cell.split()
         if len(lost) != 1:
-            raise CorpusError(path, n, f"{cells[0]!r} is {len(lost)} symbols; a line gives one lost symbol's value")
+            raise CorpusError(path, n, f"{lost_cell!r} is {len(lost)} symbols; a line gives one lost symbol's value")
         symbol = lost[0]
         if symbol not in lost_symbols:
             raise CorpusError(path, n, f"unknown lost symbol {symbol!r}: no lost word of {corpus.name} has it")
-        known = _value_word(path, n, cells[1])
+        known = _value_word(path, n, known_cell)
         if len(known) > MAX_LETTERS:
-            raise CorpusError(path, n, f"value {cells[1]!r} is {len(known)} letters; a symbol writes 1 or 2")
+            raise CorpusError(path, n, f"value {known_cell!r} is {len(known)} letters; a symbol writes 1 or 2")
         missing = [a for a in known if a not in known_symbols]
         if missing:
             raise CorpusError(path, n, f"unknown known letter {missing[0]!r}: no known word of {corpus.name} has it")
         if (symbol, known) in seen:
-            raise CorpusError(path, n, f"{symbol}={cells[1]} is given twice")
+            raise CorpusError(path, n, f"{symbol}={known_cell} is given twice")
         seen.add((symbol, known))
         values.append(SignValue(symbol, known, n))
     return SignValues(tuple(values), str(path))

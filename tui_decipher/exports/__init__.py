@@ -1,7 +1,8 @@
 """Exports of a reviewed run, one module per format: the project's own `tsv` and `cog`, the
 field's `edictor` (a LingPy wordlist, written by lingpy) and `cldf` (a CLDF Wordlist, written and
-validated by pycldf), and the character `key`. A new format is one module with a `FORMAT` and one
-line in `EXPORTS`. Shared by `decipher export` and the TUI's export dialog; no UI library here.
+validated by pycldf), the character `key`, and the pinned sign values (`signs`, a `--known-signs`
+file). A new format is one module with a `FORMAT` and one line in `EXPORTS`. Shared by `decipher
+export` and the TUI's export dialog; no UI library here.
 """
 
 from __future__ import annotations
@@ -10,12 +11,12 @@ import re
 from pathlib import Path
 
 from ..store import RunRow, Store
-from . import cldf, cog, edictor, key, tsv
+from . import cldf, cog, edictor, key, signs, tsv
 from .base import ExportError, ExportFormat, ReviewedRun, Written
 
 # In the order the CLI's help and the TUI's dialog list them.
 EXPORTS: dict[str, ExportFormat] = {
-    f.name: f for f in (tsv.FORMAT, cog.FORMAT, edictor.FORMAT, cldf.FORMAT, key.FORMAT)
+    f.name: f for f in (tsv.FORMAT, cog.FORMAT, edictor.FORMAT, cldf.FORMAT, key.FORMAT, signs.FORMAT)
 }
 
 __all__ = ["EXPORTS", "ExportError", "ExportFormat", "ReviewedRun", "Written", "default_export_path", "export_run",
@@ -24,9 +25,9 @@ __all__ = ["EXPORTS", "ExportError", "ExportFormat", "ReviewedRun", "Written", "
 
 def default_export_path(run: RunRow, fmt: ExportFormat, include_all: bool, folder: Path = Path(".")) -> Path:
     """run-ID-CORPUS-accepted.tsv, -all.tsv (every proposal), -accepted-edictor.tsv, -accepted-cldf (a
-    folder), -key.tsv and so on, in `folder`."""
-    if fmt.name == "key":
-        what = "key"
+    folder), -key.tsv, -signs.tsv and so on, in `folder`."""
+    if fmt.name in ("key", "signs"):  # a run's key or its pins: no decisions to choose among
+        what = fmt.name
     else:
         what = "all" if include_all and fmt.takes_all else "accepted"
         what += f"-{fmt.name}" if fmt.name in ("edictor", "cldf") else ""

@@ -18,15 +18,16 @@ class ExportError(ValueError):
 
 @dataclass
 class ReviewedRun:
-    """A stored run as its exports see it: the run, its proposals with their review decisions, its key."""
+    """A stored run as its exports see it: the run, its proposals with their review decisions, its key, its pins."""
 
     run: RunRow
     rows: list[ProposalRow]
     char_map: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    pins: list[tuple[str, str]] = field(default_factory=list)  # the sign values pinned on it (store.pins)
 
     @classmethod
     def load(cls, store: Store, run: RunRow) -> ReviewedRun:
-        return cls(run, store.proposals(run.id), store.char_map(run.id))
+        return cls(run, store.proposals(run.id), store.char_map(run.id), store.pins(run.id))
 
     def chosen(self, include_all: bool) -> list[ProposalRow]:
         """The accepted pairs, or (include_all) every proposal, by rank."""

@@ -19,6 +19,7 @@ from ..config import DecipherConfig
 from ..corpus import Corpus
 from ..events import EventCallback, ignore
 from ..review import ReviewConstraints
+from ..sign_values import SignValues
 from .auto import AutoMethod
 from .base import DecipherResult, Fitted, Method, PairScores, Proposal, RoundMetrics
 from .channel import ChannelAlone
@@ -109,10 +110,12 @@ def refine_decipherment(
     cancel: threading.Event | None = None,
     checkpoint: str | Path | None = None,
     draw: int = 0,
+    signs: SignValues | None = None,
 ) -> DecipherResult:
     """Continue a run from its checkpoint for `rounds` more rounds under the reviewer's judgments
     (accepted pairs fixed, rejected ones removed); settings come from the checkpoint. `draw`: the
-    refinement's random stream (0: the run's own; see `Method.refine`)."""
+    refinement's random stream (0: the run's own; see `Method.refine`). `signs`: sign values the
+    decipherer pinned (checked against the corpus: `sign_values.checked_sign_values`)."""
     if not 1 <= rounds <= 1000:
         raise ValueError(f"refinement rounds = {rounds} is out of range (allowed 1..1000)")
     if draw < 0:
@@ -121,7 +124,7 @@ def refine_decipherment(
     review.check(len(corpus.lost_words), len(corpus.known_words))
     path = Path(checkpoint) if checkpoint is not None else None
     return method_for(start.method).refine(
-        corpus, start, review, rounds, on_event, cancel or threading.Event(), path, draw
+        corpus, start, review, rounds, on_event, cancel or threading.Event(), path, draw, signs
     )
 
 

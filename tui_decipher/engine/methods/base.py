@@ -154,6 +154,7 @@ class Method(Protocol):
     summary: str  # what it is, in a few words (`--method`'s help, the New run form)
     keeps_rounds: bool  # whether its runs train in EM rounds (progress shows rounds; a checkpoint comes after one)
     decides_demand: bool  # whether it chooses D and C itself: the config's are not checked against a corpus
+    refines_with_signs: bool  # whether a refinement can hold sign values pinned after the run (`refine`'s signs)
 
     def settings_error(self, cfg: DecipherConfig) -> str | None:
         """Where `cfg`'s settings cannot run with this method, why, in one line (None: they can).
@@ -183,10 +184,13 @@ class Method(Protocol):
     def refine(
         self, corpus: Corpus, start: Checkpoint, constraints: ReviewConstraints, rounds: int,
         on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None, draw: int = 0,
+        signs: SignValues | None = None,
     ) -> DecipherResult:
         """Continue a finished run for `rounds` more rounds under the reviewer's judgments. `draw`
         picks the refinement's random stream (batches, dropout, samples): 0 is the run's own; the
-        bench repeats its reviewer over several draws, since one draw's noise can exceed the effect."""
+        bench repeats its reviewer over several draws, since one draw's noise can exceed the effect.
+        `signs`: sign values the decipherer pinned, held from here on beside (and over, symbol by
+        symbol) those the run had; ValueError where the method's channel cannot take them."""
         ...
 
     def check(self, corpus: Corpus, cfg: DecipherConfig) -> None:

@@ -128,6 +128,7 @@ class ChannelAlone:
     summary = "a character channel alone, no neural model"
     keeps_rounds = False
     decides_demand = False
+    refines_with_signs = True
 
     def settings_error(self, cfg: DecipherConfig) -> str | None:
         return None
@@ -165,8 +166,10 @@ class ChannelAlone:
     def refine(
         self, corpus: Corpus, start: Checkpoint, constraints: ReviewConstraints, rounds: int,
         on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None, draw: int = 0,
+        signs: SignValues | None = None,
     ) -> DecipherResult:
-        return refine_channel(self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw)
+        return refine_channel(self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw,
+                              signs)  # fmt: skip
 
     def check(self, corpus: Corpus, cfg: DecipherConfig) -> None:
         """Any corpus the readers accept can run (`Method.check`)."""
@@ -299,17 +302,24 @@ def save_channel(
 def refine_channel(
     method: str, corpus: Corpus, start: Checkpoint, review: ReviewConstraints, rounds: int,
     on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None, draw: int = 0,
+    pinned: SignValues | None = None,
 ) -> DecipherResult:
     """Continue a finished channel run (the channel method's or auto's) for `rounds` x REFINE_STEPS
     more steps of its own objective under the reviewer's judgments, then its flows with them (see
     `fit_channel`'s `review` and `Problem.solve`). With no judgments it simply trains on: the
-    control a refinement is measured against. Settings, D and C come from the checkpoint."""
+    control a refinement is measured against. Settings, D and C come from the checkpoint. `pinned`
+    sign values join the run's own (a symbol pinned takes its pinned values only) and hold the
+    channel from this refinement on; its checkpoint keeps them."""
     if "channel" not in start.state:
         raise CheckpointError("the checkpoint holds no trained channel to refine")
     cfg = start.settings()
+    signs = SignValues.from_state(start.state.get("sign_values"))
+    if pinned:
+        pinned.check_channel(cfg.channel_kind)
+        signs = signs.merged(pinned)
     problem = Problem.prepare(
         corpus, cfg, on_event, cancel, review=review, seconds_before=start.seconds, phases_before=start.phases,
-        signs=SignValues.from_state(start.state.get("sign_values")),
+        signs=signs,
     )
     problem = dataclasses.replace(problem, n_cognates=int(start.state["n_cognates"]))
     channel = load_channel(problem, start.state["channel"])

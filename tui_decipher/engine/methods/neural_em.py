@@ -613,6 +613,7 @@ class NeuralEM:
     summary = "the paper's neural EM, as its presets run it"
     keeps_rounds = True
     decides_demand = False
+    refines_with_signs = False
 
     def settings_error(self, cfg: DecipherConfig) -> str | None:
         if cfg.known_signs and cfg.init_flow != "channel":
@@ -637,7 +638,11 @@ class NeuralEM:
     def refine(
         self, corpus: Corpus, start: Checkpoint, constraints: ReviewConstraints, rounds: int,
         on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None, draw: int = 0,
+        signs: SignValues | None = None,
     ) -> DecipherResult:
+        if signs:  # its M-step trains a seq2seq model, which no sign value can hold
+            raise ValueError("pinned sign values hold a character channel: refine an auto or channel run with them "
+                             "(a neural run takes known signs only from its start, with init_flow = channel)")
         return _refine(corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw)
 
     def check(self, corpus: Corpus, cfg: DecipherConfig) -> None:

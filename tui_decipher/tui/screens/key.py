@@ -19,9 +19,11 @@ from ...app.key_views import SignUses, SyllableGrid, sign_uses, syllable_grid
 from ...engine.channels.syllables import known_vowels
 from ...engine.methods import char_map_source
 from ...exports.key import confidence
-from ...store import ProposalRow
+from ...store import UNKNOWN_VALUE, ProposalRow
 from ..widgets.mode_bar import ModeBar
 from ..widgets.shade import shade_style
+from .pin import PinScreen
+from .refine import ask_refinement
 
 SHOWN_PAIRS = 12  # proposals listed under a reading in the side panel; the rest are counted
 
@@ -35,6 +37,10 @@ class KeyScreen(Screen):
                 id="key.sort"),
         Binding("g", "grid", "Grid", tooltip="A syllabary's key as a grid: consonants down, vowels across",
                 id="key.grid"),
+        Binding("p", "pin", "Pin", tooltip="Pin the selected sign's value (a reading shown, or typed; ? unknown; "
+                "empty: unpin), kept with the run", id="key.pin"),
+        Binding("R", "refine", "Refine", tooltip="Refine the run holding every pinned value (and the review's "
+                "judgments); Review's Δ marks what changed", id="key.refine"),
     ]  # fmt: skip
 
     def compose(self) -> ComposeResult:
@@ -52,6 +58,7 @@ class KeyScreen(Screen):
         self.grid: SyllableGrid | None = None
         self.uses: dict[str, SignUses] = {}
         self.rows: dict[int, ProposalRow] = {}
+        self.pins: dict[str, list[str]] = {}
         self.load()
 
     def action_sort(self) -> None:
@@ -64,6 +71,31 @@ class KeyScreen(Screen):
             return
         self.as_grid = not self.as_grid
         self.load()
+
+    def action_pin(self) -> None:
+        run_id = self.app.selected_run
+        signs = self.selected_signs()
+        if run_id is None or len(signs) != 1:
+            self.notify("Select one sign to pin (a row of the table, or a cell holding one sign).")
+            return
+        (sign,) = signs
+        current = [value for symbol, value in self.app.store.pins(run_id) if symbol == sign]
+        readings = self.app.store.char_map(run_id).get(sign, [])
+
+        def pin(values: list[str] | None) -> None:
+            if values is None:
+                return
+            self.app.store.set_pins(run_id, sign, values)
+            what = "= " + ", ".join(values) if values else "unpinned"
+            what = "marked unknown" if values == [UNKNOWN_VALUE] else what
+            self.notify(f"{sign} {what}; R refines the run holding the pinned values.")
+            self.load()
+
+        self.app.push_screen(PinScreen(sign, current, readings), pin)
+
+    def action_refine(self) -> None:
+        run_id = self.app.selected_run
+        ask_refinement(self, self.app.store.run(run_id) if run_id is not None else None, "on Review")
 
     def on_screen_resume(self) -> None:
         self.load()
@@ -87,6 +119,9 @@ class KeyScreen(Screen):
             head.update(f"Run #{run.id} ({run.corpus}) has no character map yet ({run.status}).")
             return
         proposals = self.app.store.proposals(run.id)
+        self.pins: dict[str, list[str]] = {}
+        for symbol, value in self.app.store.pins(run.id):
+            self.pins.setdefault(symbol, []).append(value)
         self.rows = {r.rank: r for r in proposals}
         self.uses = sign_uses(proposals)
         self.grid = syllable_grid(char_map, known_vowels([tuple(r.known_tokens) for r in proposals]))
@@ -101,6 +136,8 @@ class KeyScreen(Screen):
         else:
             order = "most sure first" if self.by_confidence else "by symbol"
             grid_hint = "; g: the syllable grid" if self.grid is not None else ""
+            if self.pins:
+                grid_hint += f"; {len(self.pins)} sign(s) pinned (R refines holding them)"
             head.update(
                 f"[b]Run #{run.id}[/] {run.corpus}: each {run.lost_code} symbol and the {run.known_code} "
                 f"symbols it is read as, with probabilities (from {source}); {order}{grid_hint}"
@@ -112,6 +149,7 @@ class KeyScreen(Screen):
         table.cursor_type = "row"
         width = max(len(v) for v in char_map.values())
         table.add_column("sign", key="lost")
+        table.add_column("pinned", key="pinned")
         table.add_column("uses", key="uses")
         for n in range(1, width + 1):
             table.add_column(f"#{n}", key=f"k{n}", width=9)
@@ -121,7 +159,8 @@ class KeyScreen(Screen):
             symbols = sorted(char_map)
         for lost, tops in ((s, char_map[s]) for s in symbols):
             uses = self.uses.get(lost)
-            cells: list = [Text(f" {lost} ", style="bold"), str(uses.total) if uses else ""]
+            pinned = Text(",".join(self.pins.get(lost, [])), style="bold reverse" if lost in self.pins else "")
+            cells: list = [Text(f" {lost} ", style="bold"), pinned, str(uses.total) if uses else ""]
             for known, prob in tops:
                 cells.append(Text(f" {known} {prob:.2f} ", style=shade_style(self.app, prob)))
             cells += [""] * (width - len(tops))

@@ -9,13 +9,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.validation import Integer
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
 from ...app.results import branch_run_dir
+from ...engine.checkpoint import CHECKPOINT_NAME
 from ...engine.review import REFINE_ROUNDS
-from ...store import RunRow
+from ...store import ACCEPTED, REJECTED, UNKNOWN_VALUE, RunRow
 
 MAX_ROUNDS = 1000
 
@@ -40,16 +41,19 @@ class RefineScreen(ModalScreen[RefineChoice | None]):
         Binding("question_mark", "app.help", "Help", tooltip="These keys", id="refine.help"),
     ]
 
-    def __init__(self, run: RunRow, accepted: int, rejected: int) -> None:
+    def __init__(self, run: RunRow, accepted: int, rejected: int, pinned: int = 0) -> None:
         super().__init__()
-        self.run, self.accepted, self.rejected = run, accepted, rejected
+        self.run, self.accepted, self.rejected, self.pinned = run, accepted, rejected, pinned
 
     def compose(self) -> ComposeResult:
         if self.accepted + self.rejected:
             judged = (f"{self.accepted} accepted pair(s) fixed and {self.rejected} rejected pair(s) removed; "
                       "unsure ones constrain nothing")  # fmt: skip
         else:
-            judged = "no accepted or rejected pairs: it simply trains on, a control for later refinements"
+            judged = "no accepted or rejected pairs"
+            judged += "" if self.pinned else ": it simply trains on, a control for later refinements"
+        if self.pinned:
+            judged += f"; {self.pinned} pinned sign value(s) held"
         with Vertical(id="refine-body"):
             yield Static(f"[b]Refine run #{self.run.id}[/]: {judged}.")
             with Horizontal(classes="refine-row"):
@@ -98,3 +102,38 @@ class RefineScreen(ModalScreen[RefineChoice | None]):
     @on(Button.Pressed, "#refine-cancel")
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
+
+
+def ask_refinement(screen: Screen, run: RunRow | None, where_after: str) -> None:
+    """From Review or Key: check that `run` can be refined, ask how (RefineScreen), start it and say
+    what it holds (its accepted and rejected pairs, its pinned sign values). `where_after`: where
+    the new proposals show when an in-place refinement ends."""
+    app = screen.app
+    if run is None:
+        screen.notify("No run to refine: pick one on Runs (1).")
+        return
+    if app.running:
+        screen.notify("A run is already in progress: cancel it first (c on Progress).", severity="warning")
+        return
+    if not run.run_dir or not (Path(run.run_dir) / CHECKPOINT_NAME).exists():
+        screen.notify(f"Run #{run.id} has no checkpoint to continue from.", severity="warning")
+        return
+    decisions = list(app.store.decisions(run.id).values())
+    accepted, rejected = decisions.count(ACCEPTED), decisions.count(REJECTED)  # unsure ones constrain nothing
+    pinned = sum(value != UNKNOWN_VALUE for _, value in app.store.pins(run.id))
+
+    def start(choice: RefineChoice | None) -> None:
+        if choice is None or not app.refine_run(run.id, run.run_dir, choice.rounds, choice.out):
+            return
+        if choice.out is None:
+            where, after = "in place", f"the new proposals appear {where_after} when it ends, your decisions kept"
+        else:
+            where, after = f"as a new run in {choice.out}", "Review shows the new run when it ends"
+        pins = f" and {pinned} pinned sign value(s)" if pinned else ""
+        screen.notify(
+            f"Refining run #{run.id} {where} for {choice.rounds} round(s) with {accepted} accepted and "
+            f"{rejected} rejected pairs{pins}. Keep working, or press 2 to watch; {after} (Δ marks what changed).",
+            timeout=8,
+        )
+
+    app.push_screen(RefineScreen(run, accepted, rejected, pinned), start)

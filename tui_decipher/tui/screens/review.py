@@ -9,8 +9,6 @@ corpus has them, the gold cognates. After a refinement
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.markup import escape
 from rich.text import Text
 from textual import on
@@ -21,12 +19,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from ...app.run_views import unproposed_note
-from ...engine.checkpoint import CHECKPOINT_NAME
-from ...store import ACCEPTED, OPEN, REJECTED, STATUSES, UNSURE, ProposalRow, RunRow
+from ...store import ACCEPTED, OPEN, REJECTED, STATUSES, UNSURE, ProposalRow
 from ..widgets.alignment import AlignmentGrid
 from ..widgets.mode_bar import ModeBar
 from .export import ExportScreen
-from .refine import RefineChoice, RefineScreen
+from .refine import ask_refinement
 
 CYCLE = {OPEN: ACCEPTED, ACCEPTED: REJECTED, REJECTED: UNSURE, UNSURE: OPEN}
 STATUS_FILTERS = ("all", OPEN, ACCEPTED, REJECTED, UNSURE)
@@ -342,34 +339,7 @@ class ReviewScreen(Screen):
 
     def action_refine(self) -> None:
         """Ask how to refine the run (rounds; in place or a branch); the new proposals show here when it ends."""
-        run = self.run_row
-        if run is None or not self.rows:
+        if not self.rows:
             self.notify("No run with proposals to refine.")
             return
-        if self.app.running:
-            self.notify("A run is already in progress: cancel it first (c on Progress).", severity="warning")
-            return
-        if not run.run_dir or not (Path(run.run_dir) / CHECKPOINT_NAME).exists():
-            self.notify(f"Run #{run.id} has no checkpoint to continue from.", severity="warning")
-            return
-        decisions = list(self.app.store.decisions(run.id).values())
-        accepted, rejected = decisions.count(ACCEPTED), decisions.count(REJECTED)  # unsure ones constrain nothing
-        self.app.push_screen(
-            RefineScreen(run, accepted, rejected),
-            lambda choice: self._refine(run, accepted, rejected, choice),
-        )
-
-    def _refine(self, run: RunRow, accepted: int, rejected: int, choice: RefineChoice | None) -> None:
-        if choice is None:  # cancelled
-            return
-        if not self.app.refine_run(run.id, run.run_dir, choice.rounds, choice.out):
-            return
-        if choice.out is None:
-            where, after = "in place", "the new proposals appear here when it ends, your decisions kept"
-        else:
-            where, after = f"as a new run in {choice.out}", "Review shows the new run when it ends"
-        self.notify(
-            f"Refining run #{run.id} {where} for {choice.rounds} round(s) with {accepted} accepted and "
-            f"{rejected} rejected pairs. Keep reviewing, or press 2 to watch; {after} (Δ marks what changed).",
-            timeout=8,
-        )
+        ask_refinement(self, self.run_row, "here")

@@ -100,6 +100,7 @@ class AutoMethod:
     summary = "the channel, D and C chosen from the word lists (the default)"
     keeps_rounds = False
     decides_demand = True
+    refines_with_signs = True
 
     def settings_error(self, cfg: DecipherConfig) -> str | None:
         return None
@@ -238,10 +239,11 @@ class AutoMethod:
         cancel: threading.Event,
         checkpoint_path: Path | None = None,
         draw: int = 0,
+        signs: SignValues | None = None,
     ) -> DecipherResult:
         # Its decisions stand: a refinement trains the channel it chose, with its D and C.
         return refine_channel(
-            self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw
+            self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw, signs
         )
 
     def check(self, corpus: Corpus, cfg: DecipherConfig) -> None:

@@ -177,8 +177,9 @@ def test_exports_carry_unsure_with_all_and_leave_it_out_otherwise(data_dir: Path
     unsure = f"{rows[1].lost}\t{rows[1].known}"
     every = cli("export", str(run_id), "--all", "-o", "-")
     assert every.exit_code == 0, every.output
-    assert f"{unsure}\t{rows[1].score:.6f}\t{UNSURE}\n" in every.stdout
-    assert every.stdout.count(f"\t{OPEN}\n") == 6
+    shown = [line.split("\t")[:4] for line in every.stdout.splitlines()[1:]]  # then each pair's reading
+    assert [rows[1].lost, rows[1].known, f"{rows[1].score:.6f}", UNSURE] in shown
+    assert [cells[3] for cells in shown].count(OPEN) == 6
     accepted = cli("export", str(run_id), "-o", "-")
     assert accepted.exit_code == 0 and unsure not in accepted.stdout and rows[0].lost in accepted.stdout
     cog = cli("export", str(run_id), "--format", "cog", "-o", "-")
@@ -190,3 +191,20 @@ def test_exports_carry_unsure_with_all_and_leave_it_out_otherwise(data_dir: Path
     assert [cells[status] for cells in lines if cells[form] == rows[1].lost] == [UNSURE]
     only_accepted = cli("export", str(run_id), "--format", "edictor", "-o", "-")
     assert only_accepted.exit_code == 0 and rows[1].lost not in only_accepted.stdout
+
+
+def test_a_sign_values_file_imports_as_pins_and_a_bad_one_pins_nothing(run, data_dir: Path, tmp_path: Path) -> None:
+    """A `lost<TAB>known` file (no decision column) is sign values: they are pinned on the run, as
+    the Key screen's p pins them, each sign's values replacing its old ones; a bad line pins nothing."""
+    run_id, _ = run
+    good = write(tmp_path / "signs.tsv", "# from a bilingual\nlost\tknown\na\ta\nb\tb\nb\td\n")
+    result = cli("review", "import", str(run_id), str(good))
+    assert result.exit_code == 0, result.output
+    assert "pinned 3 sign value(s) on run #1: a=a, b=b, b=d" in " ".join(result.output.split())
+    with Store(default_path(data_dir)) as store:
+        assert store.pins(run_id) == [("a", "a"), ("b", "b"), ("b", "d")] and store.decisions(run_id) == {}
+    bad = write(tmp_path / "bad.tsv", "lost\tknown\nc\tc\nq\ta\n")
+    refused = cli("review", "import", str(run_id), str(bad))
+    assert refused.exit_code == 2 and f"{bad}:3: unknown lost symbol 'q'" in " ".join(refused.output.split())
+    with Store(default_path(data_dir)) as store:
+        assert store.pins(run_id) == [("a", "a"), ("b", "b"), ("b", "d")]  # c was not pinned either

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from ..engine.config import DecipherConfig
 from ..engine.corpus import Corpus, CorpusError, read_lines, word_text
 from ..engine.registry import load_corpus
+from ..engine.sign_values import HEADER as SIGN_HEADER
 from ..store import DECIDED, OPEN, ProposalRow, RunRow, StoreError
 
 HEADER = ("lost", "known", "decision")
@@ -33,10 +34,11 @@ class RunVocabulary:
 
     lost: tuple[str, ...]
     known: tuple[str, ...]
+    corpus: Corpus | None = field(default=None, compare=False, repr=False)  # what sign values are checked against
 
     @classmethod
     def of(cls, corpus: Corpus) -> RunVocabulary:
-        return cls(tuple(map(word_text, corpus.lost_words)), tuple(map(word_text, corpus.known_words)))
+        return cls(tuple(map(word_text, corpus.lost_words)), tuple(map(word_text, corpus.known_words)), corpus)
 
     def lost_index(self, text: str) -> int | None:
         """The lost word's corpus index (None if it is not one). Two words of a segmented source
@@ -79,6 +81,15 @@ def run_vocabulary(run: RunRow, proposals: Sequence[ProposalRow] = ()) -> RunVoc
             f"words then, {len(vocab.lost)} x {len(vocab.known)} now, or other words); its decisions cannot be matched"
         )
     return vocab
+
+
+def is_sign_values_file(path: Path) -> bool:
+    """Whether a review file is sign values (the `--known-signs` format: the header `lost<TAB>known`,
+    no decision column) rather than judged pairs. CorpusError where it cannot be read."""
+    for text in read_lines(path):
+        if text.strip() and not text.lstrip().startswith("#"):
+            return tuple(c.strip().lower() for c in text.split("\t")) == SIGN_HEADER
+    return False
 
 
 def read_decisions(path: Path, vocab: RunVocabulary) -> list[tuple[int, int, str]]:

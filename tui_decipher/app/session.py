@@ -227,8 +227,7 @@ class RunSession:
                 store.mark_running(self.run_id, planned)
             if self.new_pins:  # a --known-signs file's values become the run's pins
                 for symbol, values in self.new_pins.by_symbol().items():
-                    store.set_pins(self.run_id, symbol, [" ".join(v) if any(len(a) > 1 for a in v) else "".join(v)
-                                                         for v in values])  # fmt: skip
+                    store.set_pins(self.run_id, symbol, values)
         return self.run_id
 
     def execute(self, on_event: EventCallback, cancel: threading.Event) -> DecipherResult:

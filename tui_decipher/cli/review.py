@@ -16,8 +16,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..app.results import write_atomic
-from ..app.review_io import decisions_summary, read_decisions, run_vocabulary, write_decisions
+from ..app.review_io import decisions_summary, is_sign_values_file, read_decisions, run_vocabulary, write_decisions
 from ..engine.corpus import CorpusError
+from ..engine.sign_values import read_sign_values
 from ..store import StoreError
 from .app import fail
 from .run_store import DataDir, RunArg, open_store
@@ -53,11 +54,24 @@ def review_import(
     Every line is checked first, and a file with a bad line stores nothing: the line is reported as FILE:LINE.
 
     Bad lines: an unknown word or decision, a bad header, a wrong number of columns, a pair twice with two decisions.
+
+    A file of sign values instead (the --known-signs format: the header [bold]lost<TAB>known[/], a lost symbol and
+    the known letters it writes a line) pins them on the run, as [bold]p[/] on the Key screen does.
     """
     with open_store(data) as store:
         try:
             row = store.find_run(run)
             vocab = run_vocabulary(row, store.proposals(row.id))
+            if is_sign_values_file(file):  # pins, as the Key screen's p makes them
+                assert vocab.corpus is not None
+                signs = read_sign_values(file, vocab.corpus)
+                for symbol, values in signs.by_symbol().items():
+                    store.set_pins(row.id, symbol, values)
+                Console(highlight=False, soft_wrap=True).print(
+                    f"pinned {len(signs)} sign value(s) on run #{row.id}: {signs.describe()}; "
+                    f"`decipher run --refine {row.id}` refines it holding them"
+                )
+                return
             items = read_decisions(file, vocab)
             store.set_decisions(row.id, items)  # one transaction: all of the file, or nothing
         except (StoreError, CorpusError) as exc:

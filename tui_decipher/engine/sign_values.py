@@ -33,6 +33,12 @@ class SignValue:
     known: Word
     line: int = 0  # where the file gave it (0: not from a file)
 
+    @property
+    def text(self) -> str:
+        """The value as a file or a pin writes it: letters run together ("ko"), or separated by
+        spaces where a letter is several characters ("kʷ a"), so it reads back the same."""
+        return " ".join(self.known) if any(len(a) > 1 for a in self.known) else "".join(self.known)
+
 
 @dataclass(frozen=True)
 class SignValues:
@@ -78,11 +84,11 @@ class SignValues:
         named = {v.lost for v in newer.values}
         return SignValues(tuple(v for v in self.values if v.lost not in named) + newer.values, newer.path or self.path)
 
-    def by_symbol(self) -> dict[str, list[Word]]:
-        """Each symbol's values (known letters), in the order given."""
-        out: dict[str, list[Word]] = {}
+    def by_symbol(self) -> dict[str, list[str]]:
+        """Each symbol's values as text (`SignValue.text`), in the order given: what the store pins."""
+        out: dict[str, list[str]] = {}
         for v in self.values:
-            out.setdefault(v.lost, []).append(v.known)
+            out.setdefault(v.lost, []).append(v.text)
         return out
 
     def describe(self) -> str:

@@ -22,7 +22,7 @@ from tui_decipher.engine.checkpoint import CHECKPOINT_NAME, load_checkpoint
 from tui_decipher.engine.config import ConfigError, DecipherConfig
 from tui_decipher.engine.corpus import Corpus, CorpusError
 from tui_decipher.engine.generators import GeneratorSpec, syllabary_key, syllabary_key_text, write_generated
-from tui_decipher.engine.methods import refine_decipherment, run_decipherment
+from tui_decipher.engine.methods import describe_refinement, refine_decipherment, run_decipherment
 from tui_decipher.engine.registry import load_corpus
 from tui_decipher.engine.review import ReviewConstraints
 from tui_decipher.engine.sign_values import read_sign_values
@@ -250,6 +250,40 @@ def test_a_finished_run_is_refined_with_pinned_sign_values(syllabary, tmp_path) 
     assert again.exit_code == 0 and "9 pinned sign value(s)" in " ".join(again.output.split())
     resumed = runner.invoke(cli_app, ["run", "--resume", "1", "--known-signs", str(signs), *base])
     assert resumed.exit_code == 2 and "--refine RUN --known-signs FILE" in " ".join(resumed.output.split())
+
+
+def test_a_refinement_refits_auto_only_where_its_search_found_no_map_and_the_values_are_new() -> None:
+    from tui_decipher.engine.methods.auto.decisions import refit_under
+    from tui_decipher.engine.sign_values import SignValue, SignValues
+
+    ka, ta = SignValues((SignValue("x", ("k", "a")),)), SignValues((SignValue("y", ("t", "a")),))
+    failed, found = {"syllables": {"used": False}}, {"syllables": {"used": True}}
+    assert refit_under(failed, SignValues(), ka)  # what the search lacked
+    assert not refit_under(found, SignValues(), ka)  # a map it found stands: the channel trains on
+    assert not refit_under({}, SignValues(), ka)  # no search (an alphabet): the channel trains on
+    assert not refit_under(failed, ka, ka) and refit_under(failed, ka, ka.merged(ta))  # only new values
+    assert not refit_under(failed, SignValues(), None)
+
+
+def test_an_auto_run_whose_search_found_no_map_is_fitted_again_under_pinned_values(syllabary, tmp_path) -> None:
+    """auto on the 200-word syllabary with a short budget finds no map; refined with the 10 values
+    pinned, it is fitted again under them (search, probe, D): each pinned sign reads as its value,
+    the refinement says so, and its checkpoint holds the values for the next refinement."""
+    corpus, _cfg, signs = syllabary
+    cfg = DecipherConfig(corpus=_cfg.corpus, device="cpu", method="auto", auto_steps=120)
+    first = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
+    assert first.decisions["syllables"] and not first.decisions["syllables"]["used"]
+    pinned = read_sign_values(signs, corpus)
+    refined = refine_decipherment(corpus, load_checkpoint(tmp_path), ReviewConstraints(), 1,
+                                  checkpoint=tmp_path / CHECKPOINT_NAME, signs=pinned)  # fmt: skip
+    assert refined.decisions["refinement"] == {"refit": 10} and refined.refined == 1
+    assert "fitted again under 10 sign value(s)" in describe_refinement(refined.decisions)
+    for value in pinned.values:
+        assert refined.char_map[value.lost][0][0] == "".join(value.known)
+    saved = load_checkpoint(tmp_path)
+    assert saved.refined == 1 and len(saved.state["sign_values"]) == 10 and not saved.state.get("partial")
+    again = refine_decipherment(corpus, saved, ReviewConstraints(), 1, signs=pinned)  # nothing new: trains on
+    assert "refinement" not in again.decisions or "refit" not in again.decisions["refinement"]
 
 
 def test_corpus_generate_writes_a_syllabarys_key_most_frequent_sign_first(tmp_path) -> None:

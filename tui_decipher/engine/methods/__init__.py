@@ -59,11 +59,15 @@ def describe_run(config: dict[str, Any], decisions: dict[str, Any] | None = None
 
 
 def describe_refinement(decisions: dict[str, Any] | None) -> str | None:
-    """One line on how much a channel refinement's accepted pairs weighed and why (None for a run
-    that no refinement with accepted pairs made): see `channel.overruled_share`."""
+    """One line on how much a channel refinement's accepted pairs weighed and why (see
+    `channel.overruled_share`), or that auto fitted the run again under pinned sign values (its
+    `refit_under`); None for a run that no such refinement made."""
     weight = (decisions or {}).get("refinement")
     if not weight:
         return None
+    if "refit" in weight:
+        return (f"fitted again under {weight['refit']} sign value(s): the run's syllable search had found no map "
+                "it could tell from chance, and values it lacked were pinned")  # fmt: skip
     return (
         f"accepted pairs weighed {100 * weight['sure_share']:.0f}% of each step: the flow overruled "
         f"{100 * weight['overruled']:.0f}% of the channel's best readings (unjudged words; at most 50%)"

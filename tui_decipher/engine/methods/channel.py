@@ -337,6 +337,7 @@ def refine_channel(
 
     result = empty_result(problem)
     result.decisions = dict(start.state.get("decisions", {}))
+    result.decisions.pop("refinement", None)  # how an earlier refinement went is not this one's line
     result.refined = refined
     sure_share = REFINE_SURE_SHARE
     if review.accepted:

@@ -84,7 +84,7 @@ from ..base import DecipherResult, empty_result
 from ..channel import ChannelBlend, finish_channel_result, refine_channel, save_channel
 from ..stages import StageMemo
 from .capacity import estimate_capacity, least_capacity
-from .decisions import AutoDecisions, _demand_phrase, choose_channel, own_settings
+from .decisions import AutoDecisions, _demand_phrase, choose_channel, own_settings, refit_under
 from .fit_check import FitCheck
 from .probe import MIN_LOST_WORDS, _held_evidence, _Probed, run_probes
 from .schedule import FLOW_GRAPH, SCHEDULES, Schedule
@@ -121,18 +121,29 @@ class AutoMethod:
         start: Checkpoint | None = None,
         review: ReviewConstraints | None = None,
     ) -> DecipherResult:
+        signs = read_sign_values(cfg.known_signs, corpus) if cfg.known_signs else None
+        return self._fit(corpus, cfg, on_event, cancel, checkpoint_path, start, review, signs)
+
+    def _fit(
+        self, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
+        checkpoint_path: Path | None, start: Checkpoint | None, review: ReviewConstraints | None,
+        signs: SignValues | None, refit_of: Checkpoint | None = None,
+    ) -> DecipherResult:
+        """`fit` with its sign values given; `refit_of`: the finished run a refinement fits again
+        under pinned values (`refine`), whose time and refinement count it carries on."""
         memo = StageMemo.resuming(start, self.name)  # a killed run's completed stages, read back
         review = review if review is not None else memo.review
         profile = ScriptProfile.of(corpus.lost_words, corpus.known_words)
-        signs = read_sign_values(cfg.known_signs, corpus) if cfg.known_signs else None
         kind, kind_why = choose_channel(profile, signs)
         schedule = SCHEDULES[kind] if not cfg.auto_steps else SCHEDULES[kind].scaled(cfg.auto_steps)
         chosen = own_settings(cfg).replace(
             channel_kind=kind, channel_objective="transport", channel_steps=schedule.budget, sparsify=FLOW_GRAPH
         )
+        before = refit_of if refit_of is not None else memo
         problem = Problem.prepare(corpus, chosen, on_event, cancel, review=review, signs=signs,
-                                  seconds_before=memo.seconds, phases_before=memo.phases)  # fmt: skip
-        memo.bind(checkpoint_path, cfg, problem)
+                                  seconds_before=before.seconds, phases_before=before.phases)  # fmt: skip
+        # A refit saves no stages: the finished run's checkpoint stays whole until the refit's own replaces it.
+        memo.bind(checkpoint_path if refit_of is None else None, cfg, problem)
         on_event(
             RunStarted(
                 corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
@@ -213,13 +224,17 @@ class AutoMethod:
             check.as_dict(), share, back_share, back_why,
         )  # fmt: skip
         result.decisions = decisions.as_dict()
+        refined = 0
+        if refit_of is not None:
+            refined = result.refined = refit_of.refined + 1
+            result.decisions["refinement"] = {"refit": len(signs or ())}
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
         result.config = fitted.cfg  # what ran: the decided channel, D (as its share) and C
         result.n_cognates = fitted.n_cognates
         extra: dict[str, Any] = {"decisions": result.decisions}
         if blend is not None:
             extra["blend"] = blend.state()
-        save_channel(checkpoint_path, fitted, self.name, fit.channel, extra=extra)
+        save_channel(checkpoint_path, fitted, self.name, fit.channel, refined, extra=extra)
         return finish_channel_result(fitted, result, fit, blend)
 
     def _probe(
@@ -241,7 +256,20 @@ class AutoMethod:
         draw: int = 0,
         signs: SignValues | None = None,
     ) -> DecipherResult:
-        # Its decisions stand: a refinement trains the channel it chose, with its D and C.
+        # Its decisions stand: a refinement trains the channel it chose, with its D and C. But where
+        # its syllable search could tell no map from chance (too few words to pin one, as its line
+        # says), sign values it did not have are what the search lacked: the run is fitted again
+        # under them, search, probe and D included (`refit_under`).
+        held = SignValues.from_state(start.state.get("sign_values"))
+        if refit_under(start.state.get("decisions", {}), held, signs):
+            assert signs is not None
+            cfg = start.settings().replace(known_signs="")  # the values travel as `signs`, not as a file
+            result = self._fit(corpus, cfg, on_event, cancel, checkpoint_path, None, constraints, held.merged(signs),
+                               refit_of=start)  # fmt: skip
+            if result.status != "cancelled":
+                return result
+            # Stopped: the run keeps the channel it had (a cancelled refinement's result, nothing trained).
+            return refine_channel(self.name, corpus, start, constraints, rounds, on_event, cancel, None, draw)
         return refine_channel(
             self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw, signs
         )
@@ -260,3 +288,4 @@ class AutoMethod:
 
     def char_map_source(self, config: dict[str, Any]) -> str:
         return "the channel auto chose (its decisions say which): P(written symbol | known letters)"
+

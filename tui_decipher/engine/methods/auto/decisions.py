@@ -74,3 +74,14 @@ def _demand_phrase(d: dict[str, Any]) -> str:
     low, high = d.get("demand_low"), d.get("demand_high")
     allowed = f", the evidence allows {low}-{high}" if low is not None and high is not None and low != high else ""
     return f"D = {d['demand']} of {d['n_lost_all']}{allowed} ({d['why']})"
+
+
+def refit_under(decisions: dict[str, Any], held: SignValues, pinned: SignValues | None) -> bool:
+    """Whether a refinement fits an auto run again rather than training its channel on: it brings
+    sign values the run did not hold, and the run's syllable search was made but found no map it
+    could tell from chance (`decisions["syllables"]["used"]` false)."""
+    if not pinned:
+        return False
+    new = {(v.lost, v.known) for v in pinned.values} - {(v.lost, v.known) for v in held.values}
+    searched = decisions.get("syllables") or {}
+    return bool(new) and bool(searched) and not searched.get("used", True)

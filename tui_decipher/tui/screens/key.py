@@ -59,6 +59,8 @@ class KeyScreen(Screen):
         self.uses: dict[str, SignUses] = {}
         self.rows: dict[int, ProposalRow] = {}
         self.pins: dict[str, list[str]] = {}
+        self.vowels: frozenset[str] = frozenset()
+        self._read_for: tuple | None = None  # (run, status, seconds) the proposals were read for
         self.load()
 
     def action_sort(self) -> None:
@@ -118,13 +120,17 @@ class KeyScreen(Screen):
         if not char_map:
             head.update(f"Run #{run.id} ({run.corpus}) has no character map yet ({run.status}).")
             return
-        proposals = self.app.store.proposals(run.id)
-        self.pins: dict[str, list[str]] = {}
+        self.pins = {}
         for symbol, value in self.app.store.pins(run.id):
             self.pins.setdefault(symbol, []).append(value)
-        self.rows = {r.rank: r for r in proposals}
-        self.uses = sign_uses(proposals)
-        self.grid = syllable_grid(char_map, known_vowels([tuple(r.known_tokens) for r in proposals]))
+        stamp = (run.id, run.status, run.seconds)  # the proposals change only when a run (re)finishes
+        if stamp != self._read_for:
+            proposals = self.app.store.proposals(run.id)
+            self.rows = {r.rank: r for r in proposals}
+            self.uses = sign_uses(proposals)
+            self.vowels = known_vowels([tuple(r.known_tokens) for r in proposals])
+            self._read_for = stamp
+        self.grid = syllable_grid(char_map, self.vowels)
         self.as_grid = self.as_grid and self.grid is not None
         source = char_map_source(run.config)
         if self.as_grid and self.grid is not None:

@@ -272,3 +272,20 @@ def test_a_corrupted_run_database_is_one_line_error_and_left_untouched(tmp_path,
     assert len(lines) == 1 and "not an SQLite database" in lines[0] and str(db) in lines[0].replace("\n", "")
     assert db.read_bytes() == before
     assert not (data / "runs").exists()
+
+
+def test_profile_prints_where_the_time_went_by_phase(tmp_path):
+    out = tmp_path / "run"
+    result = _run("run", "--method", "channel", "--set", "channel_steps=10", "--seed", "2", "--out", str(out),
+                  "--quiet", "--profile")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "Where the time went" in text and "training: channel steps" in text and "min-cost flows" in text
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    phases = summary["phase_seconds"]
+    assert {"train", "flow", "align"} <= set(phases)
+    from tui_decipher.app.run_views import time_profile
+
+    rows = time_profile(phases, summary["seconds"])
+    assert [r[0] for r in rows[:-1]] == sorted(phases, key=lambda p: -phases[p]) and rows[-1][0] == "other"
+    assert sum(r[1] for r in rows) == pytest.approx(summary["seconds"])

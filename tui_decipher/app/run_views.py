@@ -96,3 +96,27 @@ def loss_curve(epoch_losses: list[float], channel_losses: list[tuple[str, float]
     while start > 0 and channel_losses[start - 1][0] == objective:
         start -= 1
     return f"{objective} loss", [loss for _, loss in channel_losses[start:] if math.isfinite(loss)]
+
+
+# What each timed phase of a run is (engine `Problem.timer` names), for `decipher run --profile`.
+PHASES = {
+    "syllables": "auto's syllable search (simulated annealing)",
+    "train": "training: channel steps, or the neural M-steps",
+    "score": "scoring every (lost, known) pair",
+    "eed": "expected edit distances (neural EM's samples)",
+    "flow": "min-cost flows",
+    "capacity": "auto's capacity C from the readings",
+    "eval": "the paper's protocol on gold (evaluation only)",
+    "align": "each proposal's reading (its best path)",
+}
+
+
+def time_profile(phase_seconds: dict[str, float], seconds: float) -> list[tuple[str, float, float, str]]:
+    """Where a run's `seconds` went: (phase, seconds, share of the run, what it is), the longest
+    first, then the rest of the run ("other": loading, events, checkpoints, files) where it is any."""
+    rows = [(name, t, t / seconds if seconds > 0 else 0.0, PHASES.get(name, "")) for name, t in phase_seconds.items()]
+    rows.sort(key=lambda row: -row[1])
+    rest = seconds - sum(phase_seconds.values())
+    if rest > 0:
+        rows.append(("other", rest, rest / seconds, "loading the corpus, events, checkpoints, writing files"))
+    return rows

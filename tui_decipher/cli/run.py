@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..app.results import data_dir
-from ..app.run_views import percent
+from ..app.run_views import percent, time_profile
 from ..app.session import RunSession
 from ..app.wording import event_line
 from ..engine.checkpoint import CheckpointError
@@ -203,6 +203,11 @@ def run(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    profile: Annotated[
+        bool,
+        typer.Option("--profile", help="After the run, print where its time went, by phase (summary.json's "
+                     "phase_seconds): the syllable search, training, scoring, flows, ..."),
+    ] = False,
     resume: Annotated[
         str | None,
         typer.Option(
@@ -276,6 +281,8 @@ def run(
         console.print(start_line)
     result = _execute(session, console, quiet, debug)
     _print_result(result, session, run_id)
+    if profile:
+        _print_profile(result)
     if result.status == "cancelled":
         if session.review is not None:  # a refinement: the run it continued stays finished (RunSession.execute)
             console.print(f"refinement cancelled: run #{run_id} keeps the rounds it completed and stays finished")
@@ -352,6 +359,17 @@ def _execute(session: RunSession, console: Console, quiet: bool, debug: bool = F
         raise fail(f"run #{session.run_id} failed: {type(exc).__name__}: {exc} (traceback in {session.log_path}; "
                    "--debug prints it)", 1)
     return box["result"]
+
+
+def _print_profile(result: DecipherResult) -> None:
+    """Where the run's time went, by phase (`run_views.time_profile`), on stdout."""
+    table = Table(title=f"Where the time went ({result.seconds:.1f} s, {result.threads} thread(s), {result.device})",
+                  title_justify="left")  # fmt: skip
+    for col, justify in (("phase", "left"), ("seconds", "right"), ("share", "right"), ("what", "left")):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for name, seconds, share, what in time_profile(result.phase_seconds, result.seconds):
+        table.add_row(name, f"{seconds:.1f}", percent(share), what)
+    Console(highlight=False).print(table)
 
 
 def _print_result(result: DecipherResult, session: RunSession, run_id: int) -> None:

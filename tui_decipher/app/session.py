@@ -22,19 +22,23 @@ import os
 import shutil
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+import torch
 
 from ..engine.checkpoint import CHECKPOINT_NAME, Checkpoint, CheckpointError, load_checkpoint
 from ..engine.config import ConfigSources, DecipherConfig
 from ..engine.corpus import Corpus
+from ..engine.device import use_threads
 from ..engine.events import EventCallback
 from ..engine.methods import DecipherResult, method_for, refine_decipherment, run_decipherment
 from ..engine.registry import LoadedCorpus, load_corpus
 from ..engine.review import REFINE_ROUNDS, ReviewConstraints
 from ..engine.sign_values import SignValues, checked_sign_values, read_sign_values
 from ..store import CANCELLED, FINISHED, OPEN, RUNNING, UNKNOWN_VALUE, RunRecorder, Store, StoreError
+from .cores import CoreShare, shared_cores
 from .results import new_run_dir, write_run_files
 from .review_io import RunVocabulary, read_decisions
 
@@ -94,6 +98,10 @@ class RunSession:
     # them), held by the refinement; and the file's, stored as the run's pins when it opens.
     pinned: SignValues | None = None
     new_pins: SignValues | None = None
+    # The threads this run computes with beside other runs (`cores.shared_cores`), claimed by open()
+    # and given back when execute() ends.
+    share: CoreShare | None = None
+    _claim: ExitStack = field(default_factory=ExitStack, repr=False)
 
     @classmethod
     def new(
@@ -177,7 +185,12 @@ class RunSession:
         return self.out_dir / CHECKPOINT_NAME
 
     def start_line(self) -> str | None:
-        """What a continued run says before it starts (None for a new run)."""
+        """What a run says before it starts: how it continues or what it starts from, and the
+        threads it takes where other runs share the machine (None: nothing to say)."""
+        lines = [line for line in (self._continuation_line(), self.share.line() if self.share else None) if line]
+        return "\n".join(lines) or None
+
+    def _continuation_line(self) -> str | None:
         if self.review is not None:
             what = f"run #{self.run_id}" if self.branch_of is None else f"run #{self.branch_of} into run #{self.run_id}"
             pinned = f", {len(self.pinned)} pinned sign value(s) ({self.pinned.describe()})" if self.pinned else ""
@@ -228,6 +241,7 @@ class RunSession:
             if self.new_pins:  # a --known-signs file's values become the run's pins
                 for symbol, values in self.new_pins.by_symbol().items():
                     store.set_pins(self.run_id, symbol, values)
+        self.share = self._claim.enter_context(shared_cores(self.cfg.threads, torch.get_num_threads()))
         return self.run_id
 
     def execute(self, on_event: EventCallback, cancel: threading.Event) -> DecipherResult:
@@ -235,7 +249,9 @@ class RunSession:
         write the run files. The recorder opens its own database connection in this thread."""
         if self.run_id is None:
             raise SessionError("the run is not recorded yet: open() it first")
-        with run_log(self.out_dir):
+        with self._claim, run_log(self.out_dir):  # the cores are given back however the run ends
+            if self.share is not None and self.cfg.threads == 0:
+                use_threads(self.share.threads)
             return self._execute(on_event, cancel)
 
     @property

@@ -25,7 +25,11 @@ from ..widgets.shade import shade_style
 from .pin import PinScreen
 from .refine import ask_refinement
 
-SHOWN_PAIRS = 12  # proposals listed under a reading in the side panel; the rest are counted
+# The side panel lists a sign's most used readings and, under each, its best proposals; the rest
+# are counted. A frequent sign of a large list has thousands of uses: listing them all re-rendered
+# hundreds of lines at every cursor move.
+SHOWN_READINGS = 8
+SHOWN_PAIRS = 6
 
 
 class KeyScreen(Screen):
@@ -218,11 +222,15 @@ class KeyScreen(Screen):
                 lines.append(f"[b]{escape(sign)}[/]: no proposal reads it")
                 continue
             lines.append(f"[b]{escape(sign)}[/] in {uses.total} proposal(s)")
-            for reading, ranks in uses.by_count():
+            readings = uses.by_count()
+            for reading, ranks in readings[:SHOWN_READINGS]:
                 lines.append(f" [b]{escape(reading)}[/] x{len(ranks)}")
                 for rank in ranks[:SHOWN_PAIRS]:
                     row = self.rows[rank]
                     lines.append(f"  #{rank} {escape(row.lost)} -> {escape(row.known)}")
                 if len(ranks) > SHOWN_PAIRS:
                     lines.append(f"  ... {len(ranks) - SHOWN_PAIRS} more")
+            if len(readings) > SHOWN_READINGS:
+                rest = readings[SHOWN_READINGS:]
+                lines.append(f" ... {len(rest)} more reading(s), {sum(len(r) for _, r in rest)} use(s)")
         self.query_one("#key-uses", Static).update("\n".join(lines))

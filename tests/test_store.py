@@ -1023,8 +1023,8 @@ def test_a_loss_that_is_no_measurement_never_reaches_the_store_and_a_failed_writ
 def test_a_version_5_database_written_by_the_old_code_gains_alignments(tmp_path: Path, corpus: Corpus) -> None:
     """tests/data/v5_store.sqlite3 was written by the code before schema 6 (4374821): the fixed run of
     tests/tui_support.py (a neural run: attention grids, no alignments) and one accepted pair.
-    Opening it adds the alignment column; the old run's proposals read their attention's path, and
-    a run recorded now keeps the alignments it was given."""
+    Opening it adds the alignment column and the pinned signs' table; the old run's proposals read
+    their attention's path, it takes pins, and a run recorded now keeps the alignments it was given."""
     from tui_decipher.engine.alignment import Segment, reads_as
 
     old = _old_store(tmp_path, "v5_store.sqlite3", 5)
@@ -1035,6 +1035,9 @@ def test_a_version_5_database_written_by_the_old_code_gains_alignments(tmp_path:
         assert run.accuracy == 0.75 and len(rows) == 8 and s.decisions(run.id) == {(1, 1): ACCEPTED}
         for row in rows:  # the fixed grids are diagonals: each symbol over its row's symbol
             assert row.alignment and reads_as(row.alignment, row.lost_tokens, row.known_tokens)
+        assert s.pins(run.id) == []  # schema 7: no pins yet; the old run takes them
+        s.set_pins(run.id, "γ", ["n"])
+        assert s.pins(run.id) == [("γ", "n")]
         new_id = new_run(s, corpus)
     result = make_result(standard_proposals())
     reading = [Segment(("a", "b"), ("a",), 0.5), Segment(("c",), ("b", "d"), 0.25)]

@@ -157,8 +157,8 @@ def test_a_new_migration_is_applied_once(db: Path, corpus: Corpus, monkeypatch: 
     with Store(db) as s:
         run_id = new_run(s, corpus)
     extra = "CREATE TABLE extra (n INTEGER); INSERT INTO extra VALUES (7)"
-    monkeypatch.setattr(store_module, "MIGRATIONS", [*store_module.MIGRATIONS, extra])
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(store_module.schema, "MIGRATIONS", [*store_module.schema.MIGRATIONS, extra])
+    monkeypatch.setattr(store_module.schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     for _ in range(2):
         with Store(db) as s:
             assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1

@@ -56,9 +56,7 @@ def write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def summary_dict(
-    result: DecipherResult, corpus: Corpus, sources: ConfigSources, corpus_path: str
-) -> dict[str, Any]:
+def summary_dict(result: DecipherResult, corpus: Corpus, sources: ConfigSources, corpus_path: str) -> dict[str, Any]:
     """Everything a reader of the run needs, as JSON-ready values."""
     scored = result.proposal_scores()
     return {

@@ -129,7 +129,11 @@ class RunSession:
 
     @classmethod
     def refine(
-        cls, db_path: Path, run: str, rounds: int = REFINE_ROUNDS, out: Path | None = None,
+        cls,
+        db_path: Path,
+        run: str,
+        rounds: int = REFINE_ROUNDS,
+        out: Path | None = None,
         known_signs: Path | None = None,
     ) -> RunSession:
         """Continue a stored run for `rounds` more rounds under its review decisions (none: it
@@ -266,12 +270,23 @@ class RunSession:
             recorder.catch_up(self.checkpoint)
             if self.review is not None:
                 result = refine_decipherment(
-                    corpus, self.checkpoint, self.review, self.refine_rounds, recorder, cancel, self.checkpoint_path,
+                    corpus,
+                    self.checkpoint,
+                    self.review,
+                    self.refine_rounds,
+                    recorder,
+                    cancel,
+                    self.checkpoint_path,
                     signs=self.pinned or None,
                 )
             else:
                 result = run_decipherment(
-                    corpus, self.cfg, recorder, cancel, checkpoint=self.checkpoint_path, resume=self.checkpoint,
+                    corpus,
+                    self.cfg,
+                    recorder,
+                    cancel,
+                    checkpoint=self.checkpoint_path,
+                    resume=self.checkpoint,
                     review=self.known_pairs,
                 )
             recorded = result

@@ -457,7 +457,10 @@ KNOWN_READINGS = 10  # correct pairs a simulated scholar knows before the run
 
 
 def _without_and_with(
-    corpus: str, preset_name: str, changes: dict[str, Any], stage: str,
+    corpus: str,
+    preset_name: str,
+    changes: dict[str, Any],
+    stage: str,
     measure: Callable[[Corpus, DecipherConfig, int, JobReporter], tuple[Any, dict[str, Any]]],
 ) -> Experiment:
     """Rows "without" and "with" known pairs: `measure(corpus, cfg, seed, reporter)` runs both and

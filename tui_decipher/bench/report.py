@@ -269,8 +269,20 @@ def cost_cells(row: SummaryRow) -> list[str]:
     return [row.setting, row.label, method, _num(row.seconds.mean), *phases, _num(row.peak_rss_mb, "{:.0f}")]
 
 
-ACCURACY_HEADER = ["setting", "evaluated on", "method", "paper / ref.", "ours (paper's protocol)", "model argmax",
-                   "F1 at own D", "P / R", "D / gold", "calibration error", "n", "seeds"]
+ACCURACY_HEADER = [
+    "setting",
+    "evaluated on",
+    "method",
+    "paper / ref.",
+    "ours (paper's protocol)",
+    "model argmax",
+    "F1 at own D",
+    "P / R",
+    "D / gold",
+    "calibration error",
+    "n",
+    "seeds",
+]
 COST_HEADER = ["setting", "evaluated on", "method", "wall s", *(f"{p} s" for p in PHASES), "peak RSS MB"]
 GROUP_TITLES = {
     "main": "Accuracy (%)",
@@ -427,7 +439,7 @@ def restart_choice_lines(report: BenchReport) -> list[str]:
         "",
         "Each seed is a full run; a run with `restarts = N` (`channel_restarts` for the channel) keeps the "
         "restart whose training objective (the final flow's weighted NLL, or the channel's loss) is lowest. "
-        "Read the seeds as N such restarts: \"chosen by objective\" is what that ensemble would report, at "
+        'Read the seeds as N such restarts: "chosen by objective" is what that ensemble would report, at '
         "N times one seed's cost.",
         "",
         *_md_table(RESTART_HEADER, rows),
@@ -460,7 +472,6 @@ def learning_curve_lines(report: BenchReport) -> list[str]:
     header = ["setting", "seed", "row", "flow accuracy by round", "model argmax by round", "D by round",
               "flow cost", "rounds that kept the last model"]  # fmt: skip
     return ["## Learning curves (training corpus, % after each round)", "", *_md_table(header, rows), ""]
-
 
 
 def build_markdown(report: BenchReport) -> str:
@@ -576,7 +587,6 @@ def write_report(report: BenchReport, out_dir: Path) -> dict[str, Path]:
     write_atomic(paths["markdown"], build_markdown(report))
     write_atomic(paths["json"], json.dumps(report_dict(report), indent=2, ensure_ascii=False) + "\n")
     return paths
-
 
 
 # `decipher bench --report PATH`: bench.md also written into a document, between these markers.

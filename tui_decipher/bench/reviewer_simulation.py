@@ -135,8 +135,13 @@ def run_refine_benchmark(
                 controlled = from_base(f"control-{draw}")
                 for _ in range(iterations):
                     control_result = refine_decipherment(
-                        corpus, load_checkpoint(controlled), ReviewConstraints(), refine_rounds, on_event,
-                        checkpoint=controlled / CHECKPOINT_NAME, draw=draw,
+                        corpus,
+                        load_checkpoint(controlled),
+                        ReviewConstraints(),
+                        refine_rounds,
+                        on_event,
+                        checkpoint=controlled / CHECKPOINT_NAME,
+                        draw=draw,
                     )
             review = ReviewConstraints.from_decisions(judged)
             unjudged = evaluated - review.judged_lost()
@@ -181,7 +186,11 @@ class KnownReadingsBenchmark:
 
 
 def run_known_readings_benchmark(
-    corpus: Corpus, cfg: DecipherConfig, n_known: int = 10, seed: int = 0, on_event: EventCallback = ignore,
+    corpus: Corpus,
+    cfg: DecipherConfig,
+    n_known: int = 10,
+    seed: int = 0,
+    on_event: EventCallback = ignore,
     log: Callable[[str], None] = lambda _line: None,
 ) -> KnownReadingsBenchmark:
     """A scholar who knows `n_known` correct pairs before the run (drawn from gold, seeded: the
@@ -215,7 +224,11 @@ class CeilingBenchmark:
 
 
 def run_ceiling_benchmark(
-    corpus: Corpus, cfg: DecipherConfig, folds: int = 2, seed: int = 0, on_event: EventCallback = ignore,
+    corpus: Corpus,
+    cfg: DecipherConfig,
+    folds: int = 2,
+    seed: int = 0,
+    on_event: EventCallback = ignore,
     log: Callable[[str], None] = lambda _line: None,
 ) -> CeilingBenchmark:
     """An oracle reviewer's ceiling for a method: gold's pairs are split into `folds` (seeded); each

@@ -170,7 +170,11 @@ def run_job_subprocess(
 
 
 def new_report(
-    names: Sequence[str] | None, n_seeds: int | None, quick: bool, threads: int | None, command: str,
+    names: Sequence[str] | None,
+    n_seeds: int | None,
+    quick: bool,
+    threads: int | None,
+    command: str,
     include_extra: bool = False,
 ) -> BenchReport:
     """Validate the options and make an empty report (BenchError on bad ones), after importing the

@@ -140,7 +140,11 @@ class Variant:
 
 
 def _on_ugaritic(
-    name: str, changes: dict[str, Any], description: str, group: str = "beyond", paper: float | None = None,
+    name: str,
+    changes: dict[str, Any],
+    description: str,
+    group: str = "beyond",
+    paper: float | None = None,
     extra: bool = False,
 ) -> Variant:
     """A variant of `ugaritic`; `paper` is the paper's figure for it on the full list (ablations)."""
@@ -276,6 +280,7 @@ def _generated_setting() -> BenchSetting:
     """auto on one generated corpus of each kind (bench/experiments.py: GENERATED), a generator seed
     that no setting was tuned on: the bench's check that the default generalises."""
     exp = generated_kinds()
+
     def label(spec: dict) -> str:
         friends = f", {spec['false_friends']:.0%} false friends" if spec.get("false_friends") else ""
         return f"generated {spec['kind']}{friends}, {spec['lost_words']} lost words (generator seed {GENERATED_SEED})"

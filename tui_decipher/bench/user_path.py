@@ -87,13 +87,20 @@ FUZZ_SETTING = BenchSetting(
 )  # fmt: skip
 
 
-USER_SETTINGS = (*(
-    BenchSetting(
-        name, f"{what}: `decipher run --corpus {corpus}{''.join(' ' + o for o in options)} --seed S` as a user "
-        "runs it (default threads)",
-        (RowSpec(USER_ROW, f"{what}, `decipher run` with default threads"),), user_run(corpus, options),
-        (corpus,), group="user", extra=True,
-        note="the command in a child process; run with --jobs 1 (each run takes every core)",
-    )
-    for name, (corpus, options, what) in USER_DATASETS.items()
-), FUZZ_SETTING)
+USER_SETTINGS = (
+    *(
+        BenchSetting(
+            name,
+            f"{what}: `decipher run --corpus {corpus}{''.join(' ' + o for o in options)} --seed S` as a user "
+            "runs it (default threads)",
+            (RowSpec(USER_ROW, f"{what}, `decipher run` with default threads"),),
+            user_run(corpus, options),
+            (corpus,),
+            group="user",
+            extra=True,
+            note="the command in a child process; run with --jobs 1 (each run takes every core)",
+        )
+        for name, (corpus, options, what) in USER_DATASETS.items()
+    ),
+    FUZZ_SETTING,
+)

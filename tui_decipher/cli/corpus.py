@@ -131,8 +131,14 @@ def corpus_generate(
 ) -> None:
     """Write a synthetic corpus of one kind (see `decipher corpus generate --help`)."""
     spec = GeneratorSpec(
-        kind=kind, seed=seed, lost_words=lost_words, cognate_share=cognate_share, known_ratio=known_ratio, base=base,
-        variants=variants, false_friends=false_friends,
+        kind=kind,
+        seed=seed,
+        lost_words=lost_words,
+        cognate_share=cognate_share,
+        known_ratio=known_ratio,
+        base=base,
+        variants=variants,
+        false_friends=false_friends,
     )
     path = out if out is not None else Path(f"{kind}-seed{seed}.cog")
     try:

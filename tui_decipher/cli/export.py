@@ -26,13 +26,20 @@ def export(
     ] = "tsv",
     all_: Annotated[
         bool,
-        typer.Option("--all", help="Every proposal with its decision (accepted, rejected, unsure, open), not only the "
-                     "accepted pairs (tsv, edictor, cldf)."),
+        typer.Option(
+            "--all",
+            help="Every proposal with its decision (accepted, rejected, unsure, open), not only the "
+            "accepted pairs (tsv, edictor, cldf).",
+        ),
     ] = False,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="File to write (a folder for cldf); `-` writes a text format to stdout. "
-                     "Default: ./run-ID-CORPUS-accepted.tsv and the like."),
+        typer.Option(
+            "--out",
+            "-o",
+            help="File to write (a folder for cldf); `-` writes a text format to stdout. "
+            "Default: ./run-ID-CORPUS-accepted.tsv and the like.",
+        ),
     ] = None,
     data: Annotated[Path | None, typer.Option("--data-dir", help=DATA_DIR_HELP, show_default=False)] = None,
 ) -> None:

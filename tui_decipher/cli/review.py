@@ -36,6 +36,7 @@ review_app = typer.Typer(
     rich_markup_mode="rich",
 )
 
+
 @review_app.command("import")
 def review_import(
     run: RunArg,

@@ -97,7 +97,7 @@ class _RichReporter:
 
 
 def _threads(result: DecipherResult) -> str:
-    """", N CPU thread(s)" for a CPU run (a seed repeats exactly only at the same count)."""
+    """ ", N CPU thread(s)" for a CPU run (a seed repeats exactly only at the same count)."""
     if result.device != "cpu" or not result.threads:
         return ""
     return f", {result.threads} thread{'s' if result.threads > 1 else ''}"
@@ -135,7 +135,8 @@ def run(
     corpus: Annotated[
         str | None,
         typer.Option(
-            "--corpus", "-c",
+            "--corpus",
+            "-c",
             help="Registry name (see `decipher corpus list`), or the path of a .cog file, a CLDF Wordlist "
             "(its metadata JSON or dataset folder) or an EDICTOR/LingPy wordlist TSV.",
         ),
@@ -145,8 +146,10 @@ def run(
     ] = None,
     lost: Annotated[
         str | None,
-        typer.Option(help="Lost language: a .cog column code, CLDF Language ID or Glottocode, EDICTOR DOCULECT, "
-                     "or 0-based index."),
+        typer.Option(
+            help="Lost language: a .cog column code, CLDF Language ID or Glottocode, EDICTOR DOCULECT, "
+            "or 0-based index."
+        ),
     ] = None,
     known: Annotated[str | None, typer.Option(help="Known language, named as --lost is.")] = None,
     lost_words: Annotated[
@@ -197,7 +200,8 @@ def run(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", "-o",
+            "--out",
+            "-o",
             help="Output folder (default: a new run folder in the data dir); with --refine, the folder of the new "
             "run the refinement branches into.",
         ),
@@ -205,8 +209,11 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
     profile: Annotated[
         bool,
-        typer.Option("--profile", help="After the run, print where its time went, by phase (summary.json's "
-                     "phase_seconds): the syllable search, training, scoring, flows, ..."),
+        typer.Option(
+            "--profile",
+            help="After the run, print where its time went, by phase (summary.json's "
+            "phase_seconds): the syllable search, training, scoring, flows, ...",
+        ),
     ] = False,
     resume: Annotated[
         str | None,
@@ -229,7 +236,9 @@ def run(
     refine_rounds: Annotated[
         int,
         typer.Option(
-            "--refine-rounds", min=1, max=1000,
+            "--refine-rounds",
+            min=1,
+            max=1000,
             help="What a --refine adds: EM rounds of a neural run, or rounds of 50 channel steps (channel, auto).",
         ),
     ] = REFINE_ROUNDS,
@@ -239,8 +248,10 @@ def run(
     ] = None,
     debug: Annotated[
         bool,
-        typer.Option("--debug", help="On an unexpected error, print its traceback here too (it is always in the "
-                     "run folder's run.log)."),
+        typer.Option(
+            "--debug",
+            help="On an unexpected error, print its traceback here too (it is always in the run folder's run.log).",
+        ),
     ] = False,
 ) -> None:
     """Run decipherment headless, with progress, and write summary.json, proposals.tsv, char_map.tsv.
@@ -290,8 +301,13 @@ def run(
 
 
 def _continued_session(
-    db_path: Path, resume: str | None, refine: str | None, refine_rounds: int, given: dict[str, Any],
-    out: Path | None = None, known_signs: Path | None = None,
+    db_path: Path,
+    resume: str | None,
+    refine: str | None,
+    refine_rounds: int,
+    given: dict[str, Any],
+    out: Path | None = None,
+    known_signs: Path | None = None,
 ) -> RunSession:
     """The session of `--resume RUN` or `--refine RUN [--out DIR] [--known-signs FILE]`, whose settings
     come from the checkpoint."""
@@ -309,7 +325,12 @@ def _continued_session(
 
 
 def _new_session(
-    db_path: Path, root: Path, preset: str | None, config: Path | None, sets: list[str], flags: dict[str, Any],
+    db_path: Path,
+    root: Path,
+    preset: str | None,
+    config: Path | None,
+    sets: list[str],
+    flags: dict[str, Any],
     out: Path | None,
 ) -> RunSession:
     """The session of a new run: the preset if one is named (none: `method = "auto"` decides from
@@ -356,8 +377,11 @@ def _execute(session: RunSession, console: Console, quiet: bool, debug: bool = F
             raise fail(f"training diverged: {exc}", 1)
         if debug or not isinstance(exc, Exception):
             raise exc
-        raise fail(f"run #{session.run_id} failed: {type(exc).__name__}: {exc} (traceback in {session.log_path}; "
-                   "--debug prints it)", 1)
+        raise fail(
+            f"run #{session.run_id} failed: {type(exc).__name__}: {exc} (traceback in {session.log_path}; "
+            "--debug prints it)",
+            1,
+        )
     return box["result"]
 
 

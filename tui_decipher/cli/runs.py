@@ -16,6 +16,7 @@ from .run_store import DataDir, RunArg, open_store
 
 runs_app = typer.Typer(help="List, show and delete the runs in the run store.", no_args_is_help=True)
 
+
 @runs_app.command("list")
 def runs_list(data: DataDir = None) -> None:
     """Every run in the store, newest first, as the Runs screen lists them."""

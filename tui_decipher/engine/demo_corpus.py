@@ -139,8 +139,7 @@ def _regular_segments(word: str, laws: _Laws) -> list[str]:
     segs = list(word)
     # 1. Palatalisation: k -> č before a front vowel.
     segs = [
-        _PALATAL if s == "k" and i + 1 < len(segs) and segs[i + 1] in _FRONT_VOWELS else s
-        for i, s in enumerate(segs)
+        _PALATAL if s == "k" and i + 1 < len(segs) and segs[i + 1] in _FRONT_VOWELS else s for i, s in enumerate(segs)
     ]
     # 2. Cluster simplification: the two-consonant cluster becomes one segment.
     out: list[str] = []
@@ -157,9 +156,7 @@ def _regular_segments(word: str, laws: _Laws) -> list[str]:
     segs = [
         s
         for i, s in enumerate(segs)
-        if not (
-            s == "h" and 0 < i < len(segs) - 1 and segs[i - 1] in KNOWN_VOWELS and segs[i + 1] in KNOWN_VOWELS
-        )
+        if not (s == "h" and 0 < i < len(segs) - 1 and segs[i - 1] in KNOWN_VOWELS and segs[i + 1] in KNOWN_VOWELS)
     ]
     # 4. Merger: one sound falls together with another (after 2, so clusters are unaffected).
     segs = [laws.merger[1] if s == laws.merger[0] else s for s in segs]

@@ -277,8 +277,14 @@ def solve_flow(
 
 
 def _solve_graph(
-    e_lost: np.ndarray, e_known: np.ndarray, e_cost: np.ndarray, lost_left: np.ndarray, known_left: np.ndarray,
-    remaining: int, cost_scale: float, sizes: tuple[int, int],
+    e_lost: np.ndarray,
+    e_known: np.ndarray,
+    e_cost: np.ndarray,
+    lost_left: np.ndarray,
+    known_left: np.ndarray,
+    remaining: int,
+    cost_scale: float,
+    sizes: tuple[int, int],
 ) -> np.ndarray:
     """Max flow at min cost (OR-Tools) of `remaining` units over the free edges, each word within
     its capacity left (`lost_left` (n_lost,), `known_left` (n_known,)); which edges carry flow:

@@ -82,9 +82,16 @@ class Problem:
 
     @classmethod
     def prepare(
-        cls, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
-        review: ReviewConstraints | None = None, seconds_before: float = 0.0,
-        phases_before: dict[str, float] | None = None, signs: SignValues | None = None, **run_state: Any,
+        cls,
+        corpus: Corpus,
+        cfg: DecipherConfig,
+        on_event: EventCallback,
+        cancel: threading.Event,
+        review: ReviewConstraints | None = None,
+        seconds_before: float = 0.0,
+        phases_before: dict[str, float] | None = None,
+        signs: SignValues | None = None,
+        **run_state: Any,
     ) -> Problem:
         """Encode the vocabularies once for the whole run; `seconds_before` and `phases_before`
         carry the time of an interrupted run this one continues. `signs`: known sign values (None:

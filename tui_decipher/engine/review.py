@@ -107,9 +107,7 @@ class ReviewConstraints:
             keep_lost.append(i)
             keep_known.append(j)
             keep_cost.append(float(d[n]))
-        return FlowEdges(
-            np.array(keep_lost, dtype=np.int64), np.array(keep_known, dtype=np.int64), np.array(keep_cost)
-        )
+        return FlowEdges(np.array(keep_lost, dtype=np.int64), np.array(keep_known, dtype=np.int64), np.array(keep_cost))
 
     def mask_log_probs(
         self, log_p: torch.Tensor, rows: np.ndarray | None = None, floor: float = -1e4, inplace: bool = False
@@ -138,7 +136,11 @@ class ReviewConstraints:
         return log_p
 
     def mask_listed(
-        self, log_p: torch.Tensor, cols: torch.Tensor, rows: np.ndarray | None = None, floor: float = -1e4,
+        self,
+        log_p: torch.Tensor,
+        cols: torch.Tensor,
+        rows: np.ndarray | None = None,
+        floor: float = -1e4,
         inplace: bool = False,
     ) -> torch.Tensor:
         """`mask_log_probs` over listed pairs: log_p (n_rows, M) scores each row's listed known

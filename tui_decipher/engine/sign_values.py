@@ -66,7 +66,8 @@ class SignValues:
             for v in self.values:
                 if len(v.known) > 1:
                     raise CorpusError(
-                        self.path or "known sign values", v.line or None,
+                        self.path or "known sign values",
+                        v.line or None,
                         f"value {word_text(v.known)!r} is {len(v.known)} letters; the edit channel writes a symbol "
                         "from one letter (use channel_kind = pieces)",
                     )

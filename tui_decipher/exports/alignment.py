@@ -85,9 +85,7 @@ def unaligned(words: list[list[str]]) -> list[list[str]]:
     return [w + [GAP] * (width - len(w)) for w in words]
 
 
-def align_set(
-    words: list[list[str]], n_lost: int, reading: Alignment | None, key: Key
-) -> tuple[list[list[str]], str]:
+def align_set(words: list[list[str]], n_lost: int, reading: Alignment | None, key: Key) -> tuple[list[list[str]], str]:
     """(the alignment of a cognate set's words, lost words first, and which source made it);
     `reading` is a lone pair's reading by its method."""
     if len(words) == 2 and n_lost == 1:

@@ -73,8 +73,10 @@ def _dataset(folder: Path, reviewed: ReviewedRun, include_all: bool):
     ds.add_component("CognateTable")
     ds.add_columns(
         "CognateTable",
-        {"name": "Alignment_Source",
-         "dc:description": "What aligned the set: model (the method's reading), key, sca, msa or none"},
+        {
+            "name": "Alignment_Source",
+            "dc:description": "What aligned the set: model (the method's reading), key, sca, msa or none",
+        },
         {"name": "Score", "datatype": "decimal", "dc:description": "The method's confidence in the pair (0-1)"},
         {"name": "Review", "dc:description": "The review decision: accepted, rejected, unsure or open"},
     )

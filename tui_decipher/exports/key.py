@@ -31,6 +31,9 @@ def _render(reviewed: ReviewedRun, include_all: bool) -> tuple[str, str]:
 
 
 FORMAT = text_format(
-    "key", ".tsv", "the character key: each lost symbol, its readings and their probabilities", _render,
+    "key",
+    ".tsv",
+    "the character key: each lost symbol, its readings and their probabilities",
+    _render,
     takes_all=False,
 )

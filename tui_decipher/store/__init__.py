@@ -12,7 +12,6 @@ statuses), `database` (`Store`: the connection), `runs` and `review` (its tables
 library.
 """
 
-
 from .database import Store
 from .recorder import RunRecorder
 from .rows import (

@@ -77,8 +77,9 @@ class Store(RunTables, ReviewTables):
             )
         # Version 0 with tables: someone else's SQLite file (ours sets the version with the tables).
         if version == 0 and n_tables > 0:
-            raise StoreError(f"{self.path}: not a usable run database (it holds another program's tables); "
-                             "left untouched")
+            raise StoreError(
+                f"{self.path}: not a usable run database (it holds another program's tables); left untouched"
+            )
 
     def _migrate(self) -> None:
         version = self._scalar("PRAGMA user_version")

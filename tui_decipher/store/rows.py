@@ -29,7 +29,6 @@ class StoreError(RuntimeError):
     """The database cannot be used (newer schema, corrupted, unwritable); the message says why."""
 
 
-
 @dataclass
 class RunRow:
     """One run as listed in the Runs screen."""
@@ -134,7 +133,6 @@ def _tokens(stored: str, text: str) -> list[str]:
     """A word's symbols as stored (space-separated), or, for a run recorded before schema 3, the
     grapheme clusters of its text (what its `.cog` reader made of it)."""
     return stored.split(" ") if stored else list(graphemes(text))
-
 
 
 def round_dicts(rows: list[RoundRow]) -> list[dict[str, Any]]:

@@ -26,7 +26,6 @@ _RUNS_QUERY = """SELECT runs.*,
     FROM runs"""
 
 
-
 class RunTables:
     """The runs and their metrics (a part of `Store`, which holds the connection)."""
 
@@ -182,9 +181,7 @@ class RunTables:
         )  # fmt: skip
 
     def rounds(self, run_id: int) -> list[RoundRow]:
-        rows = self.conn.execute(
-            "SELECT * FROM rounds WHERE run_id = ? ORDER BY restart, round", (run_id,)
-        ).fetchall()
+        rows = self.conn.execute("SELECT * FROM rounds WHERE run_id = ? ORDER BY restart, round", (run_id,)).fetchall()
         return [RoundRow(*tuple(r)[1:]) for r in rows]  # columns after run_id, in RoundRow's field order
 
     def epoch_losses(self, run_id: int) -> list[float]:

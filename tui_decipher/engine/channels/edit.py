@@ -94,7 +94,11 @@ class EditChannel(nn.Module):
 
     @classmethod
     def build(
-        cls, lost_charset: Charset, known_charset: Charset, generator: torch.Generator, init_scale: float,
+        cls,
+        lost_charset: Charset,
+        known_charset: Charset,
+        generator: torch.Generator,
+        init_scale: float,
         copy_bias: float,
     ) -> EditChannel:
         """An untrained edit channel for two charsets (see `channels.protocol.Channel.build`)."""

@@ -101,7 +101,11 @@ class CharacterChannel(nn.Module):
 
     @classmethod
     def build(
-        cls, lost_charset: Charset, known_charset: Charset, generator: torch.Generator, init_scale: float,
+        cls,
+        lost_charset: Charset,
+        known_charset: Charset,
+        generator: torch.Generator,
+        init_scale: float,
         copy_bias: float,
     ) -> CharacterChannel:
         """An untrained pieces channel for two charsets; `copy_bias` does not apply (no letter is
@@ -212,7 +216,10 @@ class CharacterChannel(nn.Module):
 
     @torch.no_grad()
     def character_map(
-        self, known_words: Sequence[Word], lost_charset: Charset, known_charset: Charset,
+        self,
+        known_words: Sequence[Word],
+        lost_charset: Charset,
+        known_charset: Charset,
         top: int = 5,
     ) -> dict[str, list[tuple[str, float]]]:
         """Lost symbol -> the known pieces (one or two letters) that write it, best first, with
@@ -403,7 +410,10 @@ class _PairedLattice(torch.autograd.Function):
 
 
 def seed_channel(
-    channel: CharacterChannel, found: SyllableMap, lost_charset: Charset, known_charset: Charset,
+    channel: CharacterChannel,
+    found: SyllableMap,
+    lost_charset: Charset,
+    known_charset: Charset,
     strength: float = SEED_STRENGTH,
 ) -> None:
     """Raise the pieces channel's logits toward a syllable search's map (channels/syllables.py), in

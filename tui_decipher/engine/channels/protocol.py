@@ -23,7 +23,11 @@ class Channel(Protocol):
 
     @classmethod
     def build(
-        cls, lost_charset: Charset, known_charset: Charset, generator: torch.Generator, init_scale: float,
+        cls,
+        lost_charset: Charset,
+        known_charset: Charset,
+        generator: torch.Generator,
+        init_scale: float,
         copy_bias: float,
     ) -> Channel:
         """An untrained channel for two charsets, its random start drawn from `generator`."""

@@ -24,7 +24,10 @@ LOST_BLOCK = 128  # lost words in one all-pair block
 
 
 def encode_both(
-    channel: Channel, lost_words: Sequence[Word], known_words: Sequence[Word], lost_charset: Charset,
+    channel: Channel,
+    lost_words: Sequence[Word],
+    known_words: Sequence[Word],
+    lost_charset: Charset,
     known_charset: Charset,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """(lost ids, lost lengths, known ids, known lengths), the known words padded with the
@@ -36,7 +39,11 @@ def encode_both(
 
 
 def row_blocks(
-    channel: Channel, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
+    channel: Channel,
+    lost: torch.Tensor,
+    lost_len: torch.Tensor,
+    known: torch.Tensor,
+    known_len: torch.Tensor,
     max_pairs: int = MAX_PAIRS,
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """(rows, log P(x_rows | y_j) for every known word j: (len(rows), n_known)) for up to
@@ -79,8 +86,13 @@ def channel_log_probs(
 
 @torch.no_grad()
 def score_every_pair(
-    channel: Channel, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
-    max_pairs: int = MAX_PAIRS, out_device: torch.device | None = None,
+    channel: Channel,
+    lost: torch.Tensor,
+    lost_len: torch.Tensor,
+    known: torch.Tensor,
+    known_len: torch.Tensor,
+    max_pairs: int = MAX_PAIRS,
+    out_device: torch.device | None = None,
 ) -> torch.Tensor:
     """`channel_log_probs` of encoded words (`encode_both`): (n_lost, n_known), float32, on
     `out_device` (None: the channel's device)."""
@@ -92,8 +104,14 @@ def score_every_pair(
 
 
 def score_pairs(
-    channel: Channel, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
-    lost_idx: torch.Tensor, known_idx: torch.Tensor, block: int = PAIR_BLOCK,
+    channel: Channel,
+    lost: torch.Tensor,
+    lost_len: torch.Tensor,
+    known: torch.Tensor,
+    known_len: torch.Tensor,
+    lost_idx: torch.Tensor,
+    known_idx: torch.Tensor,
+    block: int = PAIR_BLOCK,
 ) -> torch.Tensor:
     """log P(x_i | y_j) for the listed pairs (lost_idx[p], known_idx[p]) of encoded words: (P,),
     differentiable (the trainer's steps use it). Pairs are sorted by their words' lengths and

@@ -35,8 +35,14 @@ def shortlisted(n_lost: int, n_known: int) -> bool:
 
 @torch.no_grad()
 def draw_shortlist(
-    channel: Channel, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
-    size: int | None = None, review: ReviewConstraints | None = None, rows: np.ndarray | None = None,
+    channel: Channel,
+    lost: torch.Tensor,
+    lost_len: torch.Tensor,
+    known: torch.Tensor,
+    known_len: torch.Tensor,
+    size: int | None = None,
+    review: ReviewConstraints | None = None,
+    rows: np.ndarray | None = None,
 ) -> torch.Tensor:
     """Each lost word's `size` (None: SHORTLIST_SIZE) known words of highest log P(x | y) under the channel, best first:
     (n_lost, size) known indices, from every pair scored in row blocks (`scoring.row_blocks`).

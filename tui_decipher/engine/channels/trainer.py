@@ -43,9 +43,14 @@ CHANNEL_KINDS: dict[str, type] = {"pieces": CharacterChannel, "edit": EditChanne
 
 
 def new_channel(
-    kind: ChannelKind, lost_charset: Charset, known_charset: Charset, generator: torch.Generator,
-    init_scale: float = INIT_SCALE, copy_bias: float = DecipherConfig.channel_copy_bias,
-    signs: Sequence[tuple[int, tuple[int, ...]]] = (), device: torch.device | str = "cpu",
+    kind: ChannelKind,
+    lost_charset: Charset,
+    known_charset: Charset,
+    generator: torch.Generator,
+    init_scale: float = INIT_SCALE,
+    copy_bias: float = DecipherConfig.channel_copy_bias,
+    signs: Sequence[tuple[int, tuple[int, ...]]] = (),
+    device: torch.device | str = "cpu",
 ) -> Channel:
     """An untrained channel of `kind`: "pieces" (one or two known letters per lost symbol) or
     "edit" (letter by letter with insertions, drops and a copy prior), held to the known sign
@@ -121,8 +126,13 @@ def _all_log_probs(
 
 
 def _listed_log_probs(
-    channel: Channel, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
-    lost_idx: torch.Tensor, cols: torch.Tensor,
+    channel: Channel,
+    lost: torch.Tensor,
+    lost_len: torch.Tensor,
+    known: torch.Tensor,
+    known_len: torch.Tensor,
+    lost_idx: torch.Tensor,
+    cols: torch.Tensor,
 ) -> torch.Tensor:
     """log P(x_i | y_j) for the lost words `lost_idx` (B,) and their listed known words cols (B, M): (B, M)."""
     b, m = cols.shape
@@ -272,7 +282,10 @@ def fit_channel(
 
 
 def score_channel(
-    channel: Channel, lost_words: Sequence[Word], known_words: Sequence[Word], lost_charset: Charset,
+    channel: Channel,
+    lost_words: Sequence[Word],
+    known_words: Sequence[Word],
+    lost_charset: Charset,
     known_charset: Charset,
 ) -> ChannelFit:
     """A trained channel's costs of every pair (float32: 1.1 GB on the full Ugaritic list, where

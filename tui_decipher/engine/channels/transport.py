@@ -32,8 +32,12 @@ def _masses(
 
 
 def transport_plan(
-    log_p: torch.Tensor, n_cognates: int, capacity: int, iters: int = PLAN_ITERS,
-    potentials: tuple[torch.Tensor, torch.Tensor] | None = None, forced_rows: torch.Tensor | None = None,
+    log_p: torch.Tensor,
+    n_cognates: int,
+    capacity: int,
+    iters: int = PLAN_ITERS,
+    potentials: tuple[torch.Tensor, torch.Tensor] | None = None,
+    forced_rows: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
     """A soft flow for the channel's objective: the entropic transport plan (Sinkhorn, in log
     space) of log_p (n_lost, n_known) in which each lost word sends one unit, each known word
@@ -72,8 +76,14 @@ def _column_logsumexp(values: torch.Tensor, cols: torch.Tensor, n_cols: int, bas
 
 
 def listed_transport_plan(
-    log_p: torch.Tensor, cols: torch.Tensor, n_known: int, n_cognates: int, capacity: int, iters: int = PLAN_ITERS,
-    potentials: tuple[torch.Tensor, torch.Tensor] | None = None, forced_rows: torch.Tensor | None = None,
+    log_p: torch.Tensor,
+    cols: torch.Tensor,
+    n_known: int,
+    n_cognates: int,
+    capacity: int,
+    iters: int = PLAN_ITERS,
+    potentials: tuple[torch.Tensor, torch.Tensor] | None = None,
+    forced_rows: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
     """`transport_plan` over listed pairs only: log_p (n_lost, M) scores each lost word's M listed
     known words cols (n_lost, M) (distinct within a row) among n_known. A pair not listed carries

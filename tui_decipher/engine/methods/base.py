@@ -88,7 +88,11 @@ class Fitted(Protocol):
     """What a method learnt: enough to score other word lists of the same two scripts."""
 
     def pair_scores(
-        self, lost_words: list[Word], known_words: list[Word], lost_charset: Charset, known_charset: Charset,
+        self,
+        lost_words: list[Word],
+        known_words: list[Word],
+        lost_charset: Charset,
+        known_charset: Charset,
         generator: torch.Generator | None = None,
     ) -> PairScores:
         """Score every (lost, known) pair, the words encoded with the training charsets (a symbol
@@ -172,8 +176,14 @@ class Method(Protocol):
         ...
 
     def fit(
-        self, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
-        checkpoint_path: Path | None = None, start: Checkpoint | None = None, review: ReviewConstraints | None = None,
+        self,
+        corpus: Corpus,
+        cfg: DecipherConfig,
+        on_event: EventCallback,
+        cancel: threading.Event,
+        checkpoint_path: Path | None = None,
+        start: Checkpoint | None = None,
+        review: ReviewConstraints | None = None,
     ) -> DecipherResult:
         """Decipher `corpus`; with `start` (a checkpoint of this run), continue it to where an
         uninterrupted run would end. With `checkpoint_path`, save progress there as it goes (a
@@ -182,8 +192,15 @@ class Method(Protocol):
         ...
 
     def refine(
-        self, corpus: Corpus, start: Checkpoint, constraints: ReviewConstraints, rounds: int,
-        on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None, draw: int = 0,
+        self,
+        corpus: Corpus,
+        start: Checkpoint,
+        constraints: ReviewConstraints,
+        rounds: int,
+        on_event: EventCallback,
+        cancel: threading.Event,
+        checkpoint_path: Path | None = None,
+        draw: int = 0,
         signs: SignValues | None = None,
     ) -> DecipherResult:
         """Continue a finished run for `rounds` more rounds under the reviewer's judgments. `draw`

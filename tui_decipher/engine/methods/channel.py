@@ -49,8 +49,14 @@ class ChannelBlend:
     share: float
     reverse: bool = False
 
-    def mix(self, log_p: torch.Tensor, lost_words: list[Word], known_words: list[Word], lost_charset: Charset,
-            known_charset: Charset) -> torch.Tensor:
+    def mix(
+        self,
+        log_p: torch.Tensor,
+        lost_words: list[Word],
+        known_words: list[Word],
+        lost_charset: Charset,
+        known_charset: Charset,
+    ) -> torch.Tensor:
         """(1 - share) log_p + share log P_blend, in place on `log_p` (n_lost, n_known)."""
         if self.reverse:  # scored as the channel was trained, (n_known, n_lost), then read across
             other = channel_log_probs(self.channel, known_words, lost_words, known_charset, lost_charset).T
@@ -82,7 +88,9 @@ class ChannelBlend:
 
 
 def load_channel(
-    problem: Problem, state: dict[str, torch.Tensor], lost_charset: Charset | None = None,
+    problem: Problem,
+    state: dict[str, torch.Tensor],
+    lost_charset: Charset | None = None,
     known_charset: Charset | None = None,
 ) -> Channel:
     """A saved channel of `problem`'s settings, on its device (the masks of pinned signs come from
@@ -109,7 +117,11 @@ class ChannelFitted:
         return self.channel.sizes
 
     def pair_scores(
-        self, lost_words: list[Word], known_words: list[Word], lost_charset: Charset, known_charset: Charset,
+        self,
+        lost_words: list[Word],
+        known_words: list[Word],
+        lost_charset: Charset,
+        known_charset: Charset,
         generator: torch.Generator | None = None,
     ) -> PairScores:
         """Scored in bounded blocks (channels.scoring.MAX_PAIRS); `generator` is unused (no sampling)."""
@@ -140,8 +152,14 @@ class ChannelAlone:
         return {"channel_steps": min(cfg.channel_steps, channel_steps)}
 
     def fit(
-        self, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
-        checkpoint_path: Path | None = None, start: Checkpoint | None = None, review: ReviewConstraints | None = None,
+        self,
+        corpus: Corpus,
+        cfg: DecipherConfig,
+        on_event: EventCallback,
+        cancel: threading.Event,
+        checkpoint_path: Path | None = None,
+        start: Checkpoint | None = None,
+        review: ReviewConstraints | None = None,
     ) -> DecipherResult:
         stages = StageMemo.resuming(start, self.name)  # a killed run's trained channels, read back
         review = review if review is not None else stages.review
@@ -150,8 +168,17 @@ class ChannelAlone:
         stages.bind(checkpoint_path, cfg, problem)
         on_event(
             RunStarted(
-                corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
-                0, cfg.epochs, 1, problem.n_cognates, epochs_of_round(cfg.first_epochs, cfg.epochs, 1), self.name,
+                corpus.name,
+                corpus.lost_code,
+                corpus.known_code,
+                corpus.stats(),
+                str(problem.device),
+                0,
+                cfg.epochs,
+                1,
+                problem.n_cognates,
+                epochs_of_round(cfg.first_epochs, cfg.epochs, 1),
+                self.name,
             )
         )
         result = empty_result(problem)
@@ -164,8 +191,15 @@ class ChannelAlone:
         return finish_channel_result(problem, result, fit)
 
     def refine(
-        self, corpus: Corpus, start: Checkpoint, constraints: ReviewConstraints, rounds: int,
-        on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None, draw: int = 0,
+        self,
+        corpus: Corpus,
+        start: Checkpoint,
+        constraints: ReviewConstraints,
+        rounds: int,
+        on_event: EventCallback,
+        cancel: threading.Event,
+        checkpoint_path: Path | None = None,
+        draw: int = 0,
         signs: SignValues | None = None,
     ) -> DecipherResult:
         return refine_channel(self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw,
@@ -278,7 +312,11 @@ def overruled_share(problem: Problem, cost: np.ndarray) -> float:
 
 
 def save_channel(
-    path: Path | None, problem: Problem, method: str, channel: Channel, refined: int = 0,
+    path: Path | None,
+    problem: Problem,
+    method: str,
+    channel: Channel,
+    refined: int = 0,
     extra: dict[str, Any] | None = None,
 ) -> None:
     """Save a finished channel run (its trained channel, D and the method's `extra` state) so that
@@ -300,8 +338,15 @@ def save_channel(
 
 
 def refine_channel(
-    method: str, corpus: Corpus, start: Checkpoint, review: ReviewConstraints, rounds: int,
-    on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None, draw: int = 0,
+    method: str,
+    corpus: Corpus,
+    start: Checkpoint,
+    review: ReviewConstraints,
+    rounds: int,
+    on_event: EventCallback,
+    cancel: threading.Event,
+    checkpoint_path: Path | None,
+    draw: int = 0,
     pinned: SignValues | None = None,
 ) -> DecipherResult:
     """Continue a finished channel run (the channel method's or auto's) for `rounds` x REFINE_STEPS
@@ -318,7 +363,13 @@ def refine_channel(
         pinned.check_channel(cfg.channel_kind)
         signs = signs.merged(pinned)
     problem = Problem.prepare(
-        corpus, cfg, on_event, cancel, review=review, seconds_before=start.seconds, phases_before=start.phases,
+        corpus,
+        cfg,
+        on_event,
+        cancel,
+        review=review,
+        seconds_before=start.seconds,
+        phases_before=start.phases,
         signs=signs,
     )
     problem = dataclasses.replace(problem, n_cognates=int(start.state["n_cognates"]))

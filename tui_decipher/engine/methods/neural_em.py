@@ -52,7 +52,10 @@ class EMContext(Problem):
 
 
 def prepare(
-    corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback = ignore, cancel: threading.Event | None = None,
+    corpus: Corpus,
+    cfg: DecipherConfig,
+    on_event: EventCallback = ignore,
+    cancel: threading.Event | None = None,
     **run_state: Any,
 ) -> EMContext:
     """Encode the vocabularies once for the whole run (see `Problem.prepare`)."""
@@ -93,7 +96,11 @@ def epochs_for_round(cfg: DecipherConfig, round_: int) -> int:
 
 
 def m_step(
-    ctx: EMContext, model: DecipherModel, flow: torch.Tensor, restart: int, round_: int,
+    ctx: EMContext,
+    model: DecipherModel,
+    flow: torch.Tensor,
+    restart: int,
+    round_: int,
     batch_gen: torch.Generator | None = None,
 ) -> tuple:
     """Train theta on the flow F for the round's steps; returns (loss, nll, reg) of the last step.
@@ -133,9 +140,7 @@ def m_step(
         if cfg.grad_clip > 0:
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
         optimizer.step()
-        ctx.on_event(
-            EpochEnd(restart, round_, epoch, epochs, loss.item(), nll.item(), reg.item(), ctx.elapsed())
-        )
+        ctx.on_event(EpochEnd(restart, round_, epoch, epochs, loss.item(), nll.item(), reg.item(), ctx.elapsed()))
     return loss.item(), nll.item(), reg.item()
 
 
@@ -181,7 +186,10 @@ def eed_cost(cfg: DecipherConfig, scores: Scores, known_texts: list[str], genera
     """The expected edit distance (n_lost, n_known) of the model's sampled readings of each lost
     word to every known word, as the config's `eed_*` fields set it."""
     texts, sample_lp = sample_strings(
-        scores.step_log_probs, cfg.eed_samples, cfg.eed_sharpen, generator,
+        scores.step_log_probs,
+        cfg.eed_samples,
+        cfg.eed_sharpen,
+        generator,
         score_sharpened=cfg.eed_sample_weights == "sharpened",
     )
     return expected_edit_distance(scores.log_prob, texts, sample_lp, known_texts)
@@ -349,8 +357,19 @@ def _run_round(
     state.scores, state.cost, state.cost_kind, state.accuracy = scores, cost, kind, acc
     phase = {k: ctx.phases[k] - phase_before.get(k, 0.0) for k in ctx.phases}
     metrics = RoundMetrics(
-        round_, demand, kind, loss, nll, reg, flow_cost, achieved, acc, acc_model,
-        ctx.elapsed() - round_start, phase, kept_previous,
+        round_,
+        demand,
+        kind,
+        loss,
+        nll,
+        reg,
+        flow_cost,
+        achieved,
+        acc,
+        acc_model,
+        ctx.elapsed() - round_start,
+        phase,
+        kept_previous,
     )
     state.rounds.append(metrics)
     # Keep the weights of the last complete round: a cancel mid-M-step must not leak a half-trained model.
@@ -358,8 +377,19 @@ def _run_round(
     write_checkpoint(ctx, state, round_)
     ctx.on_event(
         RoundEnd(
-            restart, round_, rounds, demand, kind, loss, flow_cost, achieved, acc, acc_model,
-            ctx.elapsed(), phase, kept_previous,
+            restart,
+            round_,
+            rounds,
+            demand,
+            kind,
+            loss,
+            flow_cost,
+            achieved,
+            acc,
+            acc_model,
+            ctx.elapsed(),
+            phase,
+            kept_previous,
         )
     )
 
@@ -451,8 +481,13 @@ def _attention_grids(ctx: EMContext, model: DecipherModel, pairs: list[tuple[int
 
 
 def _fit(
-    corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
-    checkpoint_path: Path | None, resume: Checkpoint | None, review: ReviewConstraints | None = None,
+    corpus: Corpus,
+    cfg: DecipherConfig,
+    on_event: EventCallback,
+    cancel: threading.Event,
+    checkpoint_path: Path | None,
+    resume: Checkpoint | None,
+    review: ReviewConstraints | None = None,
 ) -> DecipherResult:
     """Run EM (with restarts) on a corpus. With `checkpoint_path`, the run is saved there after
     every complete round; `resume` (a checkpoint of the same config and corpus, checked by the
@@ -475,8 +510,17 @@ def _fit(
     rounds = cfg.rounds if cfg.use_flow else 1
     on_event(
         RunStarted(
-            corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(ctx.device),
-            rounds, cfg.epochs, cfg.restarts, ctx.n_cognates, epochs_for_round(cfg, 1), NeuralEM.name,
+            corpus.name,
+            corpus.lost_code,
+            corpus.known_code,
+            corpus.stats(),
+            str(ctx.device),
+            rounds,
+            cfg.epochs,
+            cfg.restarts,
+            ctx.n_cognates,
+            epochs_for_round(cfg, 1),
+            NeuralEM.name,
         )
     )
     result = empty_result(ctx)
@@ -517,8 +561,14 @@ def _conclude(ctx: EMContext, result: DecipherResult) -> DecipherResult:
 
 
 def _refine(
-    corpus: Corpus, start: Checkpoint, review: ReviewConstraints, rounds: int, on_event: EventCallback,
-    cancel: threading.Event, checkpoint_path: Path | None, draw: int = 0,
+    corpus: Corpus,
+    start: Checkpoint,
+    review: ReviewConstraints,
+    rounds: int,
+    on_event: EventCallback,
+    cancel: threading.Event,
+    checkpoint_path: Path | None,
+    draw: int = 0,
 ) -> DecipherResult:
     """Continue EM from a run's checkpoint for `rounds` more rounds under the reviewer's judgments.
 
@@ -556,8 +606,17 @@ def _refine(
     total = last + rounds
     on_event(
         RunStarted(
-            corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(ctx.device),
-            total, cfg.epochs, 1, ctx.n_cognates, epochs_for_round(cfg, 1), NeuralEM.name,
+            corpus.name,
+            corpus.lost_code,
+            corpus.known_code,
+            corpus.stats(),
+            str(ctx.device),
+            total,
+            cfg.epochs,
+            1,
+            ctx.n_cognates,
+            epochs_for_round(cfg, 1),
+            NeuralEM.name,
         )
     )
     result = empty_result(ctx)
@@ -582,7 +641,11 @@ class NeuralFitted:
         return self.model.lost_weight.shape[0], self.model.known_weight.shape[0]
 
     def pair_scores(
-        self, lost_words: list[Word], known_words: list[Word], lost_charset: Charset, known_charset: Charset,
+        self,
+        lost_words: list[Word],
+        known_words: list[Word],
+        lost_charset: Charset,
+        known_charset: Charset,
         generator: torch.Generator | None = None,
     ) -> PairScores:
         """Score every pair as the final round would: -log P, or the expected edit distance
@@ -630,19 +693,34 @@ class NeuralEM:
         return {"channel_steps": min(cfg.channel_steps, channel_steps)} if cfg.init_flow == "channel" else {}
 
     def fit(
-        self, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
-        checkpoint_path: Path | None = None, start: Checkpoint | None = None, review: ReviewConstraints | None = None,
+        self,
+        corpus: Corpus,
+        cfg: DecipherConfig,
+        on_event: EventCallback,
+        cancel: threading.Event,
+        checkpoint_path: Path | None = None,
+        start: Checkpoint | None = None,
+        review: ReviewConstraints | None = None,
     ) -> DecipherResult:
         return _fit(corpus, cfg, on_event, cancel, checkpoint_path, start, review)
 
     def refine(
-        self, corpus: Corpus, start: Checkpoint, constraints: ReviewConstraints, rounds: int,
-        on_event: EventCallback, cancel: threading.Event, checkpoint_path: Path | None = None, draw: int = 0,
+        self,
+        corpus: Corpus,
+        start: Checkpoint,
+        constraints: ReviewConstraints,
+        rounds: int,
+        on_event: EventCallback,
+        cancel: threading.Event,
+        checkpoint_path: Path | None = None,
+        draw: int = 0,
         signs: SignValues | None = None,
     ) -> DecipherResult:
         if signs:  # its M-step trains a seq2seq model, which no sign value can hold
-            raise ValueError("pinned sign values hold a character channel: refine an auto or channel run with them "
-                             "(a neural run takes known signs only from its start, with init_flow = channel)")
+            raise ValueError(
+                "pinned sign values hold a character channel: refine an auto or channel run with them "
+                "(a neural run takes known signs only from its start, with init_flow = channel)"
+            )
         return _refine(corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw)
 
     def check(self, corpus: Corpus, cfg: DecipherConfig) -> None:

@@ -115,9 +115,7 @@ class DecipherModel(nn.Module):
         e_x = self.lost_embeddings()
         e_y = self.known_embeddings()
         src_emb = e_x[lost_ids]  # (n, L, d)
-        packed = pack_padded_sequence(
-            self.drop(src_emb), lost_lengths.cpu(), batch_first=True, enforce_sorted=False
-        )
+        packed = pack_padded_sequence(self.drop(src_emb), lost_lengths.cpu(), batch_first=True, enforce_sorted=False)
         enc_packed, (h_n, c_n) = self.encoder(packed)
         enc, _ = pad_packed_sequence(enc_packed, batch_first=True, total_length=length)  # (n, L, 2H)
         # Decoder starts from the encoder's final state, the two directions summed (published code).

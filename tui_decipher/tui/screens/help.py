@@ -25,7 +25,7 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-body"):
             yield Static(self._table(), id="help-table")
             yield Static(
-                "Keys can be changed in keymap.toml in the data folder: [keymap] \"review.accept\" = \"y\"",
+                'Keys can be changed in keymap.toml in the data folder: [keymap] "review.accept" = "y"',
                 classes="hint",
             )
 

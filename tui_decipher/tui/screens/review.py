@@ -137,9 +137,7 @@ class ReviewScreen(Screen):
         if run is None:
             self.query_one("#pair-title", Static).update("No run selected: pick one on Runs (1).")
         elif not self.rows:
-            self.query_one("#pair-title", Static).update(
-                f"Run #{run.id} has no proposals yet ({run.status})."
-            )
+            self.query_one("#pair-title", Static).update(f"Run #{run.id} has no proposals yet ({run.status}).")
 
     def reload_keeping_place(self) -> None:
         """Reload the run's proposals (a refinement rewrote them) with the cursor on the pair the
@@ -151,8 +149,9 @@ class ReviewScreen(Screen):
         if place is None or not self.shown_ranks:
             return
         shown = [self.by_rank[r] for r in self.shown_ranks]
-        same_pair = [k for k, r in enumerate(shown) if (r.lost_index, r.known_index) == (place.lost_index,
-                                                                                           place.known_index)]
+        same_pair = [
+            k for k, r in enumerate(shown) if (r.lost_index, r.known_index) == (place.lost_index, place.known_index)
+        ]
         same_lost = [k for k, r in enumerate(shown) if r.lost_index == place.lost_index]
         target = (same_pair or same_lost or [min(index, len(shown) - 1)])[0]
         self.query_one("#pairs", DataTable).move_cursor(row=target)

@@ -29,8 +29,9 @@ class RunsScreen(Screen):
         Binding("enter", "open", "Review", id="runs.open", priority=True),
         Binding("p", "progress", "Progress", id="runs.progress"),
         Binding("c", "cancel", "Cancel run", id="runs.cancel"),
-        Binding("R", "resume", "Resume", tooltip="Continue a stopped run from its last complete round",
-                id="runs.resume"),
+        Binding(
+            "R", "resume", "Resume", tooltip="Continue a stopped run from its last complete round", id="runs.resume"
+        ),
         Binding("d", "delete", "Delete", id="runs.delete"),
     ]
 
@@ -145,8 +146,9 @@ class RunsScreen(Screen):
             self.notify(f"Run #{run.id} is {run.status}: only a cancelled, failed or interrupted run resumes.")
             return
         if not run.run_dir or not (Path(run.run_dir) / CHECKPOINT_NAME).exists():
-            self.notify(f"Run #{run.id} has no checkpoint: it stopped before its first round ended.",
-                        severity="warning")
+            self.notify(
+                f"Run #{run.id} has no checkpoint: it stopped before its first round ended.", severity="warning"
+            )
             return
         self.app.resume_run(run.id, run.run_dir)
 
@@ -155,8 +157,9 @@ class RunsScreen(Screen):
         if run is None:
             return
         if run.status == RUNNING:
-            self.notify("That run is still training: cancel it first (c, or Ctrl-C in its terminal).",
-                        severity="warning")
+            self.notify(
+                "That run is still training: cancel it first (c, or Ctrl-C in its terminal).", severity="warning"
+            )
             return
 
         def confirmed(yes: bool | None) -> None:

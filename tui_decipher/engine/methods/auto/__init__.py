@@ -125,9 +125,16 @@ class AutoMethod:
         return self._fit(corpus, cfg, on_event, cancel, checkpoint_path, start, review, signs)
 
     def _fit(
-        self, corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
-        checkpoint_path: Path | None, start: Checkpoint | None, review: ReviewConstraints | None,
-        signs: SignValues | None, refit_of: Checkpoint | None = None,
+        self,
+        corpus: Corpus,
+        cfg: DecipherConfig,
+        on_event: EventCallback,
+        cancel: threading.Event,
+        checkpoint_path: Path | None,
+        start: Checkpoint | None,
+        review: ReviewConstraints | None,
+        signs: SignValues | None,
+        refit_of: Checkpoint | None = None,
     ) -> DecipherResult:
         """`fit` with its sign values given; `refit_of`: the finished run a refinement fits again
         under pinned values (`refine`), whose time and refinement count it carries on."""
@@ -238,7 +245,11 @@ class AutoMethod:
         return finish_channel_result(fitted, result, fit, blend)
 
     def _probe(
-        self, problem: Problem, schedule: Schedule, syllables: _Syllables | None = None, done: int = 0,
+        self,
+        problem: Problem,
+        schedule: Schedule,
+        syllables: _Syllables | None = None,
+        done: int = 0,
         memo: StageMemo | None = None,
     ) -> _Probed:
         """The probes and the kept one (probe.py's `run_probes`)."""
@@ -288,4 +299,3 @@ class AutoMethod:
 
     def char_map_source(self, config: dict[str, Any]) -> str:
         return "the channel auto chose (its decisions say which): P(written symbol | known letters)"
-

@@ -108,8 +108,9 @@ def estimate_capacity(
     kept = demand
     if share >= SHARED_MIN:
         capacity = max(least, min(MAX_CAPACITY, max_claims))
-        why = (f"{100 * share:.0f}% of the {n_confident} surest readings share a known word{between} "
-               f"(up to {max_claims})")
+        why = (
+            f"{100 * share:.0f}% of the {n_confident} surest readings share a known word{between} (up to {max_claims})"
+        )
     else:
         # One-to-one readings with D above the known list: D is what was estimated, so it gives way.
         capacity, kept = 1, min(demand, n_known)

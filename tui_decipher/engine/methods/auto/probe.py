@@ -56,7 +56,10 @@ def probe_split(n_lost: int, seed: int, train_share: float = 0.5) -> tuple[np.nd
 
 
 def run_probes(
-    problem: Problem, schedule: Schedule, syllables: _Syllables | None = None, done: int = 0,
+    problem: Problem,
+    schedule: Schedule,
+    syllables: _Syllables | None = None,
+    done: int = 0,
     memo: StageMemo | None = None,
 ) -> _Probed:
     """Train the schedule's probe candidates on part of the lost words, estimate D on the rest
@@ -126,7 +129,11 @@ def run_probes(
 
 
 def _estimate(
-    problem: Problem, channel: Channel, held_words: list[Word], decoys: list[Word], nulls: list[Word] | None = None,
+    problem: Problem,
+    channel: Channel,
+    held_words: list[Word],
+    decoys: list[Word],
+    nulls: list[Word] | None = None,
     distances: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> _Estimate:
     """D from a probe channel: its held-out words against the known words and the decoys, corrected
@@ -173,7 +180,7 @@ def _probe_why(
         return ""
 
     def started(k: int) -> str:
-        return ("" if from_map is None else " from the map one start found" if from_map[k] else " from a random start")
+        return "" if from_map is None else " from the map one start found" if from_map[k] else " from a random start"
 
     probe, estimate, _ = tried[kept]
     if len(tried) == 1:
@@ -237,8 +244,14 @@ class _Estimate:
 
     def as_dict(self) -> dict[str, Any]:
         low, high = self.held.share_low, self.held.share_high
-        allowed = {} if low is None or high is None else {
-            "demand_low": max(1, round(low * self.n_lost_all)), "demand_high": max(1, round(high * self.n_lost_all))}
+        allowed = (
+            {}
+            if low is None or high is None
+            else {
+                "demand_low": max(1, round(low * self.n_lost_all)),
+                "demand_high": max(1, round(high * self.n_lost_all)),
+            }
+        )
         return {**self.held.as_dict(), "n_lost_all": self.n_lost_all, "demand": self.demand_all, **allowed}
 
 

@@ -104,9 +104,15 @@ class Schedule:
             for p in self.probes
         )  # fmt: skip
         syllables = self.syllables and dataclasses.replace(
-            self.syllables, moves=max(MOVES_A_STEP, self.syllables.moves * steps // self.budget))
-        return dataclasses.replace(self, probes=probes, fit_steps=part(self.fit_steps), syllables=syllables,
-                                   reverse_steps=self.reverse_steps and part(self.reverse_steps))
+            self.syllables, moves=max(MOVES_A_STEP, self.syllables.moves * steps // self.budget)
+        )
+        return dataclasses.replace(
+            self,
+            probes=probes,
+            fit_steps=part(self.fit_steps),
+            syllables=syllables,
+            reverse_steps=self.reverse_steps and part(self.reverse_steps),
+        )
 
 
 # Per channel kind. A syllabary's map needs more words and steps than an alphabet's: the pieces
@@ -122,7 +128,10 @@ class Schedule:
 SCHEDULES: dict[str, Schedule] = {
     "edit": Schedule((Probe("transport", 150),), 150, 0.5, reverse_steps=300),
     "pieces": Schedule(
-        (Probe("lexicon", 300), Probe("transport", 150, Search(2, 600))), 300, 0.8, SyllableSearch(2, 20, 300_000),
+        (Probe("lexicon", 300), Probe("transport", 150, Search(2, 600))),
+        300,
+        0.8,
+        SyllableSearch(2, 20, 300_000),
         probe_share=0.25,
     ),
 }

@@ -70,14 +70,33 @@ def _train_reverse(problem: Problem, demand: int, steps: int, done: int, saving:
     back = problem.reversed(min(demand, problem.n_known))
     problem.on_event(Decided("reverse", f"both directions: a reverse channel writes the {problem.n_known} known"
                              f" words from the lost ones ({steps} steps)", problem.elapsed()))  # fmt: skip
-    return _train(back, list(back.corpus.lost_words), steps, done, problem.cfg.seed + 29, back.n_cognates, 1,
-                  channel="reverse", saving=saving).channel
+    return _train(
+        back,
+        list(back.corpus.lost_words),
+        steps,
+        done,
+        problem.cfg.seed + 29,
+        back.n_cognates,
+        1,
+        channel="reverse",
+        saving=saving,
+    ).channel
 
 
 def _train(
-    problem: Problem, lost_words: list[Word], steps: int, done: int, seed: int, demand: int, capacity: int,
-    start: Channel | None = None, rows: np.ndarray | None = None, objective: ChannelObjective = "transport",
-    losses: list[float] | None = None, channel: str = "", saving: Saving | None = None,
+    problem: Problem,
+    lost_words: list[Word],
+    steps: int,
+    done: int,
+    seed: int,
+    demand: int,
+    capacity: int,
+    start: Channel | None = None,
+    rows: np.ndarray | None = None,
+    objective: ChannelObjective = "transport",
+    losses: list[float] | None = None,
+    channel: str = "",
+    saving: Saving | None = None,
 ) -> ChannelFit:
     """Train the problem's channel kind on `lost_words` (the corpus's lost words `rows`, None: all)
     against every known word with `objective` (transport: D = `demand`, C = `capacity`) under the

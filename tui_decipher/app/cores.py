@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.device import usable_cores
+from ..store.runs import pid_alive
 
 try:  # POSIX: the check and the registration are one step under a lock
     import fcntl
@@ -43,16 +44,6 @@ class CoreShare:
                 f"{self.cores} core(s)")  # fmt: skip
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: alive
-        return True
-    return True
-
-
 def _others(registry: Path) -> int:
     """Threads registered by live processes other than this one; entries of dead ones are removed."""
     total = 0
@@ -60,7 +51,7 @@ def _others(registry: Path) -> int:
         pid = int(entry.stem) if entry.stem.isdigit() else 0
         if pid == os.getpid():
             continue
-        if not pid or not _alive(pid):
+        if not pid_alive(pid):
             with suppress(OSError):
                 entry.unlink()
             continue

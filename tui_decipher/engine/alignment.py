@@ -33,6 +33,11 @@ class Segment:
     known: tuple[str, ...]
     p: float
 
+    def cells(self, digits: int = 2) -> tuple[str, str, str]:
+        """The segment as it is shown: its lost symbols, its known letters (GAP for an empty side),
+        its probability with `digits` decimals."""
+        return "".join(self.lost) or GAP, "".join(self.known) or GAP, f"{self.p:.{digits}f}"
+
     def as_json(self) -> list[Any]:
         return [list(self.lost), list(self.known), round(self.p, 6)]
 
@@ -143,7 +148,7 @@ def reads_as(alignment: Alignment, lost: Sequence[str], known: Sequence[str]) ->
 def alignment_lines(alignment: Alignment, digits: int = 2) -> tuple[str, str, str]:
     """The alignment as three lines of columns: lost segments, known segments, probabilities
     (`𐠕 𐠮` / `μη τε` / `0.91 0.62`); an empty side shows GAP."""
-    cells = [("".join(s.lost) or GAP, "".join(s.known) or GAP, f"{s.p:.{digits}f}") for s in alignment]
+    cells = [s.cells(digits) for s in alignment]
     widths = [max(len(c) for c in cell) for cell in cells]
     lines = (" ".join(cell[row].ljust(w) for cell, w in zip(cells, widths, strict=True)).rstrip() for row in range(3))
     return tuple(lines)  # type: ignore[return-value]
@@ -151,6 +156,6 @@ def alignment_lines(alignment: Alignment, digits: int = 2) -> tuple[str, str, st
 
 def alignment_text(alignment: Alignment) -> str:
     """One line for a table cell: lost segments / known segments (`𐠕 𐠮 / μη τε`)."""
-    lost = " ".join("".join(s.lost) or GAP for s in alignment)
-    known = " ".join("".join(s.known) or GAP for s in alignment)
+    lost = " ".join(s.cells()[0] for s in alignment)
+    known = " ".join(s.cells()[1] for s in alignment)
     return f"{lost} / {known}" if alignment else ""

@@ -167,7 +167,7 @@ class RunTables:
     @staticmethod
     def _run_row(r: sqlite3.Row) -> RunRow:
         status = r["status"]
-        if status == RUNNING and r["host"] == socket.gethostname() and not _pid_alive(r["pid"]):
+        if status == RUNNING and r["host"] == socket.gethostname() and not pid_alive(r["pid"]):
             status = INTERRUPTED
         return RunRow(
             id=r["id"], created_at=r["created_at"], status=status, corpus=r["corpus"], preset=r["preset"],
@@ -211,7 +211,8 @@ class RunTables:
         return [(r[0], r[1]) for r in rows]
 
 
-def _pid_alive(pid: int | None) -> bool:
+def pid_alive(pid: int | None) -> bool:
+    """Whether a process of this machine with that id is running (another user's counts)."""
     if not pid:
         return False
     try:

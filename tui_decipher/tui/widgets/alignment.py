@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from ...engine.alignment import GAP, Alignment
+from ...engine.alignment import Alignment
 from .shade import shade_style
 
 END = "#"  # the end-of-word position, shown as '#'
@@ -43,7 +43,7 @@ class AlignmentGrid(Static):
         lines: list[Text] = []
         top, middle, bottom = Text(), Text(), Text()
         for seg in alignment:
-            cells = ("".join(seg.lost) or GAP, "".join(seg.known) or GAP, f"{seg.p:.2f}")
+            cells = seg.cells()
             cell_width = max(cell_len(c) for c in cells) + 1
             if top.cell_len and top.cell_len + cell_width > width:
                 lines += [top, middle, bottom, Text()]

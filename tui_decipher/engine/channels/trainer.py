@@ -80,6 +80,11 @@ SAVE_EVERY = REFRESH_EVERY
 # ...or sooner, at the next step where what is drawn afresh allows it, once this many seconds have
 # passed since the last save: on a machine whose cores are shared, 50 steps can take minutes.
 SAVE_SECONDS = 30.0
+# A transport step scores only the pairs that carry the plan (`plan_support`): each lost word's
+# heaviest ones, leaving out at most this share of its unit. A trained plan puts nearly all of a
+# word's weight on a few known words, so a step scores tens of pairs a word, not every known word
+# (Romance: 3.4 times faster a step); the gradient it leaves out is bounded by this share.
+PLAN_TOLERANCE = 1e-3
 
 
 @dataclass
@@ -138,6 +143,24 @@ def _listed_log_probs(
     b, m = cols.shape
     listed = score_pairs(channel, lost, lost_len, known, known_len, lost_idx.repeat_interleave(m), cols.reshape(-1))
     return listed.view(b, m)
+
+
+def plan_support(
+    weights: torch.Tensor, cols: torch.Tensor | None = None, tolerance: float = PLAN_TOLERANCE
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The pairs that carry a batch's transport plan: weights (B, n) of B lost words over their
+    known words (cols (B, n): their indices; None: every known word, in order). Each row keeps its
+    heaviest pairs until what it leaves out weighs at most `tolerance` of the word's unit, so the
+    step's gradient, sum_j w_ij grad log P(x_i | y_j), changes by at most that share. Returns the
+    kept pairs' batch rows (P,), known indices (P,) and weights (P,)."""
+    ordered, order = weights.sort(1, descending=True)  # (B, n)
+    left = weights.sum(1, keepdim=True) - ordered.cumsum(1)  # what each row leaves out past a pair
+    kept = torch.cat([torch.ones_like(left[:, :1], dtype=torch.bool), left[:, :-1] > tolerance], 1)
+    row, rank = kept.nonzero(as_tuple=True)
+    col = order[row, rank]
+    if cols is not None:
+        col = cols[row, col]
+    return row, col, ordered[row, rank]
 
 
 def fit_channel(
@@ -236,12 +259,17 @@ def fit_channel(
                                                          potentials=potentials, forced_rows=sure_lost_t)  # fmt: skip
         drawn = torch.randint(0, n_lost, (min(batch, n_lost),), generator=generator)  # on the CPU
         idx = drawn.to(on)
-        if cols is None:
+        # The lexicon, log mean_j P(x_i | y_j), has the posterior over known words as its gradient's
+        # weights; the transport objective puts the plan's weights there: sum_j w_ij log P(x_i | y_j),
+        # over the pairs that carry the plan (`plan_support`), not every pair.
+        if plan is not None:
+            row, col, weight = plan_support(plan[idx], cols[idx] if cols is not None else None)
+            log_p = score_pairs(channel, lost, lost_len, known, known_len, idx[row], col)  # (P,)
+            log_fit = torch.zeros(len(idx), device=on).index_add_(0, row, weight * log_p)
+        elif cols is None:
             log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
         else:
             log_p = _listed_log_probs(channel, lost, lost_len, known, known_len, idx, cols[idx])  # (B, M)
-        # The lexicon, log mean_j P(x_i | y_j), has the posterior over known words as its gradient's
-        # weights; the transport objective puts the plan's weights there: sum_j w_ij log P(x_i | y_j).
         if plan is None:
             allowed = log_p
             if judged:
@@ -249,8 +277,6 @@ def fit_channel(
                 allowed = (review.mask_log_probs(log_p, batch_rows) if cols is None
                            else review.mask_listed(log_p, cols[idx], batch_rows))  # fmt: skip
             log_fit = torch.logsumexp(allowed, 1) - log_n_known
-        else:
-            log_fit = (plan[idx] * log_p).sum(1)
         if sure_lost.size:  # every accepted pair, at every step
             log_sure = channel.log_prob_pairs(
                 lost[sure_lost_t], lost_len[sure_lost_t], known[sure_known_t], known_len[sure_known_t]

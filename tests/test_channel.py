@@ -12,7 +12,7 @@ import torch
 
 from tui_decipher.engine.channels.pieces import DROP, ONE, TWO, CharacterChannel
 from tui_decipher.engine.channels.scoring import channel_log_probs
-from tui_decipher.engine.channels.trainer import fit_channel
+from tui_decipher.engine.channels.trainer import fit_channel, plan_support
 from tui_decipher.engine.channels.transport import transport_plan
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, preset
@@ -143,6 +143,27 @@ def test_transport_plan_sends_d_units_within_capacity() -> None:
     assert torch.allclose(again, plan, atol=1e-4)
     wider, _ = transport_plan(log_p, n_cognates=3, capacity=3, iters=500)
     assert torch.all(wider.sum(0) <= 3 + 1e-4) and wider.sum().item() == pytest.approx(3.0, abs=1e-3)
+
+
+def test_plan_support_keeps_each_words_heaviest_pairs_within_the_tolerance() -> None:
+    weights = torch.tensor([
+        [0.0005, 0.9, 0.0004, 0.05, 0.0],  # keeps 0.9 and 0.05: 0.0009 left out
+        [0.2, 0.2, 0.2, 0.2, 0.2],  # a diffuse plan keeps every pair
+        [0.0, 0.0, 0.0, 0.0, 0.0],  # a word the plan sends nowhere keeps one pair, of weight 0
+    ])  # fmt: skip
+    row, col, weight = plan_support(weights, tolerance=1e-3)
+    kept = {(int(r), int(c)): float(w) for r, c, w in zip(row, col, weight, strict=True)}
+    assert {k for k in kept if k[0] == 0} == {(0, 1), (0, 3)}
+    assert {k for k in kept if k[0] == 1} == {(1, j) for j in range(5)}
+    assert len([k for k in kept if k[0] == 2]) == 1 and kept[next(k for k in kept if k[0] == 2)] == 0.0
+    for (r, c), w in kept.items():
+        assert w == pytest.approx(float(weights[r, c]))
+    for r in range(3):  # what each word leaves out is within the tolerance
+        assert float(weights[r].sum()) - sum(w for (i, _), w in kept.items() if i == r) <= 1e-3 + 1e-7
+    # Listed pairs: the kept columns are read through each row's list.
+    listed = torch.tensor([[7, 5, 9, 2, 4]]).expand(3, 5)
+    _, listed_col, _ = plan_support(weights, listed, tolerance=1e-3)
+    assert listed_col.tolist() == [int(listed[0, int(c)]) for c in col]
 
 
 def test_transport_objective_finds_the_map_where_half_the_lost_words_have_no_cognate() -> None:

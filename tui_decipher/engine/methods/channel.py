@@ -32,6 +32,7 @@ from ..events import ChannelStep, EventCallback, RestartEnd, RunStarted, epochs_
 from ..flow import row_top_k
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
+from ..seeds import derive
 from ..sign_values import SignValues
 from .base import DecipherResult, PairScores, Proposal, empty_result
 from .stages import StageMemo
@@ -403,7 +404,8 @@ def refine_channel(
         # A fresh seed per refinement (and per draw): each draws other batches, and repeats exactly.
         fit = fit_channel(
             corpus.lost_words, corpus.known_words, problem.lost_charset, problem.known_charset, steps,
-            cfg.channel_lr, cfg.channel_batch, cfg.seed + 7919 * refined + draw, cfg.channel_init_scale,
+            cfg.channel_lr, cfg.channel_batch, derive(cfg.seed, "channel refinement", refined, draw),
+            cfg.channel_init_scale,
             on_step=on_step,
             should_stop=cancel.is_set, objective=cfg.channel_objective, n_cognates=problem.n_cognates,
             capacity=cfg.capacity, kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=channel,

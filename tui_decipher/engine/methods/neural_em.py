@@ -35,6 +35,7 @@ from ..neural.regularizers import regularizer
 from ..neural.scoring import KnownIndex, LostBatch, Scores, score_all_pairs
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
+from ..seeds import derive
 from ..sign_values import SignValues
 from .base import DecipherResult, PairScores, Proposal, RoundMetrics, empty_result
 
@@ -237,11 +238,11 @@ def run_restart(ctx: EMContext, restart: int, resume: Checkpoint | None = None) 
     """One EM run from a fresh initialisation (seeded by config seed and restart index), or from
     the checkpoint of a round of this restart when `resume` is given."""
     cfg = ctx.cfg
-    seed = cfg.seed + 1000 * restart
+    seed = derive(cfg.seed, "neural rounds", restart)
     torch.manual_seed(seed)
     model = _new_model(ctx)
     state = _RestartState(restart, model, torch.zeros(0))
-    state.sample_gen = torch.Generator().manual_seed(seed + 7)
+    state.sample_gen = torch.Generator().manual_seed(derive(cfg.seed, "neural samples", restart))
     first_round = 1
     if resume is not None:  # a resumed restart continues from its saved flow: no initial flow to build
         _restore_restart(ctx, state, resume.state["current"])
@@ -589,7 +590,7 @@ def _refine(
         raise CheckpointError("the checkpoint has no complete round to refine")
     snap = min(snaps, key=lambda s: s["objective"])
     restart = snap["restart"]
-    seed = cfg.seed + 1000 * restart + draw  # the rounds' dropout and batches, and the samples, per draw
+    seed = derive(cfg.seed, "neural rounds", restart, draw)  # the rounds' dropout and batches, per draw
     state = _RestartState(restart, _new_model(ctx), torch.zeros(0, device=ctx.device))
     _restore_restart(ctx, state, snap)
     if not state.flow.numel():
@@ -602,7 +603,7 @@ def _refine(
     state.flow = review.apply_to_flow(state.flow)
     last = state.rounds[-1].round
     # A fresh, seeded sampling generator per refinement keeps refinements reproducible.
-    state.sample_gen = torch.Generator().manual_seed(seed + 7 + 7919 * ctx.refined)
+    state.sample_gen = torch.Generator().manual_seed(derive(cfg.seed, "neural samples", restart, draw, ctx.refined))
     total = last + rounds
     on_event(
         RunStarted(
@@ -662,7 +663,8 @@ class NeuralFitted:
         if self.cost_kind != "eed":
             return PairScores(scores.log_prob, self.cost_kind, phase_seconds=phases)
         t0 = time.perf_counter()
-        generator = generator if generator is not None else torch.Generator().manual_seed(cfg.seed + 7)
+        if generator is None:
+            generator = torch.Generator().manual_seed(derive(cfg.seed, "neural samples"))
         known_texts = [ids_to_text(ids[:-1]) for ids in known.ids]
         cost = eed_cost(cfg, scores, known_texts, generator).numpy()
         phases["eed"] = time.perf_counter() - t0

@@ -79,6 +79,7 @@ from ...corpus import Corpus
 from ...events import Decided, EventCallback, RunStarted
 from ...problem import Problem, RunCancelled
 from ...review import ReviewConstraints
+from ...seeds import derive
 from ...sign_values import SignValues, read_sign_values
 from ..base import DecipherResult, empty_result
 from ..channel import ChannelBlend, finish_channel_result, refine_channel, save_channel
@@ -194,8 +195,8 @@ class AutoMethod:
                                    channel_steps=steps_run),
             )  # fmt: skip
             fit = memo.run("fit", lambda: _train(
-                training, corpus.lost_words, schedule.fit_steps, probed.steps, chosen.seed + 13, demand, least,
-                start=copy.deepcopy(probed.channel), saving=memo.saving("fit")))  # fmt: skip
+                training, corpus.lost_words, schedule.fit_steps, probed.steps, derive(chosen.seed, "auto fit"), demand,
+                least, start=copy.deepcopy(probed.channel), saving=memo.saving("fit")))  # fmt: skip
             fit_wins, fit_reads = _held_evidence(problem, fit.channel, probed)
             check = FitCheck.of(probed.estimate.wins_each, fit_wins, probed.estimate.reads_each, fit_reads)
             if not check.kept_fit:

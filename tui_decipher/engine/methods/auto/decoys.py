@@ -16,6 +16,7 @@ from rapidfuzz.process import cdist
 from ...channels.protocol import Channel
 from ...charset import Charset
 from ...corpus import Word
+from ...seeds import derive
 
 _START, _END = "\x02", "\x03"  # context padding of the trigram model (never a real symbol)
 NULL_WORDS = 1000  # null words q is measured on (at least as many as held-out words): its error below 1.6 points
@@ -67,7 +68,7 @@ def null_words(
     fewer or none."""
     avoided, drawn = set(source) | set(avoid), {}
     for k in range(passes):
-        for word in decoy_lexicon(source, seed + k, avoid=avoid):
+        for word in decoy_lexicon(source, derive(seed, "null word pass", k), avoid=avoid):
             if word not in avoided:
                 drawn.setdefault(word, None)
         if len(drawn) >= n:

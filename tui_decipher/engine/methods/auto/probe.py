@@ -15,6 +15,7 @@ from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit
 from ...corpus import Word
 from ...problem import Problem
+from ...seeds import derive
 from ..stages import StageMemo
 from .decoys import NULL_WORDS, decoy_lexicon, nearest_distances, null_words, synthetic_cognates
 from .demand import DemandEstimate, estimate_demand
@@ -72,9 +73,9 @@ def run_probes(
     lost = corpus.lost_words
     train_words, held_words = [lost[i] for i in train_rows], [lost[i] for i in held]
     with problem.timer("score"):
-        decoys = decoy_lexicon(corpus.known_words, cfg.seed + 17)
+        decoys = decoy_lexicon(corpus.known_words, derive(cfg.seed, "auto decoys"))
         # Words whose answer is "no cognate", from the trained-on words' letters (decoys.null_words).
-        nulls = null_words(train_words, max(len(held_words), NULL_WORDS), cfg.seed + 31,
+        nulls = null_words(train_words, max(len(held_words), NULL_WORDS), derive(cfg.seed, "auto null words"),
                            avoid=[*lost, *corpus.known_words])  # fmt: skip
         # How far each null word and each held-out word lies from the nearest training word: q is
         # measured at the held-out words' distances (decoys.chance_at_distances).
@@ -87,7 +88,7 @@ def run_probes(
     for attempt, probe in enumerate(schedule.probes):
         start, starts = None, []
         if probe.search is not None:
-            start, starts = _search(problem, probe, done, cfg.seed + 11 + 101 * attempt, found, memo,
+            start, starts = _search(problem, probe, done, derive(cfg.seed, "channel start", 0, attempt), found, memo,
                                     f"probe {attempt + 1} search", train_rows)  # fmt: skip
             done += probe.search.total_steps
         # The first probe from a map only one start found, as well as from where it would start:
@@ -96,7 +97,7 @@ def run_probes(
         for c, seeded in enumerate((found, single) if attempt == 0 and single is not None else (found,)):
             searched.append(starts)
             name = f"probe {attempt + 1}" + (" from the single map" if c else "")
-            seed = cfg.seed + 11 + 101 * attempt
+            seed = derive(cfg.seed, "channel start", 0, attempt)
 
             def train(name: str = name, seeded: SyllableMap | None = seeded, start: Channel | None = start,
                       done: int = done, seed: int = seed, probe: Probe = probe) -> ChannelFit:  # fmt: skip
@@ -144,7 +145,8 @@ def _estimate(
     with problem.timer("score"):
         # The channel's own cognates (answer known) measure how often a cognate loses to decoys.
         synthetic = synthetic_cognates(
-            channel, corpus.known_words, problem.lost_charset, problem.known_charset, len(held_words), cfg.seed + 19,
+            channel, corpus.known_words, problem.lost_charset, problem.known_charset, len(held_words),
+            derive(cfg.seed, "auto own cognates"),
         )  # fmt: skip
         real, fake = _against(problem, channel, held_words, decoys)
         # A channel that drops every letter writes nothing to measure on; a list of a few words has no nulls.
@@ -212,9 +214,10 @@ def _search(
         def start(k: int = k) -> tuple[ChannelFit, list[float]]:
             batch_losses: list[float] = []
             words = [problem.corpus.lost_words[i] for i in rows]
+            start_seed = derive(seed, "probe search start", k)
             fit = _train(problem, words, probe.search.steps, done + k * probe.search.steps,
-                         seed + 7 * (k + 1), max(1, len(words) // 2), 1, rows=rows, objective=probe.objective,
-                         losses=batch_losses, start=_seeded(problem, found, seed + 7 * (k + 1)),
+                         start_seed, max(1, len(words) // 2), 1, rows=rows, objective=probe.objective,
+                         losses=batch_losses, start=_seeded(problem, found, start_seed),
                          channel=f"search start {k + 1}")  # fmt: skip
             return fit, batch_losses
 

@@ -12,6 +12,7 @@ from ...channels.syllables import SyllableMap, known_vowels, planted_gain, searc
 from ...device import usable_cores
 from ...events import ChannelStep
 from ...problem import Problem, RunCancelled
+from ...seeds import derive
 from .schedule import SyllableSearch
 
 # Two searched maps that send this share of the known words' syllables to the same signs found one
@@ -127,7 +128,7 @@ def _search_syllables(
                 return True
         return False
 
-    seeds = [cfg.seed + 23 + 31 * k for k in range(search.max_starts)][len(maps) :]
+    seeds = [derive(cfg.seed, "syllable starts", k) for k in range(search.max_starts)][len(maps) :]
     workers = cfg.threads or usable_cores()  # the cores the run may use, as torch's threads
     with problem.timer("syllables"), closing(search_starts(
         corpus.lost_words, corpus.known_words, seeds, search.moves, workers, should_stop=problem.cancel.is_set,

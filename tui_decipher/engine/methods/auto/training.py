@@ -15,6 +15,7 @@ from ...config import ChannelObjective
 from ...corpus import Word
 from ...events import ChannelStep, Decided
 from ...problem import Problem, RunCancelled
+from ...seeds import derive
 from .schedule import Schedule
 
 
@@ -75,7 +76,7 @@ def _train_reverse(problem: Problem, demand: int, steps: int, done: int, saving:
         list(back.corpus.lost_words),
         steps,
         done,
-        problem.cfg.seed + 29,
+        derive(problem.cfg.seed, "auto reverse"),
         back.n_cognates,
         1,
         channel="reverse",

@@ -30,6 +30,7 @@ from ..corpus import Word
 from ..events import ChannelStep
 from ..problem import Problem, RunCancelled
 from ..review import ReviewConstraints
+from ..seeds import derive
 from .edit import EditChannel
 from .lattice import on_channel
 from .pieces import INIT_SCALE, CharacterChannel
@@ -85,6 +86,10 @@ SAVE_SECONDS = 30.0
 # word's weight on a few known words, so a step scores tens of pairs a word, not every known word
 # (Romance: 3.4 times faster a step); the gradient it leaves out is bounded by this share.
 PLAN_TOLERANCE = 1e-3
+# A pair scored alone (`score_pairs`) costs about this many pairs of a batch's table against every
+# known word (`_all_log_probs`; the small Ugaritic file, 2 CPU cores, forward and backward: 0.3-0.46 M
+# pairs/s alone, 1.26 M in a table), so a support wider than a third of the table is read through it.
+PAIRED_COST = 3
 
 
 @dataclass
@@ -263,14 +268,19 @@ def fit_channel(
         # weights; the transport objective puts the plan's weights there: sum_j w_ij log P(x_i | y_j),
         # over the pairs that carry the plan (`plan_support`), not every pair.
         if plan is not None:
-            row, col, weight = plan_support(plan[idx], cols[idx] if cols is not None else None)
-            log_p = score_pairs(channel, lost, lost_len, known, known_len, idx[row], col)  # (P,)
-            log_fit = torch.zeros(len(idx), device=on).index_add_(0, row, weight * log_p)
-        elif cols is None:
-            log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
+            weights = plan[idx]  # (B, n_known), or (B, M) over the listed words
+            row, col, weight = plan_support(weights, cols[idx] if cols is not None else None)
+            if cols is None and len(row) * PAIRED_COST >= weights.numel():  # diffuse: one table costs less
+                log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
+                log_fit = (weights * log_p).sum(1)
+            else:
+                log_p = score_pairs(channel, lost, lost_len, known, known_len, idx[row], col)  # (P,)
+                log_fit = torch.zeros(len(idx), device=on).index_add_(0, row, weight * log_p)
         else:
-            log_p = _listed_log_probs(channel, lost, lost_len, known, known_len, idx, cols[idx])  # (B, M)
-        if plan is None:
+            if cols is None:
+                log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
+            else:
+                log_p = _listed_log_probs(channel, lost, lost_len, known, known_len, idx, cols[idx])  # (B, M)
             allowed = log_p
             if judged:
                 batch_rows = corpus_rows[drawn.numpy()]
@@ -350,7 +360,7 @@ def fit_best_channel(problem: Problem, restart: int, stages: Stages | None = Non
                 fit = fit_channel(
                     problem.corpus.lost_words, problem.corpus.known_words, problem.lost_charset,
                     problem.known_charset, cfg.channel_steps, cfg.channel_lr, cfg.channel_batch,
-                    cfg.seed + 1000 * restart + 11 + 101 * attempt, cfg.channel_init_scale,
+                    derive(cfg.seed, "channel start", restart, attempt), cfg.channel_init_scale,
                     on_step=on_step, should_stop=problem.cancel.is_set,
                     objective=cfg.channel_objective, n_cognates=problem.n_cognates, capacity=cfg.capacity,
                     kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, review=problem.review,

@@ -87,9 +87,10 @@ SAVE_SECONDS = 30.0
 # (Romance: 3.4 times faster a step); the gradient it leaves out is bounded by this share.
 PLAN_TOLERANCE = 1e-3
 # A pair scored alone (`score_pairs`) costs about this many pairs of a batch's table against every
-# known word (`_all_log_probs`; the small Ugaritic file, 2 CPU cores, forward and backward: 0.3-0.46 M
-# pairs/s alone, 1.26 M in a table), so a support wider than a third of the table is read through it.
-PAIRED_COST = 3
+# known word (`_all_log_probs`), forward and backward on 2 CPU cores: 2.7 to 6 times (Romance and the
+# small Ugaritic file, 4 k to 200 k pairs), so a support wider than a quarter of the table is read
+# through the table.
+PAIRED_COST = 4
 
 
 @dataclass
@@ -269,8 +270,13 @@ def fit_channel(
         # over the pairs that carry the plan (`plan_support`), not every pair.
         if plan is not None:
             weights = plan[idx]  # (B, n_known), or (B, M) over the listed words
-            row, col, weight = plan_support(weights, cols[idx] if cols is not None else None)
-            if cols is None and len(row) * PAIRED_COST >= weights.numel():  # diffuse: one table costs less
+            # Every pair heavier than the tolerance is in the support: where those alone make it too
+            # wide for pairs scored alone, the table is read without sorting the plan.
+            diffuse = cols is None and int((weights > PLAN_TOLERANCE).sum()) * PAIRED_COST >= weights.numel()
+            if not diffuse:
+                row, col, weight = plan_support(weights, cols[idx] if cols is not None else None)
+                diffuse = cols is None and len(row) * PAIRED_COST >= weights.numel()
+            if diffuse:  # one table costs less than the support's pairs one by one
                 log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
                 log_fit = (weights * log_p).sum(1)
             else:

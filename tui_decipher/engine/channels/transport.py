@@ -16,7 +16,11 @@ import torch
 from .lattice import NEG
 
 PLAN_EVERY = 5  # channel steps between two transport plans (a plan scores every pair, or every listed pair)
-PLAN_ITERS = 50  # Sinkhorn sweeps per plan; warm-started from the last plan's potentials
+PLAN_ITERS = 50  # Sinkhorn sweeps per plan at most; warm-started from the last plan's potentials
+# ...and fewer once a sweep moves no potential by more than this (nats): every weight of the plan
+# then moves by less than 0.001% a sweep. Warm-started 5 steps on, a plan is there in 10-20 sweeps
+# (Romance, the small Ugaritic file: its rows within 1e-6 of 500 sweeps' after 10).
+PLAN_SETTLED = 1e-5
 
 
 def _masses(
@@ -61,10 +65,19 @@ def transport_plan(
     u, v = potentials if potentials is not None else (torch.zeros(n_lost + 1, device=device),
                                                       torch.zeros(n_known + 1, device=device))  # fmt: skip
     for _ in range(iters):
+        before = v
         u = row_mass - torch.logsumexp(scores + v[None, :], 1)
         v = col_mass - torch.logsumexp(scores + u[:, None], 0)
+        if _settled(before, v):
+            break
     plan = (scores + u[:, None] + v[None, :]).exp()
     return plan[:n_lost, :n_known], (u, v)
+
+
+def _settled(before: torch.Tensor, after: torch.Tensor) -> bool:
+    """Whether a Sinkhorn sweep moved no column potential by more than PLAN_SETTLED (the row
+    potentials follow from the columns', so they settle with them)."""
+    return bool((after - before).abs().max() <= PLAN_SETTLED)
 
 
 def _column_logsumexp(values: torch.Tensor, cols: torch.Tensor, n_cols: int, base: torch.Tensor) -> torch.Tensor:
@@ -114,6 +127,8 @@ def listed_transport_plan(
             (log_p + u_lost[:, None]).reshape(-1), flat_cols, n_known, u_slack.expand(n_known)
         )  # fmt: skip
         v_none = col_mass[n_known] - torch.logsumexp(torch.cat([none + u_lost, neg + u_slack]), 0)
-        v = torch.cat([v_known, v_none[None]])
+        before, v = v, torch.cat([v_known, v_none[None]])
+        if _settled(before, v):
+            break
     plan = (log_p + u[:n_lost, None] + v[cols]).exp()  # (n_lost, M)
     return plan, (u, v)

@@ -270,18 +270,22 @@ def fit_channel(
         # over the pairs that carry the plan (`plan_support`), not every pair.
         if plan is not None:
             weights = plan[idx]  # (B, n_known), or (B, M) over the listed words
-            # Every pair heavier than the tolerance is in the support: where those alone make it too
-            # wide for pairs scored alone, the table is read without sorting the plan.
-            diffuse = cols is None and int((weights > PLAN_TOLERANCE).sum()) * PAIRED_COST >= weights.numel()
-            if not diffuse:
-                row, col, weight = plan_support(weights, cols[idx] if cols is not None else None)
-                diffuse = cols is None and len(row) * PAIRED_COST >= weights.numel()
-            if diffuse:  # one table costs less than the support's pairs one by one
-                log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
+            if cols is not None:  # listed: each word's M pairs, as the plan weighs them (see docs/speed.md)
+                log_p = _listed_log_probs(channel, lost, lost_len, known, known_len, idx, cols[idx])  # (B, M)
                 log_fit = (weights * log_p).sum(1)
             else:
-                log_p = score_pairs(channel, lost, lost_len, known, known_len, idx[row], col)  # (P,)
-                log_fit = torch.zeros(len(idx), device=on).index_add_(0, row, weight * log_p)
+                # Every pair heavier than the tolerance is in the support: where those alone make it
+                # too wide for pairs scored alone, the table is read without sorting the plan.
+                diffuse = int((weights > PLAN_TOLERANCE).sum()) * PAIRED_COST >= weights.numel()
+                if not diffuse:
+                    row, col, weight = plan_support(weights)
+                    diffuse = len(row) * PAIRED_COST >= weights.numel()
+                if diffuse:  # one table costs less than the support's pairs one by one
+                    log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
+                    log_fit = (weights * log_p).sum(1)
+                else:
+                    log_p = score_pairs(channel, lost, lost_len, known, known_len, idx[row], col)  # (P,)
+                    log_fit = torch.zeros(len(idx), device=on).index_add_(0, row, weight * log_p)
         else:
             if cols is None:
                 log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)

@@ -152,21 +152,18 @@ def _listed_log_probs(
 
 
 def plan_support(
-    weights: torch.Tensor, cols: torch.Tensor | None = None, tolerance: float = PLAN_TOLERANCE
+    weights: torch.Tensor, tolerance: float = PLAN_TOLERANCE
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The pairs that carry a batch's transport plan: weights (B, n) of B lost words over their
-    known words (cols (B, n): their indices; None: every known word, in order). Each row keeps its
-    heaviest pairs until what it leaves out weighs at most `tolerance` of the word's unit, so the
-    step's gradient, sum_j w_ij grad log P(x_i | y_j), changes by at most that share. Returns the
-    kept pairs' batch rows (P,), known indices (P,) and weights (P,)."""
-    ordered, order = weights.sort(1, descending=True)  # (B, n)
+    """The pairs that carry a batch's transport plan: weights (B, n_known) of B lost words over
+    every known word. Each row keeps its heaviest pairs until what it leaves out weighs at most
+    `tolerance` of the word's unit, so the step's gradient, sum_j w_ij grad log P(x_i | y_j),
+    changes by at most that share. Returns the kept pairs' batch rows (P,), known indices (P,)
+    and weights (P,)."""
+    ordered, order = weights.sort(1, descending=True)  # (B, n_known)
     left = weights.sum(1, keepdim=True) - ordered.cumsum(1)  # what each row leaves out past a pair
     kept = torch.cat([torch.ones_like(left[:, :1], dtype=torch.bool), left[:, :-1] > tolerance], 1)
     row, rank = kept.nonzero(as_tuple=True)
-    col = order[row, rank]
-    if cols is not None:
-        col = cols[row, col]
-    return row, col, ordered[row, rank]
+    return row, order[row, rank], ordered[row, rank]
 
 
 def fit_channel(

@@ -84,7 +84,7 @@ SAVE_SECONDS = 30.0
 # A transport step scores only the pairs that carry the plan (`plan_support`): each lost word's
 # heaviest ones, leaving out at most this share of its unit. A trained plan puts nearly all of a
 # word's weight on a few known words, so a step scores tens of pairs a word, not every known word
-# (Romance: 3.4 times faster a step); the gradient it leaves out is bounded by this share.
+# (docs/speed.md); the gradient it leaves out is bounded by this share.
 PLAN_TOLERANCE = 1e-3
 # A pair scored alone (`score_pairs`) costs about this many pairs of a batch's table against every
 # known word (`_all_log_probs`), forward and backward on 2 CPU cores: 2.7 to 6 times (Romance and the
@@ -164,6 +164,35 @@ def plan_support(
     kept = torch.cat([torch.ones_like(left[:, :1], dtype=torch.bool), left[:, :-1] > tolerance], 1)
     row, rank = kept.nonzero(as_tuple=True)
     return row, order[row, rank], ordered[row, rank]
+
+
+def _plan_fit(
+    channel: Channel,
+    lost: torch.Tensor,
+    lost_len: torch.Tensor,
+    known: torch.Tensor,
+    known_len: torch.Tensor,
+    buckets: list[torch.Tensor],
+    idx: torch.Tensor,
+    weights: torch.Tensor,
+    cols: torch.Tensor | None,
+) -> torch.Tensor:
+    """The transport objective's sum_j w_ij log P(x_i | y_j) for the batch's lost words `idx` (B,),
+    weights (B, n_known) from the plan, or (B, M) over their listed known words `cols` (n_lost, M):
+    (B,). Listed, each word's M pairs are scored (docs/speed.md); otherwise the plan's support
+    (`plan_support`), or the whole table where the support is too wide for pairs scored alone."""
+    if cols is not None:
+        log_p = _listed_log_probs(channel, lost, lost_len, known, known_len, idx, cols[idx])  # (B, M)
+        return (weights * log_p).sum(1)
+    # Every pair heavier than the tolerance is in the support: where those alone make it too wide,
+    # the table is read without sorting the plan.
+    if int((weights > PLAN_TOLERANCE).sum()) * PAIRED_COST < weights.numel():
+        row, col, weight = plan_support(weights)
+        if len(row) * PAIRED_COST < weights.numel():
+            log_p = score_pairs(channel, lost, lost_len, known, known_len, idx[row], col)  # (P,)
+            return torch.zeros(len(idx), device=weights.device).index_add_(0, row, weight * log_p)
+    log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
+    return (weights * log_p).sum(1)
 
 
 def fit_channel(
@@ -266,23 +295,7 @@ def fit_channel(
         # weights; the transport objective puts the plan's weights there: sum_j w_ij log P(x_i | y_j),
         # over the pairs that carry the plan (`plan_support`), not every pair.
         if plan is not None:
-            weights = plan[idx]  # (B, n_known), or (B, M) over the listed words
-            if cols is not None:  # listed: each word's M pairs, as the plan weighs them (see docs/speed.md)
-                log_p = _listed_log_probs(channel, lost, lost_len, known, known_len, idx, cols[idx])  # (B, M)
-                log_fit = (weights * log_p).sum(1)
-            else:
-                # Every pair heavier than the tolerance is in the support: where those alone make it
-                # too wide for pairs scored alone, the table is read without sorting the plan.
-                diffuse = int((weights > PLAN_TOLERANCE).sum()) * PAIRED_COST >= weights.numel()
-                if not diffuse:
-                    row, col, weight = plan_support(weights)
-                    diffuse = len(row) * PAIRED_COST >= weights.numel()
-                if diffuse:  # one table costs less than the support's pairs one by one
-                    log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
-                    log_fit = (weights * log_p).sum(1)
-                else:
-                    log_p = score_pairs(channel, lost, lost_len, known, known_len, idx[row], col)  # (P,)
-                    log_fit = torch.zeros(len(idx), device=on).index_add_(0, row, weight * log_p)
+            log_fit = _plan_fit(channel, lost, lost_len, known, known_len, buckets, idx, plan[idx], cols)
         else:
             if cols is None:
                 log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)

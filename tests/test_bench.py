@@ -28,6 +28,7 @@ from tui_decipher.bench.experiments import (
     GENERATED,
     GENERATED_PARTS,
     GENERATED_SEED,
+    GENERATED_SHARES,
     QUICK_CHANGES,
     QUICK_CHANNEL_STEPS,
     ROMANCE_PAIRS,
@@ -37,6 +38,7 @@ from tui_decipher.bench.experiments import (
     SMALL_SYLLABARY,
     generated_path,
     row_from_run,
+    shares_path,
     small_path,
     write_romance_cut,
 )
@@ -1093,6 +1095,27 @@ def test_generated_corpora_run_auto_one_job_each_on_a_fixed_file(tmp_path, monke
     assert generated_path("shared-alphabet").read_text(encoding="utf-8") == expected.cog_text()
     assert row.key == "shared-alphabet" and row.n_evaluated == expected.n_cognates
     assert row.extra["decisions"]["channel_kind"] == "edit" and row.accuracy >= 0.9
+
+
+def test_the_shares_setting_writes_corpora_whose_share_with_a_cognate_is_known(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the generated files go under tmp_path
+    setting = SETTINGS["shares-auto"]
+    assert not setting.extra and setting.corpora == () and setting.parts == tuple(GENERATED_SHARES)
+    assert [r.key for r in setting.rows] == [*GENERATED_SHARES, "average"]
+    # Both channels' kinds, each at a third, two thirds and all of the lost words with a cognate.
+    assert {(spec["kind"], spec["cognate_share"]) for spec in GENERATED_SHARES.values()} == {
+        (kind, share) for kind in ("shared-alphabet", "substitution") for share in (0.3, 0.6, 1.0)
+    }
+    configs = setting.configs(1234, False)
+    assert all(c.method == "auto" and c.auto_steps == 0 and c.seed == 1234 for c in configs)
+    assert [c.corpus for c in configs] == [str(shares_path(key)) for key in GENERATED_SHARES]
+    # Each corpus has its share: 120, 240 and 400 of 400 lost words with a cognate, 600 known words.
+    for key, spec in GENERATED_SHARES.items():
+        made = generate(GeneratorSpec(seed=GENERATED_SEED, **spec))
+        lost = [lost for lost, _ in made.rows if lost != "_"]
+        known = [known for _, known in made.rows if known != "_"]
+        assert len(lost) == 400 and len(known) == 600, key
+        assert made.n_cognates == round(400 * spec["cognate_share"]), key
 
 
 def test_small_lexica_run_auto_one_job_each_generated_and_cut_from_romance(

@@ -299,6 +299,31 @@ def _generator_writers(specs: dict[str, dict[str, Any]]) -> dict[str, Callable[[
             for key, spec in specs.items()}  # fmt: skip
 
 
+# --- how many lost words have a cognate: D against a known share (issue 64) -----------------------
+
+# auto's D on generated pairs whose share of lost words with a cognate is known and varied: one
+# alphabet (the edit channel) and a cipher (the pieces channel), a third, two thirds and all of the
+# lost words with a cognate, half as many known words again as lost ones (the small Ugaritic file's
+# shape where the share is a third). Each report row's D / gold says how far D is from the truth.
+# Generator seeds 101-102 of these kinds and shares are the tuning corpora (docs/demand.md).
+SHARES = (0.3, 0.6, 1.0)
+GENERATED_SHARES: dict[str, dict[str, Any]] = {
+    f"{kind}-{round(100 * share)}": {"kind": kind, "lost_words": 400, "cognate_share": share, "known_ratio": 1.5}
+    for kind in ("shared-alphabet", "substitution")
+    for share in SHARES
+}
+
+
+def generated_shares(**changes: Any) -> Experiment:
+    """auto on the GENERATED_SHARES corpora, a job each, with their average."""
+    return _corpus_set(_generator_writers(GENERATED_SHARES), changes, shares_path)
+
+
+def shares_path(key: str) -> Path:
+    """Where the generated corpus `key` of GENERATED_SHARES is written (one fixed path a machine)."""
+    return Path(tempfile.gettempdir()) / "tui-decipher-bench" / f"share-{key}-seed{GENERATED_SEED}.cog"
+
+
 # --- small lexica: a user's real pair is often 40-170 words ----------------------------------------
 
 # Issue 30's real pairs (one alphabet, never seen here) had 40-170 lost words. Two sets at that size,

@@ -28,6 +28,7 @@ from .experiments import (
     CEILING_FOLDS,
     GENERATED,
     GENERATED_SEED,
+    GENERATED_SHARES,
     KNOWN_READINGS,
     REFINE_DRAWS,
     REFINE_ITERATIONS,
@@ -38,6 +39,7 @@ from .experiments import (
     SMALL_SYLLABARY,
     Experiment,
     generated_kinds,
+    generated_shares,
     known_pairs_ceiling,
     known_readings,
     one_corpus,
@@ -320,7 +322,26 @@ def _small_settings() -> tuple[BenchSetting, ...]:
     return tuple(made)
 
 
-GENERATED_SETTINGS = (_generated_setting(), *_small_settings())
+def _shares_setting() -> BenchSetting:
+    """auto on generated corpora of known shares with a cognate (bench/experiments.py:
+    GENERATED_SHARES): whether D follows the share (issue 64)."""
+    exp = generated_shares()
+    rows = tuple(
+        RowSpec(key, f"generated {spec['kind']}, {spec['cognate_share']:.0%} of {spec['lost_words']} lost words "
+                     f"with a cognate (generator seed {GENERATED_SEED})")
+        for key, spec in GENERATED_SHARES.items()
+    )  # fmt: skip
+    return BenchSetting(
+        "shares-auto",
+        "auto (no flag) on generated corpora where 30%, 60% or all lost words have a cognate: D against the truth",
+        (*rows, RowSpec("average", "generated shares, average")),
+        exp.run, (), exp.baseline, group="generated",
+        note="`decipher corpus generate KIND --seed 301 --lost-words 400 --cognate-share S --known-ratio 1.5`",
+        configs=exp.configs, parts=exp.parts, combine=exp.combine,
+    )  # fmt: skip
+
+
+GENERATED_SETTINGS = (_generated_setting(), _shares_setting(), *_small_settings())
 
 # --- the simulated reviewer ------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from tui_decipher.engine.corpus import graphemes, read_cog
 from tui_decipher.engine.events import ChannelStep
 from tui_decipher.engine.generators import GeneratorSpec, syllabary_key_text, write_generated
 from tui_decipher.engine.methods import run_decipherment
+from tui_decipher.engine.methods.auto.calibration import calibration_demand, recalibrated
 from tui_decipher.engine.methods.auto.capacity import least_capacity
 from tui_decipher.engine.methods.auto.decisions import choose_channel
 from tui_decipher.engine.methods.auto.decoys import chance_at_distances, decoy_lexicon, nearest_distances, null_words
@@ -100,7 +101,7 @@ def test_a_users_step_budget_keeps_the_schedules_proportions() -> None:
     assert short_search is not None and search is not None  # the transport probe searches first
     assert (short_search.starts, short_search.steps) == (search.starts, search.steps // 10)
     assert short.fit_steps == pieces.fit_steps // 10 and short.budget == pieces.budget // 10
-    assert SCHEDULES["edit"].scaled(1).budget == 3  # every stage (probe, fit, reverse) takes at least one step
+    assert SCHEDULES["edit"].scaled(1).budget == 4  # every stage (probe, calibration, fit, reverse) takes a step
 
 
 def test_the_lexicon_probe_is_doubted_only_where_its_evidence_says_few_lost_words_have_a_cognate() -> None:
@@ -222,6 +223,27 @@ def test_null_words_measure_how_often_words_without_a_cognate_win() -> None:
     assert floored.chance == 0.5 and floored.share == estimate_demand(real, decoy, own_real, own_decoy).share
     # Without null words the old estimate is kept, q taken as a half.
     assert estimate_demand(real, decoy, own_real, own_decoy).chance == 0.5
+
+
+def test_d_is_read_by_the_calibrated_copy_and_its_range_reaches_the_lower_own_cognate_rate() -> None:
+    g = torch.Generator().manual_seed(5)
+    real, decoy = _chance_scores(2000, 0.3, 0.5, g)
+    null_real, null_decoy = _chance_scores(1000, 0.0, 0.5, g)
+    # The probe writes words without a cognate too: its own cognates win 75% of the time, and D
+    # reads twice the truth; its calibrated copy's always win, as the real ones do here.
+    broad = estimate_demand(real, decoy, *_chance_scores(1000, 0.5, 0.5, g), null_real, null_decoy)
+    sharp = estimate_demand(real, decoy, *_chance_scores(1000, 1.0, 0.0, g), null_real, null_decoy)
+    assert broad.share > 0.5 and sharp.share == pytest.approx(0.3, abs=0.05)
+    # The calibration trains at the lowest share the evidence allows, below the truth.
+    assert broad.share_low is not None and broad.share_low < 0.3
+    assert calibration_demand(broad, 1000) == round(broad.share_low * 1000)
+    both = recalibrated(broad, sharp)
+    assert both.share == sharp.share and both.demand == sharp.demand
+    assert "calibrated at D = " in both.why and sharp.why in both.why
+    # Its range runs from r = 1 to the broad probe's r, the lower one: it holds both readings.
+    assert both.share_low is not None and both.share_high is not None
+    assert both.share_low <= sharp.share <= both.share_high and both.share_high >= broad.share - 0.05
+    assert both.share_high > (sharp.share_high or 0.0) + 0.1
 
 
 def test_null_words_are_weighed_at_the_held_out_words_distances_from_the_training_words() -> None:
@@ -395,7 +417,11 @@ def test_the_reverse_channels_steps_come_last_and_say_whose_they_are(tmp_path, s
     assert result.decisions["reverse_share"] > 0
     channels = [e.channel for e in steps]
     first = channels.index("reverse")
-    assert set(channels[:first]) == {""} and set(channels[first:]) == {"reverse"}
+    assert set(channels[:first]) == {"", "calibration"} and set(channels[first:]) == {"reverse"}
+    # The calibration pass (engine/methods/auto/calibration.py) runs once, between the probe and the fit.
+    calibration = [k for k, c in enumerate(channels) if c == "calibration"]
+    assert calibration == list(range(calibration[0], calibration[-1] + 1))
+    assert channels[calibration[0] - 1] == channels[calibration[-1] + 1] == ""
     assert steps[-1].label == "reverse transport" and steps[first - 1].label == "transport"
 
 
@@ -459,12 +485,16 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
 ) -> None:
     # The probes' held-out evidence is set here (the decision functions are tested above); the
     # channels, the fit and the flows run for real on a small cipher.
+    from tui_decipher.engine.methods.auto import calibration
     from tui_decipher.engine.methods.auto import probe as auto
 
     real_estimate, calls = auto._estimate, []
 
     def evidence(problem, channel, held_words, decoys, nulls=None, distances=None):
         estimate = real_estimate(problem, channel, held_words, decoys, nulls, distances)
+        if len(calls) == 2:  # the kept probe's calibrated copy reads D (calibration.py)
+            calls.append(None)
+            return estimate
         n = estimate.held.n_lost
         wins = [n // 2, transport_wins * n // 60][len(calls)]  # the lexicon probe: chance
         calls.append(wins)
@@ -481,6 +511,7 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
 
     monkeypatch.setattr(auto, "_estimate", evidence)
     monkeypatch.setattr(auto, "_train", recorded)
+    monkeypatch.setattr(calibration, "_train", recorded)
     path = _generated(tmp_path, "substitution", seed=5, lost_words=300)
     steps: list[ChannelStep] = []
     result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60),
@@ -488,8 +519,9 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
     probes = result.decisions["probes"]
     # Each search start is its own curve on the progress plot, then the probe's own steps.
     labels = list(dict.fromkeys(e.label for e in steps))
-    assert labels == ["lexicon", "search start 1 transport", "search start 2 transport", "transport"]
-    assert [p["objective"] for p in probes] == ["lexicon", "transport"] and len(calls) == 2
+    assert labels == ["lexicon", "search start 1 transport", "search start 2 transport", "transport",
+                      "calibration transport"]  # fmt: skip
+    assert [p["objective"] for p in probes] == ["lexicon", "transport"] and len(calls) == 3
     assert probes[0]["share_upper"] < LEXICON_TRUSTED_SHARE  # the doubt is why the second probe ran
     assert [p["objective"] for p in probes if p["kept"]] == [kept]
     other = "transport" if kept == "lexicon" else "lexicon"
@@ -500,10 +532,11 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
     assert len(starts) == 2 and [s["kept"] for s in starts].count(True) == 1
     assert min(starts, key=lambda s: s["loss"])["kept"]
     assert f"against the {other} probe's" in result.decisions["line"]
-    assert result.decisions["steps"] == sum(p["steps"] for p in probes) + SCHEDULES["pieces"].scaled(60).fit_steps
-    # No probe and no search start trained on a held-out word: their decoy wins come from fresh words.
+    scaled = SCHEDULES["pieces"].scaled(60)
+    assert result.decisions["steps"] == sum(p["steps"] for p in probes) + scaled.calibration_steps + scaled.fit_steps
+    # No probe, search start or calibration trained on a held-out word: their decoy wins come from fresh words.
     train_rows, held = probe_split(300, 1, SCHEDULES["pieces"].train_share)
-    assert len(trained_on) == 4 and all(rows == set(train_rows.tolist()) for rows in trained_on)
+    assert len(trained_on) == 5 and all(rows == set(train_rows.tolist()) for rows in trained_on)
     assert not set(held.tolist()) & set().union(*trained_on)
 
 
@@ -597,7 +630,7 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
     # Its steps are on the progress bar before the probes'.
     scaled = SCHEDULES["pieces"].scaled(60)
     assert d["steps"] == len(starts) * scaled.syllables.steps_each + sum(p["steps"] for p in d["probes"]) + (
-        scaled.fit_steps
+        scaled.calibration_steps + scaled.fit_steps
     )
 
 

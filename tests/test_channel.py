@@ -13,7 +13,7 @@ import torch
 from tui_decipher.engine.channels.pieces import DROP, ONE, TWO, CharacterChannel
 from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.trainer import fit_channel, plan_support
-from tui_decipher.engine.channels.transport import transport_plan
+from tui_decipher.engine.channels.transport import listed_transport_plan, no_cognate_scores, transport_plan
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, preset
 from tui_decipher.engine.corpus import Corpus
@@ -143,6 +143,29 @@ def test_transport_plan_sends_d_units_within_capacity() -> None:
     assert torch.allclose(again, plan, atol=1e-4)
     wider, _ = transport_plan(log_p, n_cognates=3, capacity=3, iters=500)
     assert torch.all(wider.sum(0) <= 3 + 1e-4) and wider.sum().item() == pytest.approx(3.0, abs=1e-3)
+
+
+def test_no_cognate_at_chance_level_keeps_words_without_a_cognate_out_of_the_plan() -> None:
+    # Lost 0-1 are written by known 0-1 (-1 nats, every other word -10); lost 2-3 have no cognate:
+    # two known words each fit them by chance (-5 and -5.2). D = 2, the words with a cognate.
+    log_p = torch.full((4, 6), -10.0)
+    log_p[0, 0] = log_p[1, 1] = -1.0
+    log_p[2, 2] = log_p[3, 3] = -5.0
+    log_p[2, 4] = log_p[3, 5] = -5.2
+    assert no_cognate_scores(log_p, 6, "chance").tolist() == pytest.approx([-10.0, -10.0, -5.2, -5.2])
+    # "No cognate" at a word's average known word: every best pair beats it, and the words without
+    # a cognate, with two fair candidates each, send more of their units to known words than the
+    # words with one do.
+    average, _ = transport_plan(log_p, n_cognates=2, capacity=1, iters=500)
+    assert float(average[2:].sum()) > float(average[:2].sum())
+    # At chance level (the second-best known word) the cognates carry the plan.
+    chance, _ = transport_plan(log_p, n_cognates=2, capacity=1, iters=500, no_cognate="chance")
+    assert float(chance[:2].sum(1).min()) > 0.9 and float(chance[2:].sum()) < 0.2
+    assert float(chance.sum()) == pytest.approx(2.0, abs=1e-3)  # still D units
+    # The listed plan scores "no cognate" alike (every known word listed: the same plan).
+    cols = torch.arange(6).expand(4, 6)
+    listed, _ = listed_transport_plan(log_p, cols, 6, 2, 1, iters=500, no_cognate="chance")
+    assert torch.allclose(listed, chance, atol=1e-4)
 
 
 def test_plan_support_keeps_each_words_heaviest_pairs_within_the_tolerance() -> None:

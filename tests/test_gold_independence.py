@@ -23,8 +23,9 @@ SETTINGS = {
                    init_flow="channel", channel_steps=10),
     # The channel alone, on the transport plan (which reads D and C, never gold).
     "channel": dict(channel_steps=15, channel_objective="transport", channel_kind="edit"),
-    # Auto decides the channel, D and C itself; a short step budget, for speed.
-    "auto": dict(auto_steps=20),
+    # Auto decides the channel, D and C itself; a short step budget, for speed (at 20 steps its
+    # probe has not read the demo's script yet and, rightly, proposes a few pairs only).
+    "auto": dict(auto_steps=40),
 }  # fmt: skip
 
 

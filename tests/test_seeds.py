@@ -27,10 +27,11 @@ def test_streams_draw_the_seeds_of_their_old_offsets() -> None:
 
 def test_an_auto_runs_streams_do_not_share_a_seed() -> None:
     # Every generator one auto run seeds from the run's seed: its probes' starts (2 attempts), the
-    # syllable search's 20 starts, the fit, the reverse channel, decoys, own cognates, null words.
+    # syllable search's 20 starts, the fit, the reverse channel, decoys, own cognates, null words,
+    # the calibration pass.
     used = [("channel start", (0, a)) for a in range(2)] + [("syllable starts", (k,)) for k in range(20)]
     used += [(name, ()) for name in ("auto fit", "auto reverse", "auto decoys", "auto own cognates",
-                                     "auto null words")]  # fmt: skip
+                                     "auto null words", "auto calibration")]  # fmt: skip
     drawn: dict[int, str] = {}
     for name, index in used:
         seed = derive(0, name, *index)

@@ -37,6 +37,7 @@ STREAMS: dict[str, Stream] = {
     "syllable starts": Stream(23, (31,), "the syllable search's random maps (start)"),
     "auto reverse": Stream(29, (), "the reverse channel's start and batches"),
     "auto null words": Stream(31, (), "lost-like words without a cognate"),
+    "auto calibration": Stream(37, (), "the calibration pass's batches"),
     # Within a stream (its seed, not the run's): a probe search's fresh starts, null words' passes.
     "probe search start": Stream(7, (7,), "a probe search's start (k: start k + 1)"),
     "null word pass": Stream(0, (1,), "a pass of the null words' trigram draws"),

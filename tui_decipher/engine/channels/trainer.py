@@ -37,7 +37,7 @@ from .pieces import INIT_SCALE, CharacterChannel
 from .protocol import Channel
 from .scoring import channel_log_probs, encode_both, score_every_pair, score_pairs
 from .shortlist import REFRESH_EVERY, draw_shortlist, shortlisted
-from .transport import PLAN_EVERY, listed_transport_plan, transport_plan
+from .transport import PLAN_EVERY, NoCognate, listed_transport_plan, transport_plan
 
 # One class per channel kind: a new channel is one module and one line here.
 CHANNEL_KINDS: dict[str, type] = {"pieces": CharacterChannel, "edit": EditChannel}
@@ -221,6 +221,7 @@ def fit_channel(
     shortlist: bool | None = None,
     device: torch.device | str = "cpu",
     saving: Saving | None = None,
+    no_cognate: NoCognate = "average",
 ) -> ChannelFit | None:
     """Train a channel (Adam, `batch` random lost words a step against every known word) on the
     lexicon objective, or with `objective = "transport"` on the weights of a transport plan with
@@ -240,6 +241,7 @@ def fit_channel(
     SHORTLIST_ABOVE pairs). `device`: where a new channel trains (a `start` channel trains where
     it is); random draws stay on the CPU, so a seed draws the same batches on every device.
     `saving`: save the training's state as it goes, and resume from a saved one (see `Saving`).
+    `no_cognate`: how the transport plan scores "no cognate" (engine/channels/transport.py).
     None when `should_stop` said so."""
     generator = torch.Generator().manual_seed(seed)
     channel = start or new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias, signs, device)
@@ -280,7 +282,7 @@ def fit_channel(
                 if judged:
                     every = review.mask_log_probs(every, rows, inplace=True)  # (n_lost, n_known): held once
                 plan, potentials = transport_plan(every, demand, capacity, potentials=potentials,
-                                                  forced_rows=sure_lost_t)  # fmt: skip
+                                                  forced_rows=sure_lost_t, no_cognate=no_cognate)  # fmt: skip
             else:
                 with torch.no_grad():
                     every = _listed_log_probs(channel, lost, lost_len, known, known_len,
@@ -288,7 +290,8 @@ def fit_channel(
                 if judged:
                     every = review.mask_listed(every, cols, rows, inplace=True)  # (n_lost, M)
                 plan, potentials = listed_transport_plan(every, cols, len(known_words), demand, capacity,
-                                                         potentials=potentials, forced_rows=sure_lost_t)  # fmt: skip
+                                                         potentials=potentials, forced_rows=sure_lost_t,
+                                                         no_cognate=no_cognate)  # fmt: skip
         drawn = torch.randint(0, n_lost, (min(batch, n_lost),), generator=generator)  # on the CPU
         idx = drawn.to(on)
         # The lexicon, log mean_j P(x_i | y_j), has the posterior over known words as its gradient's

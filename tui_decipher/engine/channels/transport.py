@@ -10,6 +10,7 @@ word listed the two are the same plan.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import torch
 
@@ -21,6 +22,23 @@ PLAN_ITERS = 50  # Sinkhorn sweeps per plan at most; warm-started from the last 
 # then moves by less than 0.001% a sweep. Warm-started 5 steps on, a plan is there in 10-20 sweeps
 # (Romance, the small Ugaritic file: its rows within 1e-6 of 500 sweeps' after 10).
 PLAN_SETTLED = 1e-5
+
+# How a plan scores "no cognate" for a lost word. "average": its mean probability over the known
+# words, as if written from one drawn at random; every word's best known word beats that by far,
+# so wherever D exceeds the words with a cognate, words without one send their units to known
+# words and the channel learns to write them as well (its own cognates then lose to decoys more
+# often than real ones do: docs/demand.md). "chance": its second-best known word, what a word
+# without a cognate reaches by chance among as many words; a word with one beats it clearly.
+NoCognate = Literal["average", "chance"]
+
+
+def no_cognate_scores(log_p: torch.Tensor, n_known: int, no_cognate: NoCognate) -> torch.Tensor:
+    """Each lost word's "no cognate" score (n_lost,) from its scores log_p (n_lost, M) against
+    its M known words (every known word, or those listed) among `n_known` (`NoCognate`)."""
+    if no_cognate == "chance":
+        k = min(2, log_p.shape[1])
+        return torch.topk(log_p, k, 1).values[:, k - 1]
+    return torch.logsumexp(log_p, 1) - math.log(n_known)
 
 
 def _masses(
@@ -42,6 +60,7 @@ def transport_plan(
     iters: int = PLAN_ITERS,
     potentials: tuple[torch.Tensor, torch.Tensor] | None = None,
     forced_rows: torch.Tensor | None = None,
+    no_cognate: NoCognate = "average",
 ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
     """A soft flow for the channel's objective: the entropic transport plan (Sinkhorn, in log
     space) of log_p (n_lost, n_known) in which each lost word sends one unit, each known word
@@ -51,13 +70,14 @@ def transport_plan(
     not sort words by length; it takes about 1 - D/N of every word's unit, more of a word whose
     known words are taken by others. Within a word the plan is the posterior over known words,
     reshaped so that no known word is over capacity. `forced_rows`: lost words that must send
-    their unit to known words (accepted by a reviewer): their "no cognate" is closed. Returns the
-    plan over real pairs (n_lost, n_known) and the potentials, to warm-start the next plan."""
+    their unit to known words (accepted by a reviewer): their "no cognate" is closed. `no_cognate`:
+    how "no cognate" scores a word (`NoCognate`; "average" as above). Returns the plan over real
+    pairs (n_lost, n_known) and the potentials, to warm-start the next plan."""
     n_lost, n_known = log_p.shape
     device = log_p.device
     scores = torch.zeros(n_lost + 1, n_known + 1, device=device)  # the slack row scores 0 everywhere...
     scores[:n_lost, :n_known] = log_p
-    scores[:n_lost, n_known] = torch.logsumexp(log_p, 1) - math.log(n_known)  # "no cognate"
+    scores[:n_lost, n_known] = no_cognate_scores(log_p, n_known, no_cognate)  # "no cognate"
     scores[n_lost, n_known] = NEG  # ...but never fills "no cognate": then exactly D units are real
     if forced_rows is not None and forced_rows.numel():
         scores[forced_rows, n_known] = NEG
@@ -97,6 +117,7 @@ def listed_transport_plan(
     iters: int = PLAN_ITERS,
     potentials: tuple[torch.Tensor, torch.Tensor] | None = None,
     forced_rows: torch.Tensor | None = None,
+    no_cognate: NoCognate = "average",
 ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
     """`transport_plan` over listed pairs only: log_p (n_lost, M) scores each lost word's M listed
     known words cols (n_lost, M) (distinct within a row) among n_known. A pair not listed carries
@@ -105,7 +126,7 @@ def listed_transport_plan(
     `transport_plan`'s. Returns the plan over the listed pairs (n_lost, M) and the potentials
     ((n_lost + 1,), (n_known + 1,)), to warm-start the next plan (also after the lists change)."""
     n_lost, device = log_p.shape[0], log_p.device
-    none = torch.logsumexp(log_p, 1) - math.log(n_known)  # (n_lost,) "no cognate"
+    none = no_cognate_scores(log_p, n_known, no_cognate)  # (n_lost,) "no cognate"
     if forced_rows is not None and forced_rows.numel():
         none = none.clone()
         none[forced_rows] = NEG

@@ -78,6 +78,10 @@ class Schedule:
     # A channel trained the other way (the known words written from the lost ones): its steps on
     # every known word (`reverse_share` gives its weight in the final costs).
     reverse_steps: int = 0
+    # Steps of the pass that calibrates the kept probe before D is read (calibration.py): on
+    # generated tuning corpora 50 brought its own cognates' rate within a few points of the rate
+    # real cognates reach, and 150 did no better (docs/demand.md).
+    calibration_steps: int = 50
 
     def __post_init__(self) -> None:
         if self.probe_share and self.reverse_steps:
@@ -90,7 +94,8 @@ class Schedule:
         # budget, as the fit's steps equal the lexicon probe's, and the fit's progress total
         # becomes the steps the run took.
         search = self.syllables.total_steps if self.syllables else 0
-        return search + sum(p.total_steps for p in self.probes) + self.fit_steps + self.reverse_steps
+        probes = sum(p.total_steps for p in self.probes) + self.calibration_steps
+        return search + probes + self.fit_steps + self.reverse_steps
 
     def scaled(self, steps: int) -> Schedule:
         """The same schedule within a budget of `steps` (the user's `auto_steps`), split as its own."""
@@ -110,6 +115,7 @@ class Schedule:
             self,
             probes=probes,
             fit_steps=part(self.fit_steps),
+            calibration_steps=part(self.calibration_steps),
             syllables=syllables,
             reverse_steps=self.reverse_steps and part(self.reverse_steps),
         )

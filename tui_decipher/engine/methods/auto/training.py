@@ -11,6 +11,7 @@ from ...channels.protocol import Channel
 from ...channels.shortlist import shortlisted
 from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit, Saving, fit_channel, new_channel
+from ...channels.transport import NoCognate
 from ...config import ChannelObjective
 from ...corpus import Word
 from ...events import ChannelStep, Decided
@@ -98,13 +99,15 @@ def _train(
     losses: list[float] | None = None,
     channel: str = "",
     saving: Saving | None = None,
+    no_cognate: NoCognate = "average",
 ) -> ChannelFit:
     """Train the problem's channel kind on `lost_words` (the corpus's lost words `rows`, None: all)
     against every known word with `objective` (transport: D = `demand`, C = `capacity`) under the
     problem's judgments, from `start` (None: a fresh channel), reporting steps after the `done`
     ones (as `channel`'s, `ChannelStep.channel`) and appending each batch loss to `losses`. No
     pair is scored after training (the fit's cost is empty): the caller scores the channel it
-    keeps. `saving`: its state saved as it goes, and where a resumed run continues it. Raises
+    keeps. `saving`: its state saved as it goes, and where a resumed run continues it.
+    `no_cognate`: how the transport plan scores "no cognate" (engine/channels/transport.py). Raises
     RunCancelled when the cancel flag is set."""
     cfg = problem.cfg
 
@@ -120,6 +123,7 @@ def _train(
             should_stop=problem.cancel.is_set, objective=objective, n_cognates=demand, capacity=capacity,
             kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=start, score_all=False,
             review=problem.review, rows=rows, signs=problem.pinned_signs, device=problem.device, saving=saving,
+            no_cognate=no_cognate,
         )  # fmt: skip
     if fit is None:
         raise RunCancelled()

@@ -19,7 +19,7 @@ from tui_decipher.engine.corpus import graphemes, read_cog
 from tui_decipher.engine.events import ChannelStep
 from tui_decipher.engine.generators import GeneratorSpec, syllabary_key_text, write_generated
 from tui_decipher.engine.methods import run_decipherment
-from tui_decipher.engine.methods.auto.calibration import calibration_demand, recalibrated
+from tui_decipher.engine.methods.auto.calibration import calibrates, calibration_demand, recalibrated
 from tui_decipher.engine.methods.auto.capacity import least_capacity
 from tui_decipher.engine.methods.auto.decisions import choose_channel
 from tui_decipher.engine.methods.auto.decoys import chance_at_distances, decoy_lexicon, nearest_distances, null_words
@@ -237,6 +237,9 @@ def test_d_is_read_by_the_calibrated_copy_and_its_range_reaches_the_lower_own_co
     # The calibration trains at the lowest share the evidence allows, below the truth.
     assert broad.share_low is not None and broad.share_low < 0.3
     assert calibration_demand(broad, 1000) == round(broad.share_low * 1000)
+    # Not through shortlists: the small Ugaritic file's probe (367 x 4103 words) is calibrated,
+    # the full list's (3617 x 39451) is not.
+    assert calibrates(367, 4103) and not calibrates(3617, 39451)
     both = recalibrated(broad, sharp)
     assert both.share == sharp.share and both.demand == sharp.demand
     assert "calibrated at D = " in both.why and sharp.why in both.why

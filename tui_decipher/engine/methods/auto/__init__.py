@@ -25,6 +25,7 @@ many lost words have a cognate. This method decides both, and says why, from the
    r the rate at which the probe's own cognates (words it writes from real known words) beat
    the decoys, since a cognate does not always win where spelling is lossy. D comes with the
    range the evidence allows (from r = 1 to the estimate, p and q within two standard errors).
+   p, q and r are read with a copy of the kept probe calibrated at the range's low end (calibration.py).
    Holding out matters: a channel trained on a lost word fits it to *some* known word, so a
    trained-on word without a cognate beats the decoys far more often than half.
    The pieces channel's probe has two candidates (`Schedule`): the lexicon objective, which finds

@@ -38,7 +38,8 @@ The estimate comes with the range the evidence allows (`share_range`): from the 
 cognate beat the decoys (r = 1) to the estimate's, with p and q each moved by two binomial standard
 errors the way that widens it. The channel's own cognates can lose more often than real ones: on
 the small Ugaritic file the probe's edit channel writes more edits than real cognates have, and
-its own cognates beat the decoys 75% of the time where the gold ones did 95% (docs/demand.md).
+its own cognates beat the decoys 75% of the time where the gold ones did 95% (docs/demand.md), so
+auto reads D with a calibrated copy of the probe (calibration.py).
 """
 
 from __future__ import annotations

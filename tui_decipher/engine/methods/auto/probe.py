@@ -18,7 +18,7 @@ from ...corpus import Word
 from ...problem import Problem
 from ...seeds import derive
 from ..stages import StageMemo
-from .calibration import calibrated, recalibrated
+from .calibration import calibrated, calibrates, recalibrated
 from .decoys import NULL_WORDS, decoy_lexicon, nearest_distances, null_words, synthetic_cognates
 from .demand import DemandEstimate, estimate_demand
 from .fit_check import _fit_check_evidence
@@ -122,17 +122,18 @@ def run_probes(
     _, estimate, channel = tried[kept]
     # D is read again with a copy of the kept probe calibrated on the words the evidence says have
     # a cognate (calibration.py): its own cognates then lose to decoys as often as real ones.
-    cal_seed = derive(cfg.seed, "auto calibration")
-    calibration = memo.run(
-        "calibration",
-        lambda: calibrated(problem, channel, estimate.held, train_words, train_rows, done, cal_seed,
-                           schedule.calibration_steps),
-    )  # fmt: skip
-    done += schedule.calibration_steps
-    # The per-word evidence the fit is checked against (`FitCheck`) stays the probe's own: the fit
-    # continues from the probe's channel.
-    again = _estimate(problem, calibration.channel, held_words, decoys, nulls, distances)
-    estimate = dataclasses.replace(estimate, held=recalibrated(estimate.held, again.held))
+    if calibrates(len(train_words), problem.n_known):
+        cal_seed = derive(cfg.seed, "auto calibration")
+        calibration = memo.run(
+            "calibration",
+            lambda: calibrated(problem, channel, estimate.held, train_words, train_rows, done, cal_seed,
+                               schedule.calibration_steps),
+        )  # fmt: skip
+        done += schedule.calibration_steps
+        # The per-word evidence the fit is checked against (`FitCheck`) stays the probe's own: the
+        # fit continues from the probe's channel.
+        again = _estimate(problem, calibration.channel, held_words, decoys, nulls, distances)
+        estimate = dataclasses.replace(estimate, held=recalibrated(estimate.held, again.held))
     evidence = [
         {"objective": p.objective, "steps": p.total_steps, "held_out": e.held.n_lost, "wins": e.held.wins,
          "share": round(e.share, 4), "share_upper": round(e.held.share_upper(), 4), "kept": k == kept,

@@ -43,11 +43,15 @@ def calibrates(n_train: int, n_known: int) -> bool:
     return not shortlisted(n_train, n_known)
 
 
+def calibration_share(estimate: DemandEstimate) -> float:
+    """The share the calibration pass trains at: the lowest the held-out evidence allows
+    (`share_low`; the estimate's own share where no range was measured)."""
+    return estimate.share_low if estimate.share_low is not None else estimate.share
+
+
 def calibration_demand(estimate: DemandEstimate, n_train: int) -> int:
-    """D for the calibration pass on `n_train` training words: the lowest share the held-out
-    evidence allows (`share_low`; the estimate's own share where no range was measured)."""
-    share = estimate.share_low if estimate.share_low is not None else estimate.share
-    return max(1, round(share * n_train))
+    """D for the calibration pass on `n_train` training words (`calibration_share`)."""
+    return max(1, round(calibration_share(estimate) * n_train))
 
 
 def calibrated(
@@ -76,6 +80,5 @@ def recalibrated(probe: DemandEstimate, calibration: DemandEstimate) -> DemandEs
     rates = [e.synthetic_wins / e.n_synthetic for e in (probe, calibration) if e.n_synthetic]
     p, q = calibration.wins / calibration.n_lost, calibration.chance
     low, high = share_range(p, calibration.n_lost, q, calibration.n_null, min(rates) if rates else None)
-    at = probe.share_low if probe.share_low is not None else probe.share
-    why = f"{calibration.why}, calibrated at D = {100 * at:.0f}% of its words"
+    why = f"{calibration.why}, calibrated at D = {100 * calibration_share(probe):.0f}% of its words"
     return dataclasses.replace(calibration, why=why, share_low=low, share_high=high)

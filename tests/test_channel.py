@@ -13,6 +13,7 @@ import torch
 from tui_decipher.engine.channels.pieces import DROP, ONE, TWO, CharacterChannel
 from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.trainer import fit_channel, plan_support
+from tui_decipher.engine.channels.training import ChannelTraining
 from tui_decipher.engine.channels.transport import listed_transport_plan, no_cognate_scores, transport_plan
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, preset
@@ -113,7 +114,7 @@ def test_channel_learns_a_syllabic_map_without_gold() -> None:
     lost_charset, known_charset = Charset.from_words(lost), Charset.from_words(known)
 
     def matched(steps: int) -> float:
-        fit = fit_channel(lost, known, lost_charset, known_charset, steps, 0.05, 64, seed=3)
+        fit = fit_channel(lost, known, lost_charset, known_charset, ChannelTraining(steps, 0.05, 64, seed=3))
         assert fit is not None and fit.cost.shape == (len(lost), len(known))
         return sum(int(fit.cost[i].argmin()) == i for i in range(len(lost))) / len(lost)
 
@@ -192,8 +193,8 @@ def test_transport_objective_finds_the_map_where_half_the_lost_words_have_no_cog
     lost, known = written, words[:60]
     lost_charset, known_charset = Charset.from_words(lost), Charset.from_words(known)
     fit = fit_channel(
-        lost, known, lost_charset, known_charset, 150, 0.05, 64, seed=3,
-        objective="transport", n_cognates=60, capacity=1,
+        lost, known, lost_charset, known_charset,
+        ChannelTraining(150, 0.05, 64, seed=3, objective="transport", n_cognates=60, capacity=1),
     )  # fmt: skip
     assert fit is not None and fit.cost.shape == (120, 60)
     assert sum(int(fit.cost[i].argmin()) == i for i in range(60)) / 60 >= 0.8
@@ -203,7 +204,7 @@ def test_fit_channel_stops_when_asked() -> None:
     lost, known = syllabary_corpus(20, 5)
     calls: list[int] = []
     fit = fit_channel(
-        lost, known, Charset.from_words(lost), Charset.from_words(known), 50, 0.05, 8, seed=0,
+        lost, known, Charset.from_words(lost), Charset.from_words(known), ChannelTraining(50, 0.05, 8, seed=0),
         on_step=lambda step, loss: calls.append(step), should_stop=lambda: len(calls) >= 2,
     )  # fmt: skip
     assert fit is None and calls == [1, 2]

@@ -12,6 +12,7 @@ from test_edit_channel import _matching_accuracy, sound_change_corpus
 
 from tui_decipher.engine.channels.scoring import channel_log_probs, pair_log_probs
 from tui_decipher.engine.channels.trainer import fit_channel, new_channel
+from tui_decipher.engine.channels.training import ChannelTraining
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import DecipherConfig
 from tui_decipher.engine.corpus import read_cog
@@ -39,9 +40,9 @@ def test_a_channel_fits_alike_on_cuda_and_on_the_cpu(kind: str, objective: str, 
     review = ReviewConstraints(accepted=((0, 0),), rejected=((1, 2),))
 
     def fit(device: str):
-        return fit_channel(lost, known, lost_cs, known_cs, steps=40, lr=0.05, batch=32, seed=3, objective=objective,
-                           n_cognates=120, kind=kind, copy_bias=3.0, review=review, shortlist=shortlist,
-                           device=device)  # fmt: skip
+        training = ChannelTraining(40, 0.05, 32, 3, objective=objective, n_cognates=120, kind=kind, copy_bias=3.0,
+                                   shortlist=shortlist)  # fmt: skip
+        return fit_channel(lost, known, lost_cs, known_cs, training, review=review, device=device)
 
     cpu, gpu = fit("cpu"), fit("cuda")
     assert next(gpu.channel.parameters()).device.type == "cuda"

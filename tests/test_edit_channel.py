@@ -14,6 +14,7 @@ from scipy.optimize import linear_sum_assignment
 from tui_decipher.engine.channels.edit import DROP, INSERT, STOP, WRITE, EditChannel
 from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.trainer import fit_channel, new_channel
+from tui_decipher.engine.channels.training import ChannelTraining
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.config import ConfigError, DecipherConfig, apply_overrides
 from tui_decipher.engine.corpus import Corpus
@@ -133,9 +134,8 @@ def test_copy_prior_starts_near_an_edit_distance_and_training_learns_the_sound_c
     lost_cs, known_cs = Charset.from_words(lost), Charset.from_words(known)
     untrained = new_channel("edit", lost_cs, known_cs, torch.Generator().manual_seed(0), copy_bias=3.0)
     before = -channel_log_probs(untrained, lost, known, lost_cs, known_cs).numpy()
-    fit = fit_channel(
-        lost, known, lost_cs, known_cs, 60, 0.05, 64, seed=5, objective="transport", kind="edit", copy_bias=3.0
-    )  # fmt: skip
+    training = ChannelTraining(60, 0.05, 64, seed=5, objective="transport", kind="edit", copy_bias=3.0)
+    fit = fit_channel(lost, known, lost_cs, known_cs, training)
     assert fit is not None and isinstance(fit.channel, EditChannel)
     acc_before, acc_after = _matching_accuracy(before), _matching_accuracy(fit.cost)
     assert acc_after >= 0.95 > acc_before  # the trained channel explains what plain copying cannot

@@ -14,6 +14,7 @@ from tui_decipher.engine.channels import trainer
 from tui_decipher.engine.channels.scoring import channel_log_probs, encode_both
 from tui_decipher.engine.channels.shortlist import draw_shortlist, shortlisted
 from tui_decipher.engine.channels.trainer import fit_channel, new_channel
+from tui_decipher.engine.channels.training import ChannelTraining
 from tui_decipher.engine.channels.transport import listed_transport_plan, transport_plan
 from tui_decipher.engine.charset import Charset
 from tui_decipher.engine.review import ReviewConstraints
@@ -100,8 +101,9 @@ def test_a_shortlisted_fit_learns_the_sound_changes_as_a_full_one_does(monkeypat
     monkeypatch.setattr(trainer, "draw_shortlist", spy)
 
     def fit(shortlist: bool) -> np.ndarray:
-        result = fit_channel(lost, known, lost_cs, known_cs, 60, 0.05, 64, seed=5, objective=objective,
-                             n_cognates=len(lost), kind="edit", copy_bias=3.0, shortlist=shortlist)  # fmt: skip
+        training = ChannelTraining(60, 0.05, 64, seed=5, objective=objective, n_cognates=len(lost), kind="edit",
+                                   copy_bias=3.0, shortlist=shortlist)  # fmt: skip
+        result = fit_channel(lost, known, lost_cs, known_cs, training)
         assert result is not None
         return result.cost[:, : len(lost)]  # the lost words' own known words and no extras: a square matching
 

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from ..charset import Charset
-from ..config import ChannelKind, ChannelObjective, DecipherConfig
+from ..config import ChannelKind, DecipherConfig
 from ..corpus import Word
 from ..events import ChannelStep
 from ..problem import Problem, RunCancelled
@@ -37,7 +37,8 @@ from .pieces import INIT_SCALE, CharacterChannel
 from .protocol import Channel
 from .scoring import channel_log_probs, encode_both, score_every_pair, score_pairs
 from .shortlist import REFRESH_EVERY, draw_shortlist, shortlisted
-from .transport import PLAN_EVERY, NoCognate, listed_transport_plan, transport_plan
+from .training import SAVE_EVERY, SAVE_SECONDS, ChannelTraining, Saving, TrainingState
+from .transport import PLAN_EVERY, listed_transport_plan, transport_plan
 
 # One class per channel kind: a new channel is one module and one line here.
 CHANNEL_KINDS: dict[str, type] = {"pieces": CharacterChannel, "edit": EditChannel}
@@ -74,13 +75,6 @@ class ChannelFit:
 
 T = TypeVar("T")
 
-# Steps between two saved training states: where the shortlist (every REFRESH_EVERY steps) and the
-# transport plan (every PLAN_EVERY, which divides it) are drawn afresh, so a resumed training
-# draws them from the same channel as the uninterrupted one.
-SAVE_EVERY = REFRESH_EVERY
-# ...or sooner, at the next step where what is drawn afresh allows it, once this many seconds have
-# passed since the last save: on a machine whose cores are shared, 50 steps can take minutes.
-SAVE_SECONDS = 30.0
 # A transport step scores only the pairs that carry the plan (`plan_support`): each lost word's
 # heaviest ones, leaving out at most this share of its unit. A trained plan puts nearly all of a
 # word's weight on a few known words, so a step scores tens of pairs a word, not every known word
@@ -91,27 +85,6 @@ PLAN_TOLERANCE = 1e-3
 # small Ugaritic file, 4 k to 200 k pairs), so a support wider than a quarter of the table is read
 # through the table.
 PAIRED_COST = 4
-
-
-@dataclass
-class TrainingState:
-    """Where `fit_channel` is after `step` steps: enough to continue to the very channel the
-    uninterrupted training ends with."""
-
-    step: int
-    channel: dict[str, torch.Tensor]
-    optimiser: dict[str, Any]
-    generator: torch.Tensor  # the batches' random stream
-    potentials: Any  # the transport plan's warm start (None before the first plan)
-
-
-@dataclass
-class Saving:
-    """A training that saves its state every SAVE_EVERY steps or SAVE_SECONDS (`on_save`), and the state it
-    resumes from (None: it starts at step 1)."""
-
-    on_save: Callable[[TrainingState], None]
-    resume_from: TrainingState | None = None
 
 
 def _known_buckets(known: torch.Tensor, known_len: torch.Tensor, n_buckets: int = 4) -> list[torch.Tensor]:
@@ -200,126 +173,45 @@ def fit_channel(
     known_words: Sequence[Word],
     lost_charset: Charset,
     known_charset: Charset,
-    steps: int,
-    lr: float,
-    batch: int,
-    seed: int,
-    init_scale: float = INIT_SCALE,
+    training: ChannelTraining,
+    *,
     on_step: Callable[[int, float], None] | None = None,
     should_stop: Callable[[], bool] = lambda: False,
-    objective: ChannelObjective = "lexicon",
-    n_cognates: int | None = None,
-    capacity: int = 1,
-    kind: ChannelKind = "pieces",
-    copy_bias: float = DecipherConfig.channel_copy_bias,
     start: Channel | None = None,
-    score_all: bool = True,
     review: ReviewConstraints | None = None,
     rows: np.ndarray | None = None,
-    sure_share: float | None = None,
     signs: Sequence[tuple[int, tuple[int, ...]]] = (),
-    shortlist: bool | None = None,
     device: torch.device | str = "cpu",
     saving: Saving | None = None,
-    no_cognate: NoCognate = "average",
 ) -> ChannelFit | None:
-    """Train a channel (Adam, `batch` random lost words a step against every known word) on the
-    lexicon objective, or with `objective = "transport"` on the weights of a transport plan with
-    D = `n_cognates` (None: every lost word) and C = `capacity`, refreshed every PLAN_EVERY steps;
-    return its costs for all pairs. `kind` and `copy_bias`: see `new_channel`; `start`: a trained
-    channel of that kind and charsets to continue from (it is trained in place). `score_all`
-    False skips the final scoring of every pair (the fit's cost is then empty and its loss nan).
+    """Train a channel as `training` says (`ChannelTraining`: Adam, `batch` random lost words a
+    step against every known word, on the lexicon objective or on the weights of a transport plan
+    refreshed every PLAN_EVERY steps) and return its costs for all pairs. `start`: a trained
+    channel of that kind and charsets to continue from (it is trained in place; None: a fresh one,
+    held to the known sign values `signs`, on `device`). Random draws stay on the CPU, so a seed
+    draws the same batches on every device.
 
     `review`: judgments that constrain the fit (semi-supervision). A rejected pair never explains
     its lost word; an accepted lost word is explained by its accepted known words only, and the
     accepted pairs are also trained on at every step, so a handful of secure pairs pins the
-    symbols they spell: each as one more word of the batch, or with `sure_share` that share of
-    every step's loss together (a refinement: see `refine_channel`). `rows`: the corpus indices of
-    `lost_words` when they are a subset (None: all, in order). `signs`: known sign values a new
-    channel is held to (a `start` channel keeps its own). `shortlist`: whether to train through
-    each lost word's listed known words (engine/channels/shortlist.py; None: above
-    SHORTLIST_ABOVE pairs). `device`: where a new channel trains (a `start` channel trains where
-    it is); random draws stay on the CPU, so a seed draws the same batches on every device.
-    `saving`: save the training's state as it goes, and resume from a saved one (see `Saving`).
-    `no_cognate`: how the transport plan scores "no cognate" (engine/channels/transport.py).
-    None when `should_stop` said so."""
-    generator = torch.Generator().manual_seed(seed)
-    channel = start or new_channel(kind, lost_charset, known_charset, generator, init_scale, copy_bias, signs, device)
-    lost, lost_len, known, known_len = on_channel(
-        channel, *encode_both(channel, lost_words, known_words, lost_charset, known_charset)
-    )
-    on = lost.device
-    buckets = _known_buckets(known, known_len)
-    log_n_known = math.log(len(known_words))
-    optimiser = torch.optim.Adam(channel.parameters(), lr=lr)
-    n_lost = len(lost_words)
-    plan, potentials = None, None
-    demand = n_cognates if n_cognates is not None else n_lost
-    corpus_rows = rows if rows is not None else np.arange(n_lost)
-    judged = review is not None and len(review) > 0
-    sure_lost, sure_known = review.accepted_rows(rows) if judged else (np.zeros(0, np.int64),) * 2
-    sure_lost_t, sure_known_t = torch.from_numpy(sure_lost).to(on), torch.from_numpy(sure_known).to(on)
-    # Long lists train through each lost word's listed known words (engine/channels/shortlist.py):
-    # `cols` (n_lost, M) then indexes the plan's and the batch's columns; None: every known word.
-    listing = shortlisted(n_lost, len(known_words)) if shortlist is None else shortlist
-    cols: torch.Tensor | None = None
+    symbols they spell (`ChannelTraining.sure_share`; a refinement: see `refine_channel`). `rows`:
+    the corpus indices of `lost_words` when they are a subset (None: all, in order). `saving`: save
+    the training's state as it goes, and resume from a saved one (see `Saving`). `on_step(step,
+    loss)` after each step. None when `should_stop` said so."""
+    generator = torch.Generator().manual_seed(training.seed)
+    channel = start or new_channel(training.kind, lost_charset, known_charset, generator, training.init_scale,
+                                   training.copy_bias, signs, device)  # fmt: skip
+    fit = _Fit(channel, lost_words, known_words, lost_charset, known_charset, training, review, rows)
+    optimiser = torch.optim.Adam(channel.parameters(), lr=training.lr)
     first, last_save = 1, time.monotonic()
     if saving is not None and saving.resume_from is not None:
-        state = saving.resume_from
-        channel.load_state_dict(state.channel)
-        optimiser.load_state_dict(state.optimiser)
-        generator.set_state(state.generator)
-        potentials, first = state.potentials, state.step + 1
-    for step in range(first, steps + 1):
+        first = fit.resume(saving.resume_from, optimiser, generator)
+    for step in range(first, training.steps + 1):
         if should_stop():
             return None
-        if listing and (step - 1) % REFRESH_EVERY == 0:
-            cols = draw_shortlist(channel, lost, lost_len, known, known_len, review=review if judged else None,
-                                  rows=rows)  # fmt: skip
-        if objective == "transport" and (step - 1) % PLAN_EVERY == 0:
-            if cols is None:
-                every = score_every_pair(channel, lost, lost_len, known, known_len)
-                if judged:
-                    every = review.mask_log_probs(every, rows, inplace=True)  # (n_lost, n_known): held once
-                plan, potentials = transport_plan(every, demand, capacity, potentials=potentials,
-                                                  forced_rows=sure_lost_t, no_cognate=no_cognate)  # fmt: skip
-            else:
-                with torch.no_grad():
-                    every = _listed_log_probs(channel, lost, lost_len, known, known_len,
-                                              torch.arange(n_lost, device=on), cols)  # fmt: skip
-                if judged:
-                    every = review.mask_listed(every, cols, rows, inplace=True)  # (n_lost, M)
-                plan, potentials = listed_transport_plan(every, cols, len(known_words), demand, capacity,
-                                                         potentials=potentials, forced_rows=sure_lost_t,
-                                                         no_cognate=no_cognate)  # fmt: skip
-        drawn = torch.randint(0, n_lost, (min(batch, n_lost),), generator=generator)  # on the CPU
-        idx = drawn.to(on)
-        # The lexicon, log mean_j P(x_i | y_j), has the posterior over known words as its gradient's
-        # weights; the transport objective puts the plan's weights there: sum_j w_ij log P(x_i | y_j),
-        # over the pairs that carry the plan (`plan_support`), not every pair.
-        if plan is not None:
-            log_fit = _plan_fit(channel, lost, lost_len, known, known_len, buckets, idx, plan[idx], cols)
-        else:
-            if cols is None:
-                log_p = _all_log_probs(channel, lost, lost_len, known, known_len, buckets, idx)  # (B, n_known)
-            else:
-                log_p = _listed_log_probs(channel, lost, lost_len, known, known_len, idx, cols[idx])  # (B, M)
-            allowed = log_p
-            if judged:
-                batch_rows = corpus_rows[drawn.numpy()]
-                allowed = (review.mask_log_probs(log_p, batch_rows) if cols is None
-                           else review.mask_listed(log_p, cols[idx], batch_rows))  # fmt: skip
-            log_fit = torch.logsumexp(allowed, 1) - log_n_known
-        if sure_lost.size:  # every accepted pair, at every step
-            log_sure = channel.log_prob_pairs(
-                lost[sure_lost_t], lost_len[sure_lost_t], known[sure_known_t], known_len[sure_known_t]
-            )  # (A,)
-            if sure_share is None:  # each as one more word of the batch
-                loss = -torch.cat([log_fit, log_sure]).mean()
-            else:
-                loss = -(1 - sure_share) * log_fit.mean() - sure_share * log_sure.mean()
-        else:
-            loss = -log_fit.mean()
+        fit.draw(step)
+        drawn = torch.randint(0, fit.n_lost, (min(training.batch, fit.n_lost),), generator=generator)  # on the CPU
+        loss = fit.loss(drawn)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
@@ -328,16 +220,119 @@ def fit_channel(
         # Saved where the plan (and the shortlist, when listing) are drawn afresh next step, so a
         # resumed run draws them too: every SAVE_EVERY steps, or sooner once SAVE_SECONDS have passed.
         due = step % SAVE_EVERY == 0 or time.monotonic() - last_save >= SAVE_SECONDS
-        aligned = step % PLAN_EVERY == 0 and (not listing or step % REFRESH_EVERY == 0)
-        if saving is not None and due and aligned and step < steps:
+        aligned = step % PLAN_EVERY == 0 and (not fit.listing or step % REFRESH_EVERY == 0)
+        if saving is not None and due and aligned and step < training.steps:
             last_save = time.monotonic()
-            saving.on_save(TrainingState(
-                step, {k: v.detach().cpu().clone() for k, v in channel.state_dict().items()},
-                copy.deepcopy(optimiser.state_dict()), generator.get_state(), copy.deepcopy(potentials),
-            ))  # fmt: skip
-    if not score_all:
+            saving.on_save(fit.state(step, optimiser, generator))
+    if not training.score_all:
         return ChannelFit(cost=np.empty((0, 0)), loss=math.nan, channel=channel)
     return score_channel(channel, lost_words, known_words, lost_charset, known_charset)
+
+
+class _Fit:
+    """One `fit_channel` under way: the encoded words, the judgments, and the shortlist and plan
+    it last drew."""
+
+    def __init__(
+        self, channel: Channel, lost_words: Sequence[Word], known_words: Sequence[Word], lost_charset: Charset,
+        known_charset: Charset, training: ChannelTraining, review: ReviewConstraints | None, rows: np.ndarray | None,
+    ) -> None:  # fmt: skip
+        self.channel, self.training, self.review, self.rows = channel, training, review, rows
+        self.lost, self.lost_len, self.known, self.known_len = on_channel(
+            channel, *encode_both(channel, lost_words, known_words, lost_charset, known_charset)
+        )
+        self.on = self.lost.device
+        self.buckets = _known_buckets(self.known, self.known_len)
+        self.n_lost, self.n_known = len(lost_words), len(known_words)
+        self.log_n_known = math.log(self.n_known)
+        self.plan: torch.Tensor | None = None
+        self.potentials: Any = None
+        self.demand = training.n_cognates if training.n_cognates is not None else self.n_lost
+        self.corpus_rows = rows if rows is not None else np.arange(self.n_lost)
+        self.judged = review is not None and len(review) > 0
+        sure_lost, sure_known = review.accepted_rows(rows) if self.judged else (np.zeros(0, np.int64),) * 2
+        self.sure_lost = torch.from_numpy(sure_lost).to(self.on)  # (A,)
+        self.sure_known = torch.from_numpy(sure_known).to(self.on)  # (A,)
+        # Long lists train through each lost word's listed known words (engine/channels/shortlist.py):
+        # `cols` (n_lost, M) then indexes the plan's and the batch's columns; None: every known word.
+        listing = training.shortlist
+        self.listing = shortlisted(self.n_lost, self.n_known) if listing is None else listing
+        self.cols: torch.Tensor | None = None
+
+    def resume(self, state: TrainingState, optimiser: torch.optim.Optimizer, generator: torch.Generator) -> int:
+        """Continue from a saved `state`: returns the step to go on from."""
+        self.channel.load_state_dict(state.channel)
+        optimiser.load_state_dict(state.optimiser)
+        generator.set_state(state.generator)
+        self.potentials = state.potentials
+        return state.step + 1
+
+    def state(self, step: int, optimiser: torch.optim.Optimizer, generator: torch.Generator) -> TrainingState:
+        """What a resumed training needs after `step` steps (copies, not views)."""
+        return TrainingState(
+            step, {k: v.detach().cpu().clone() for k, v in self.channel.state_dict().items()},
+            copy.deepcopy(optimiser.state_dict()), generator.get_state(), copy.deepcopy(self.potentials),
+        )  # fmt: skip
+
+    def draw(self, step: int) -> None:
+        """Before `step`: the shortlist (every REFRESH_EVERY steps, when listing) and the transport
+        plan (every PLAN_EVERY steps) drawn afresh from the channel as it is."""
+        ch, lost, lost_len, known, known_len = self.channel, self.lost, self.lost_len, self.known, self.known_len
+        review = self.review if self.judged else None
+        if self.listing and (step - 1) % REFRESH_EVERY == 0:
+            self.cols = draw_shortlist(ch, lost, lost_len, known, known_len, review=review, rows=self.rows)
+        if self.training.objective != "transport" or (step - 1) % PLAN_EVERY != 0:
+            return
+        t = self.training
+        if self.cols is None:
+            every = score_every_pair(ch, lost, lost_len, known, known_len)
+            if review is not None:
+                every = review.mask_log_probs(every, self.rows, inplace=True)  # (n_lost, n_known): held once
+            self.plan, self.potentials = transport_plan(
+                every, self.demand, t.capacity, potentials=self.potentials, forced_rows=self.sure_lost,
+                no_cognate=t.no_cognate,
+            )  # fmt: skip
+            return
+        with torch.no_grad():
+            every = _listed_log_probs(ch, lost, lost_len, known, known_len, torch.arange(self.n_lost, device=self.on),
+                                      self.cols)  # fmt: skip
+        if review is not None:
+            every = review.mask_listed(every, self.cols, self.rows, inplace=True)  # (n_lost, M)
+        self.plan, self.potentials = listed_transport_plan(every, self.cols, self.n_known, self.demand, t.capacity,
+                                                           potentials=self.potentials, forced_rows=self.sure_lost,
+                                                           no_cognate=t.no_cognate)  # fmt: skip
+
+    def loss(self, drawn: torch.Tensor) -> torch.Tensor:
+        """The step's loss on the batch's lost words `drawn` (B,): the lexicon's, or the plan's
+        weights' (`_plan_fit`), with the accepted pairs' (see `fit_channel`)."""
+        ch, lost, lost_len, known, known_len = self.channel, self.lost, self.lost_len, self.known, self.known_len
+        idx, cols = drawn.to(self.on), self.cols
+        # The lexicon, log mean_j P(x_i | y_j), has the posterior over known words as its gradient's
+        # weights; the transport objective puts the plan's weights there: sum_j w_ij log P(x_i | y_j),
+        # over the pairs that carry the plan (`plan_support`), not every pair.
+        if self.plan is not None:
+            log_fit = _plan_fit(ch, lost, lost_len, known, known_len, self.buckets, idx, self.plan[idx], cols)
+        else:
+            if cols is None:
+                log_p = _all_log_probs(ch, lost, lost_len, known, known_len, self.buckets, idx)  # (B, n_known)
+            else:
+                log_p = _listed_log_probs(ch, lost, lost_len, known, known_len, idx, cols[idx])  # (B, M)
+            allowed = log_p
+            if self.review is not None and self.judged:
+                batch_rows = self.corpus_rows[drawn.numpy()]
+                allowed = (self.review.mask_log_probs(log_p, batch_rows) if cols is None
+                           else self.review.mask_listed(log_p, cols[idx], batch_rows))  # fmt: skip
+            log_fit = torch.logsumexp(allowed, 1) - self.log_n_known
+        if not self.sure_lost.numel():
+            return -log_fit.mean()
+        sure_lost, sure_known = self.sure_lost, self.sure_known  # every accepted pair, at every step
+        log_sure = ch.log_prob_pairs(
+            lost[sure_lost], lost_len[sure_lost], known[sure_known], known_len[sure_known]
+        )  # (A,)
+        share = self.training.sure_share
+        if share is None:  # each as one more word of the batch
+            return -torch.cat([log_fit, log_sure]).mean()
+        return -(1 - share) * log_fit.mean() - share * log_sure.mean()
 
 
 def score_channel(
@@ -380,14 +375,13 @@ def fit_best_channel(problem: Problem, restart: int, stages: Stages | None = Non
         def train(attempt: int = attempt, on_step: Callable[[int, float], None] = on_step) -> Channel:
             name = f"restart {restart} channel {attempt}"
             with problem.timer("train"):
+                seed = derive(cfg.seed, "channel start", restart, attempt)
+                training = ChannelTraining.of(cfg, cfg.channel_steps, seed, n_cognates=problem.n_cognates,
+                                              score_all=False)  # fmt: skip
                 fit = fit_channel(
                     problem.corpus.lost_words, problem.corpus.known_words, problem.lost_charset,
-                    problem.known_charset, cfg.channel_steps, cfg.channel_lr, cfg.channel_batch,
-                    derive(cfg.seed, "channel start", restart, attempt), cfg.channel_init_scale,
-                    on_step=on_step, should_stop=problem.cancel.is_set,
-                    objective=cfg.channel_objective, n_cognates=problem.n_cognates, capacity=cfg.capacity,
-                    kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, review=problem.review,
-                    signs=problem.pinned_signs, device=problem.device, score_all=False,
+                    problem.known_charset, training, on_step=on_step, should_stop=problem.cancel.is_set,
+                    review=problem.review, signs=problem.pinned_signs, device=problem.device,
                     saving=stages.saving(name) if stages is not None else None,
                 )  # fmt: skip
             if fit is None:

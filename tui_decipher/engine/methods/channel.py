@@ -24,6 +24,7 @@ from ..alignment import segments
 from ..channels.protocol import Channel
 from ..channels.scoring import channel_log_probs
 from ..channels.trainer import ChannelFit, fit_best_channel, fit_channel, new_channel, score_channel
+from ..channels.training import ChannelTraining
 from ..charset import Charset
 from ..checkpoint import Checkpoint, CheckpointError, save_checkpoint
 from ..config import DecipherConfig
@@ -402,14 +403,11 @@ def refine_channel(
         result.decisions["refinement"] = {"overruled": overruled, "sure_share": sure_share}
     with problem.timer("train"):
         # A fresh seed per refinement (and per draw): each draws other batches, and repeats exactly.
+        training = ChannelTraining.of(cfg, steps, derive(cfg.seed, "channel refinement", refined, draw),
+                                      n_cognates=problem.n_cognates, sure_share=sure_share)  # fmt: skip
         fit = fit_channel(
-            corpus.lost_words, corpus.known_words, problem.lost_charset, problem.known_charset, steps,
-            cfg.channel_lr, cfg.channel_batch, derive(cfg.seed, "channel refinement", refined, draw),
-            cfg.channel_init_scale,
-            on_step=on_step,
-            should_stop=cancel.is_set, objective=cfg.channel_objective, n_cognates=problem.n_cognates,
-            capacity=cfg.capacity, kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=channel,
-            review=review, sure_share=sure_share,
+            corpus.lost_words, corpus.known_words, problem.lost_charset, problem.known_charset, training,
+            on_step=on_step, should_stop=cancel.is_set, start=channel, review=review,
         )  # fmt: skip
     if fit is None:  # cancelled: the run's proposals stay those of the channel it had, its checkpoint too
         result.status = "cancelled"

@@ -4,7 +4,7 @@ auto runs in stages (the syllable search's starts, each channel its probes train
 fit, the reverse channel), the channel method one stage a channel it trains; each is a function
 of the word lists, the settings and its own seed. After each, what it produced is saved in the
 run's checkpoint (a *partial* one: `state["partial"]`), atomically, and a stage that trains a
-channel saves its training state every SAVE_EVERY steps (engine/channels/trainer.py). `--resume`
+channel saves its training state every SAVE_EVERY steps (engine/channels/training.py). `--resume`
 reruns the run with those results read back instead of recomputed, so it reaches what the
 uninterrupted run reaches; the finished run's checkpoint (`save_channel`) then replaces it.
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import torch
 
-from ..channels.trainer import Saving
+from ..channels.training import Saving
 from ..checkpoint import Checkpoint, CheckpointError, save_checkpoint
 from ..config import DecipherConfig
 from ..review import ReviewConstraints

@@ -24,10 +24,9 @@ many lost words have a cognate. This method decides both, and says why, from the
    (lost-like trigram words, answer "none") do, at least half the time: D / N = (p - q) / (r - q),
    r the rate at which the probe's own cognates (words it writes from real known words) beat
    the decoys, since a cognate does not always win where spelling is lossy. D comes with the
-   range the evidence allows (from r = 1 to the estimate, p and q within two standard errors).
-   p, q and r are read with a copy of the kept probe calibrated at the range's low end (calibration.py).
-   Holding out matters: a channel trained on a lost word fits it to *some* known word, so a
-   trained-on word without a cognate beats the decoys far more often than half.
+   range the evidence allows, and p, q and r are read with a copy of the kept probe calibrated at
+   its low end (calibration.py). Holding out matters: a channel fits a trained-on word to *some*
+   known word, so trained on, a word without a cognate beats the decoys far more often than half.
    The pieces channel's probe has two candidates (`Schedule`): the lexicon objective, which finds
    a syllabary's map fast where nearly every lost word has a cognate, and the transport objective
    (D guessed at half), which finds it where many have none. The lexicon's is kept when its own
@@ -35,9 +34,7 @@ many lost words have a cognate. This method decides both, and says why, from the
    transport probe is trained too and the one whose held-out words beat the decoys more often
    is kept: a probe that found the map makes cognates win, one that did not wins by chance.
    The transport objective finds a map from some random starts only, so its probe starts from a
-   `Search`: two starts trained on the probe's training words, the one with the lower loss kept.
-   The search never sees the held-out words: trained on, words without a cognate beat the decoys
-   75-82% of the time, so D read high and the comparison leaned its way (docs/demand.md).
+   `Search` on the probe's training words (never the held-out ones): the start with the lower loss.
 3. **Fit**: the kept probe channel goes on training on every lost word with the transport objective
    and the estimated D (C: the least that lets D lost words reach the known list). On long lists
    (the full Ugaritic list) both train through shortlists (engine/channels/shortlist.py).

@@ -10,7 +10,8 @@ from ...channels.pieces import seed_channel
 from ...channels.protocol import Channel
 from ...channels.shortlist import shortlisted
 from ...channels.syllables import SyllableMap
-from ...channels.trainer import ChannelFit, Saving, fit_channel, new_channel
+from ...channels.trainer import ChannelFit, fit_channel, new_channel
+from ...channels.training import ChannelTraining, Saving
 from ...channels.transport import NoCognate
 from ...config import ChannelObjective
 from ...corpus import Word
@@ -117,13 +118,12 @@ def _train(
         problem.on_event(ChannelStep(0, done + step, cfg.channel_steps, loss, problem.elapsed(), objective, channel))
 
     with problem.timer("train"):
+        training = ChannelTraining.of(cfg, steps, seed, objective=objective, n_cognates=demand, capacity=capacity,
+                                      score_all=False, no_cognate=no_cognate)  # fmt: skip
         fit = fit_channel(
-            lost_words, problem.corpus.known_words, problem.lost_charset, problem.known_charset, steps,
-            cfg.channel_lr, cfg.channel_batch, seed, cfg.channel_init_scale, on_step=on_step,
-            should_stop=problem.cancel.is_set, objective=objective, n_cognates=demand, capacity=capacity,
-            kind=cfg.channel_kind, copy_bias=cfg.channel_copy_bias, start=start, score_all=False,
-            review=problem.review, rows=rows, signs=problem.pinned_signs, device=problem.device, saving=saving,
-            no_cognate=no_cognate,
+            lost_words, problem.corpus.known_words, problem.lost_charset, problem.known_charset, training,
+            on_step=on_step, should_stop=problem.cancel.is_set, start=start, review=problem.review, rows=rows,
+            signs=problem.pinned_signs, device=problem.device, saving=saving,
         )  # fmt: skip
     if fit is None:
         raise RunCancelled()

@@ -1,0 +1,87 @@
+"""What a channel's training is given and what it leaves to resume from: its settings
+(`ChannelTraining`, one object in place of `fit_channel`'s two dozen parameters) and its saved
+state (`TrainingState`, `Saving`). The trainer itself is engine/channels/trainer.py."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from ..config import ChannelKind, ChannelObjective, DecipherConfig
+from .pieces import INIT_SCALE
+from .shortlist import REFRESH_EVERY
+from .transport import NoCognate
+
+
+@dataclass(frozen=True)
+class ChannelTraining:
+    """How one channel trains (`fit_channel`).
+
+    Adam for `steps` steps at rate `lr`, `batch` random lost words a step, its batches and a fresh
+    channel's start drawn from `seed`. `objective`: "lexicon" (every lost word is the writing of
+    some known word) or "transport" (the weights of a plan with D = `n_cognates`, None: every lost
+    word, and C = `capacity`; "no cognate" scored as `no_cognate`, engine/channels/transport.py).
+    A fresh channel is of `kind` ("pieces" or "edit"), started at `init_scale` with the edit
+    channel's copy prior `copy_bias`. `sure_share`: the share of every step's loss the accepted
+    pairs carry together (None: each accepted pair is one more word of the batch). `shortlist`:
+    whether to train through each lost word's listed known words (None: above SHORTLIST_ABOVE
+    pairs). `score_all` False skips the final scoring of every pair (the fit's cost is then empty)."""
+
+    steps: int
+    lr: float
+    batch: int
+    seed: int
+    objective: ChannelObjective = "lexicon"
+    n_cognates: int | None = None
+    capacity: int = 1
+    kind: ChannelKind = "pieces"
+    init_scale: float = INIT_SCALE
+    copy_bias: float = DecipherConfig.channel_copy_bias
+    sure_share: float | None = None
+    shortlist: bool | None = None
+    no_cognate: NoCognate = "average"
+    score_all: bool = True
+
+    @classmethod
+    def of(cls, cfg: DecipherConfig, steps: int, seed: int, **changes: Any) -> ChannelTraining:
+        """The training a run's settings `cfg` give (its channel section, objective and C), for
+        `steps` steps from `seed`, with `changes` (any other field) over them."""
+        settings = cls(
+            steps, cfg.channel_lr, cfg.channel_batch, seed, objective=cfg.channel_objective, capacity=cfg.capacity,
+            kind=cfg.channel_kind, init_scale=cfg.channel_init_scale, copy_bias=cfg.channel_copy_bias,
+        )  # fmt: skip
+        return dataclasses.replace(settings, **changes)
+
+
+# Steps between two saved training states: where the shortlist (every REFRESH_EVERY steps) and the
+# transport plan (every PLAN_EVERY, which divides it) are drawn afresh, so a resumed training
+# draws them from the same channel as the uninterrupted one.
+SAVE_EVERY = REFRESH_EVERY
+# ...or sooner, at the next step where what is drawn afresh allows it, once this many seconds have
+# passed since the last save: on a machine whose cores are shared, 50 steps can take minutes.
+SAVE_SECONDS = 30.0
+
+
+@dataclass
+class TrainingState:
+    """Where `fit_channel` is after `step` steps: enough to continue to the very channel the
+    uninterrupted training ends with."""
+
+    step: int
+    channel: dict[str, torch.Tensor]
+    optimiser: dict[str, Any]
+    generator: torch.Tensor  # the batches' random stream
+    potentials: Any  # the transport plan's warm start (None before the first plan)
+
+
+@dataclass
+class Saving:
+    """A training that saves its state every SAVE_EVERY steps or SAVE_SECONDS (`on_save`), and the state it
+    resumes from (None: it starts at step 1)."""
+
+    on_save: Callable[[TrainingState], None]
+    resume_from: TrainingState | None = None

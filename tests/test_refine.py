@@ -163,18 +163,18 @@ def test_a_refined_checkpoint_is_not_resumed(tiny_run, tmp_path):
 def test_a_neural_refinement_continues_from_the_runs_model(tiny_run, monkeypatch):
     """The paper resets the parameters before every M-step; a refinement must not, since a fresh
     M-step on a judged flow can miss the map the run had found (docs/experiments.md)."""
-    from tui_decipher.engine.methods import neural_em
+    from tui_decipher.engine.methods.neural_em import rounds
 
     corpus, result, payload = tiny_run
     assert payload.settings().reset_each_round  # the run itself reset every round
     at_start: list[dict[str, torch.Tensor]] = []
-    m_step = neural_em.m_step
+    m_step = rounds.m_step
 
     def spy(ctx, model, *args, **kwargs):
         at_start.append({k: v.detach().clone() for k, v in model.state_dict().items()})
         return m_step(ctx, model, *args, **kwargs)
 
-    monkeypatch.setattr(neural_em, "m_step", spy)
+    monkeypatch.setattr(rounds, "m_step", spy)
     refine_decipherment(corpus, payload, _review_of(result), 2)
     snaps = [s for s in (payload.state["best"], payload.state["current"]) if s is not None]
     kept = min(snaps, key=lambda s: s["objective"])["weights"]  # the restart a refinement continues

@@ -9,7 +9,8 @@ from tui_decipher.engine.charset import PAD_ID
 from tui_decipher.engine.config import preset
 from tui_decipher.engine.events import EpochEnd, RoundEnd, RunStarted
 from tui_decipher.engine.methods import neural_em, run_decipherment
-from tui_decipher.engine.methods.neural_em import epochs_for_round
+from tui_decipher.engine.methods.neural_em import context, epochs_for_round, rounds
+from tui_decipher.engine.neural.model import DecipherModel
 from tui_decipher.engine.registry import load_corpus
 from tui_decipher.tui.live import LiveRun
 
@@ -56,7 +57,7 @@ def test_warm_start_continues_from_the_last_rounds_parameters(monkeypatch, singl
     cfg = _tiny(epochs=2, rounds=3, reset_each_round=reset)
     starts: list[dict[str, torch.Tensor]] = []
     ends: list[dict[str, torch.Tensor]] = []
-    real_m_step = neural_em.m_step
+    real_m_step = rounds.m_step
 
     def spy(ctx, model, flow, restart, round_, *rest):
         starts.append({k: v.clone() for k, v in model.state_dict().items()})
@@ -64,7 +65,7 @@ def test_warm_start_continues_from_the_last_rounds_parameters(monkeypatch, singl
         ends.append({k: v.clone() for k, v in model.state_dict().items()})
         return out
 
-    monkeypatch.setattr(neural_em, "m_step", spy)
+    monkeypatch.setattr(rounds, "m_step", spy)
     run_decipherment(load_corpus(cfg).corpus, cfg)
     assert len(starts) == 3
 
@@ -102,7 +103,7 @@ def test_warm_start_is_reproducible_and_resumable(tmp_path, single_thread) -> No
 def test_a_stalled_m_step_is_rejected_when_asked(monkeypatch, single_thread, guard: bool) -> None:
     """Round 2's M-step is sabotaged (its model scrambled): the guard keeps round 1's model."""
     cfg = _tiny(epochs=40, rounds=2, keep_better_model=guard)
-    real_m_step = neural_em.m_step
+    real_m_step = rounds.m_step
     weights: dict[int, dict[str, torch.Tensor]] = {}
 
     def sabotage(ctx, model, flow, restart, round_, *rest):
@@ -113,7 +114,7 @@ def test_a_stalled_m_step_is_rejected_when_asked(monkeypatch, single_thread, gua
                     p.normal_(0.0, 3.0)
         return out
 
-    monkeypatch.setattr(neural_em, "m_step", sabotage)
+    monkeypatch.setattr(rounds, "m_step", sabotage)
     events: list[object] = []
 
     def on_event(event: object) -> None:
@@ -122,14 +123,14 @@ def test_a_stalled_m_step_is_rejected_when_asked(monkeypatch, single_thread, gua
             weights[event.round] = {k: v.clone() for k, v in result_model_holder[0].state_dict().items()}
 
     result_model_holder: list = []
-    real_build = neural_em.build_model
+    real_build = context.build_model
 
     def build(*args, **kwargs):
         model = real_build(*args, **kwargs)
         result_model_holder.append(model)
         return model
 
-    monkeypatch.setattr(neural_em, "build_model", build)
+    monkeypatch.setattr(context, "build_model", build)
     result = run_decipherment(load_corpus(cfg).corpus, cfg, on_event)
     ends = [e for e in events if isinstance(e, RoundEnd)]
     assert [e.kept_previous for e in ends] == [False, guard]
@@ -159,14 +160,14 @@ def test_lost_batch_decodes_batches_after_round_one(monkeypatch, single_thread) 
     corpus = load_corpus(cfg).corpus
     n_lost = len(corpus.lost_words)
     seen: list[torch.Tensor] = []
-    real_forward = neural_em.DecipherModel.forward
+    real_forward = DecipherModel.forward
 
     def spy(self, lost_ids, lost_lengths, steps):
         if self.training:
             seen.append(lost_ids.clone())
         return real_forward(self, lost_ids, lost_lengths, steps)
 
-    monkeypatch.setattr(neural_em.DecipherModel, "forward", spy)
+    monkeypatch.setattr(DecipherModel, "forward", spy)
     run_decipherment(corpus, cfg)
     assert [len(ids) for ids in seen] == [n_lost] * 2 + [70] * 6
     per_pass = n_lost // 70

@@ -23,7 +23,7 @@ class Stream:
 
 
 STREAMS: dict[str, Stream] = {
-    # The neural EM (engine/methods/neural_em.py), per restart; a refinement's draws (1 apart) and
+    # The neural EM (engine/methods/neural_em/), per restart; a refinement's draws (1 apart) and
     # refinements (7919 apart) each draw other batches and samples.
     "neural rounds": Stream(0, (1000, 1), "a restart's model, dropout and batches (restart, draw)"),
     "neural samples": Stream(7, (1000, 1, 7919), "a restart's flow samples (restart, draw, refinement)"),

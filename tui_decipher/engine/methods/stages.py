@@ -144,6 +144,9 @@ _MOVED: dict[str, tuple[str, ...]] = {
         f"tui_decipher.engine.methods.auto.{m}"
         for m in ("probe", "syllable_search", "fit_check", "schedule", "decisions", "training")
     ),
+    "tui_decipher.engine.methods.neural_em": tuple(
+        f"tui_decipher.engine.methods.neural_em.{m}" for m in ("context", "fitted")
+    ),
 }
 
 

@@ -990,10 +990,12 @@ def test_the_known_pairs_settings_report_without_and_with_on_the_words_scored(mo
     # known-* and ceiling-* share one experiment shape: rows "without" and "with", the config kept
     from types import SimpleNamespace
 
-    from tui_decipher.bench import experiments
+    from tui_decipher.bench.experiments import refine
     from tui_decipher.engine.registry import load_corpus
 
-    monkeypatch.setattr(experiments, "_load", lambda cfg: load_corpus(DecipherConfig()).corpus)
+    loaded = []  # the corpora the experiment loaded, so the test fails should the patch stop applying
+    demo = load_corpus(DecipherConfig()).corpus
+    monkeypatch.setattr(refine, "corpus_of", lambda cfg: loaded.append(cfg.corpus) or demo)
     bench = SimpleNamespace(accuracy_without=0.25, accuracy_with=0.75, n_other=12, seconds_without=3.0,
                             seconds_with=4.0)  # fmt: skip
     seen = []
@@ -1002,10 +1004,11 @@ def test_the_known_pairs_settings_report_without_and_with_on_the_words_scored(mo
         seen.append((train.name, cfg.method, seed))
         return bench, {"given": [(1, 2)]}
 
-    exp = experiments._without_and_with("demo", "paper-em", {"method": "channel"}, "without, then with", measure)
+    exp = refine._without_and_with("demo", "paper-em", {"method": "channel"}, "without, then with", measure)
     stages = []
     rows = exp.run(1234, True, JobReporter(lambda msg: stages.append(msg)))
     assert seen == [("demo", "channel", 1234)] and stages[0]["text"] == "demo without, then with"
+    assert loaded == ["demo"]
     assert [(r.key, r.accuracy, r.n_evaluated, r.seconds) for r in rows] == [
         ("without", 0.25, 12, 3.0), ("with", 0.75, 12, 4.0)
     ]  # fmt: skip

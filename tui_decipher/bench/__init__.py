@@ -9,15 +9,20 @@ after every job.
 
 Where each part lives:
 
-- `settings`: the catalogue (one entry a setting: its experiment, rows with the paper's figures,
-  group, config changes) and the registry `SETTINGS`;
-- `experiments`: how a setting runs (one corpus, Ugaritic's transfer to the full list, the Romance
-  pairs, the simulated reviewer) and the `--quick` schedule;
+- `settings/`: the catalogue (one entry a setting: its experiment, rows with the paper's figures,
+  group, config changes), a module per family (`paper`, `variants`, `generated`, `refine`), and
+  the registry `SETTINGS` (`settings/__init__.py`);
+- `experiments/`: how a setting runs, a module per kind (`paper`: one corpus, Ugaritic's transfer
+  to the full list, the Romance pairs; `generated`: corpora the bench writes; `refine`: the
+  simulated reviewer), and what they share with the `--quick` schedule (`experiment`);
+- `user_path`: `decipher run` itself as a user runs it (`fuzz_cases`: the fuzz-user word lists);
+- `reviewer_simulation`: the simulated reviewer and scholar of the refine settings (reads gold);
 - `jobs`: `JobSpec` / `JobResult`, the plan of a bench's jobs, fingerprints (`engine_digest`,
   `source_digest`) and what `--resume` keeps;
 - `runner`: a job in this process or its own (`python -m tui_decipher.bench job`, `__main__`),
   and `run_bench`;
-- `report`: summaries over seeds, the restart table, bench.md / bench.json, `--report` copies;
+- `report/`: its data (`bench_report`, `summary`: summaries over seeds, `restarts`: the restart
+  table) and its rendering (`cells`, `markdown`: bench.md, `files`: bench.json, `--report` copies);
 - `core`: the shared vocabulary (`BenchSetting`, `RowSpec`, `RowResult`, `JobReporter`);
 - `engine_api`: every name the bench takes from the engine, imported there only.
 

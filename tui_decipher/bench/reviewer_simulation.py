@@ -112,48 +112,23 @@ def run_refine_benchmark(
         steps: list[dict] = []
         measured: list[dict] = []
         for draw in range(draws):
-            reviewed = from_base(f"review-{draw}")
-            judged: dict[tuple[int, int], str] = {}
-            result = base
-            for n in range(1, iterations + 1):
-                judged.update(simulate_review(result, corpus, judged, n_accept, n_reject))
-                review = ReviewConstraints.from_decisions(judged)
-                t0 = time.perf_counter()
-                result = refine_decipherment(
-                    corpus, load_checkpoint(reviewed), review, refine_rounds, on_event,
-                    checkpoint=reviewed / CHECKPOINT_NAME, draw=draw,
-                )  # fmt: skip
-                steps.append({"draw": draw, "iteration": n, "accepted": len(review.accepted),
-                              "rejected": len(review.rejected), "accuracy_all": result.accuracy,
-                              "seconds": time.perf_counter() - t0})  # fmt: skip
-                log(f"draw {draw}, refinement {n}: {len(review.accepted)} accepted, {len(review.rejected)} "
-                    f"rejected, flow accuracy {result.accuracy:.3f}")  # fmt: skip
+            result, judged = _reviewed_refinements(
+                corpus, base, from_base(f"review-{draw}"), draw, iterations, refine_rounds, n_accept, n_reject,
+                on_event, log, steps,
+            )  # fmt: skip
             control_result = None
             if control:
-                # The same refinements, call for call, with no decisions: a refinement starts a fresh
-                # optimiser and draws its own batches, so one long call would not be the same training.
-                controlled = from_base(f"control-{draw}")
-                for _ in range(iterations):
-                    control_result = refine_decipherment(
-                        corpus,
-                        load_checkpoint(controlled),
-                        ReviewConstraints(),
-                        refine_rounds,
-                        on_event,
-                        checkpoint=controlled / CHECKPOINT_NAME,
-                        draw=draw,
-                    )
-            review = ReviewConstraints.from_decisions(judged)
-            unjudged = evaluated - review.judged_lost()
-            measured.append({
-                "draw": draw, "n_unjudged": len(unjudged), "accepted": len(review.accepted),
-                "rejected": len(review.rejected),
-                "unrefined": accuracy_on(base.predictions, corpus, unjudged),
-                "refined": accuracy_on(result.predictions, corpus, unjudged),
-                "control": None if control_result is None
-                else accuracy_on(control_result.predictions, corpus, unjudged),
-                "refined_all": float(result.accuracy or 0.0),
-            })  # fmt: skip
+                control_result = _control_refinements(corpus, from_base(f"control-{draw}"), draw, iterations,
+                                                      refine_rounds, on_event)  # fmt: skip
+            measured.append(_draw_figures(draw, corpus, evaluated, judged, base, result, control_result))
+    return _over_draws(base, result, measured, steps, started)
+
+
+def _over_draws(
+    base: DecipherResult, result: DecipherResult, measured: list[dict], steps: list[dict], started: float
+) -> RefineBenchmark:
+    """The benchmark from every draw's figures (`measured`) and cycles (`steps`): the means over the
+    draws; `result` is the last draw's last refinement, `started` when the benchmark began."""
     controls = [m["control"] for m in measured]
     return RefineBenchmark(
         accuracy_unrefined=fmean(m["unrefined"] for m in measured),
@@ -171,6 +146,85 @@ def run_refine_benchmark(
         seconds_refine=sum(step["seconds"] for step in steps) / max(1, len(steps)),
         draws=measured,
     )
+
+
+def _reviewed_refinements(
+    corpus: Corpus,
+    base: DecipherResult,
+    reviewed: Path,
+    draw: int,
+    iterations: int,
+    refine_rounds: int,
+    n_accept: int,
+    n_reject: int,
+    on_event: EventCallback,
+    log: Callable[[str], None],
+    steps: list[dict],
+) -> tuple[DecipherResult, dict[tuple[int, int], str]]:
+    """One draw's `iterations` cycles from the trained run `base` (its checkpoint copied into
+    `reviewed`): the reviewer judges the last result's proposals, then the run is refined with every
+    decision so far. Each cycle's record is appended to `steps`; returns the last result and the
+    decisions."""
+    judged: dict[tuple[int, int], str] = {}
+    result = base
+    for n in range(1, iterations + 1):
+        judged.update(simulate_review(result, corpus, judged, n_accept, n_reject))
+        review = ReviewConstraints.from_decisions(judged)
+        t0 = time.perf_counter()
+        result = refine_decipherment(
+            corpus, load_checkpoint(reviewed), review, refine_rounds, on_event,
+            checkpoint=reviewed / CHECKPOINT_NAME, draw=draw,
+        )  # fmt: skip
+        steps.append({"draw": draw, "iteration": n, "accepted": len(review.accepted),
+                      "rejected": len(review.rejected), "accuracy_all": result.accuracy,
+                      "seconds": time.perf_counter() - t0})  # fmt: skip
+        log(f"draw {draw}, refinement {n}: {len(review.accepted)} accepted, {len(review.rejected)} "
+            f"rejected, flow accuracy {result.accuracy:.3f}")  # fmt: skip
+    return result, judged
+
+
+def _control_refinements(
+    corpus: Corpus, controlled: Path, draw: int, iterations: int, refine_rounds: int, on_event: EventCallback
+) -> DecipherResult | None:
+    """The control of one draw: the same refinements as the reviewed line, from the trained run's
+    checkpoint copied into `controlled`, with no decisions; the last result (None without cycles)."""
+    # The same refinements, call for call, with no decisions: a refinement starts a fresh
+    # optimiser and draws its own batches, so one long call would not be the same training.
+    control_result = None
+    for _ in range(iterations):
+        control_result = refine_decipherment(
+            corpus,
+            load_checkpoint(controlled),
+            ReviewConstraints(),
+            refine_rounds,
+            on_event,
+            checkpoint=controlled / CHECKPOINT_NAME,
+            draw=draw,
+        )
+    return control_result
+
+
+def _draw_figures(
+    draw: int,
+    corpus: Corpus,
+    evaluated: set[int],
+    judged: dict[tuple[int, int], str],
+    base: DecipherResult,
+    result: DecipherResult,
+    control_result: DecipherResult | None,
+) -> dict:
+    """One draw's figures, on the evaluated words its reviewer never judged."""
+    review = ReviewConstraints.from_decisions(judged)
+    unjudged = evaluated - review.judged_lost()
+    return {
+        "draw": draw, "n_unjudged": len(unjudged), "accepted": len(review.accepted),
+        "rejected": len(review.rejected),
+        "unrefined": accuracy_on(base.predictions, corpus, unjudged),
+        "refined": accuracy_on(result.predictions, corpus, unjudged),
+        "control": None if control_result is None
+        else accuracy_on(control_result.predictions, corpus, unjudged),
+        "refined_all": float(result.accuracy or 0.0),
+    }  # fmt: skip
 
 
 @dataclass

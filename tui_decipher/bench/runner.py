@@ -38,7 +38,8 @@ from .jobs import (
     set_aside_report,
     skipped_job,
 )
-from .report import BenchReport, machine_info, write_report, write_report_copy
+from .report.bench_report import BenchReport, machine_info
+from .report.files import write_report, write_report_copy
 from .settings import SETTINGS, load_plugins, validate_names
 
 # --- one job ----------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from .core import BenchSetting, JobReporter, RowResult, RowSpec, RunFn
-from .experiments import QUICK_CHANNEL_STEPS
+from .experiments.experiment import QUICK_CHANNEL_STEPS
 from .fuzz_cases import BENCH_CASES, REFUSED, fuzz_case
 
 # Setting name -> (registry corpus, the command's other options, what it reads).

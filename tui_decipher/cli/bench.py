@@ -265,14 +265,45 @@ def bench(
 
     The full schedule takes hours on a 2-core CPU: try --quick first.
     """
+    from ..bench.jobs import plan_jobs
+    from ..bench.report import schedule_text
+    from ..bench.runner import default_out_dir
+
+    console = Console(stderr=True, highlight=False)
+    report, earlier = _checked_bench(only, all_settings, seeds, quick, threads, jobs, resume, out, report_copy)
+    out_dir = out or default_out_dir(data_dir(data), quick)
+    n_jobs = len(plan_jobs(report.settings, report.seeds))
+    if resume and earlier is None:
+        console.print(f"bench: --resume: no bench report in {out_dir} yet, so this bench starts there")
+    console.print(
+        f"bench: {len(report.settings)} setting(s), {len(report.seeds)} seed(s), {n_jobs} job(s), {jobs} at once; "
+        f"{schedule_text(report)}; writing to {out_dir}"
+    )
+    _run_with_progress(console, report, out_dir, n_jobs, jobs, earlier, report_copy)
+    _print_results(report, out_dir, report_copy)
+
+
+def _checked_bench(
+    only: list[str] | None,
+    all_settings: bool,
+    seeds: int | None,
+    quick: bool,
+    threads: int | None,
+    jobs: int,
+    resume: bool,
+    out: Path | None,
+    report_copy: Path | None,
+) -> tuple[BenchReport, tuple[list[JobResult], str] | None]:
+    """`decipher bench`'s options checked before anything runs: the new (empty) report, and with
+    --resume the jobs of the report already in --out (None when there is none yet). A bad option
+    fails in one line."""
     import shlex
 
     from ..bench.core import BenchError
-    from ..bench.jobs import has_bench_report, load_earlier_jobs, plan_jobs
-    from ..bench.report import check_report_copy, schedule_text
-    from ..bench.runner import check_parallel, default_out_dir, new_report, run_bench
+    from ..bench.jobs import has_bench_report, load_earlier_jobs
+    from ..bench.report import check_report_copy
+    from ..bench.runner import check_parallel, new_report
 
-    console = Console(stderr=True, highlight=False)
     try:
         report = new_report(
             only, seeds, quick, threads, shlex.join(["decipher", *sys.argv[1:]]), include_extra=all_settings
@@ -287,24 +318,35 @@ def bench(
             check_report_copy(report_copy)
     except BenchError as exc:
         raise fail(str(exc)) from None
-    out_dir = out or default_out_dir(data_dir(data), quick)
-    n_jobs = len(plan_jobs(report.settings, report.seeds))
-    if resume and earlier is None:
-        console.print(f"bench: --resume: no bench report in {out_dir} yet, so this bench starts there")
-    console.print(
-        f"bench: {len(report.settings)} setting(s), {len(report.seeds)} seed(s), {n_jobs} job(s), {jobs} at once; "
-        f"{schedule_text(report)}; writing to {out_dir}"
-    )
+    return report, earlier
+
+
+def _run_with_progress(
+    console: Console,
+    report: BenchReport,
+    out_dir: Path,
+    n_jobs: int,
+    parallel: int,
+    earlier: tuple[list[JobResult], str] | None,
+    report_copy: Path | None,
+) -> None:
+    """Run the bench with its progress on stderr (`_BenchProgress`); Ctrl-C exits EXIT_CANCELLED."""
+    from ..bench.runner import run_bench
+
     shown = _BenchProgress(console, n_jobs)
     try:
         with shown.progress:
             run_bench(report, out_dir, on_job_start=shown.on_job_start, on_message=shown.on_message,
-                      on_job_end=shown.on_job_end, parallel=jobs, earlier=earlier,
+                      on_job_end=shown.on_job_end, parallel=parallel, earlier=earlier,
                       on_job_reused=shown.on_job_reused, report_copy=report_copy,
                       on_report_set_aside=shown.on_report_set_aside)  # fmt: skip
     except KeyboardInterrupt:  # run_bench has stopped the job processes it started
         console.print(f"[yellow]cancelled[/]: the finished jobs are in {out_dir / 'bench.md'}")
         raise typer.Exit(EXIT_CANCELLED) from None
+
+
+def _print_results(report: BenchReport, out_dir: Path, report_copy: Path | None) -> None:
+    """The finished bench's tables and files on stdout; exit status 1 when a job failed."""
     stdout = Console(highlight=False)
     for table in _bench_tables(report):
         stdout.print(table)

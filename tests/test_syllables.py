@@ -14,13 +14,13 @@ import torch
 from tui_decipher.engine.channels.pieces import seed_channel
 from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.spelling import FINAL, spelled_readings
+from tui_decipher.engine.channels.syllable_starts import search_starts
 from tui_decipher.engine.channels.syllables import (
     COGNATE_PRIOR,
     MAX_READINGS,
     known_vowels,
     planted_gain,
     readings,
-    search_starts,
     search_syllables,
 )
 from tui_decipher.engine.channels.trainer import new_channel
@@ -261,7 +261,7 @@ def test_starts_in_worker_processes_find_the_maps_of_one_process(tmp_path) -> No
 def test_a_worker_that_has_not_measured_yet_reports_no_loss(tmp_path, monkeypatch) -> None:
     """A worker process takes a moment to start: until it reports, its loss is NaN, and the search
     must not pass that on (NaN reached the run's store as NULL and killed the README's example)."""
-    from tui_decipher.engine.channels import syllables
+    from tui_decipher.engine.channels import syllable_starts
 
     class NotYetMeasured:  # finishes on its 5th poll, measured from its 3rd; its map is found here
         def __init__(self, _request: bytes, _seed: int) -> None:
@@ -276,7 +276,7 @@ def test_a_worker_that_has_not_measured_yet_reports_no_loss(tmp_path, monkeypatc
         def stop(self) -> None:
             pass
 
-    monkeypatch.setattr(syllables, "_Worker", NotYetMeasured)
+    monkeypatch.setattr(syllable_starts, "_Worker", NotYetMeasured)
     corpus = _syllabary(tmp_path, 5, 60, 0.6)
     losses: list[float] = []
     maps = list(search_starts(corpus.lost_words, corpus.known_words, [11, 12], 1_000, workers=2,
@@ -292,18 +292,18 @@ def test_starts_run_here_where_no_worker_can_start_and_from_a_script_with_no_mai
     import subprocess
     import sys
 
-    import tui_decipher.engine.channels.syllables as syllables
+    import tui_decipher.engine.channels.syllable_starts as syllable_starts
 
     corpus = _syllabary(tmp_path, 5, 150, 0.6)
     alone = [m.sign_of for m in search_starts(corpus.lost_words, corpus.known_words, [11, 12], 10_000)]
-    monkeypatch.setattr(syllables.sys, "executable", str(tmp_path / "no-such-python"))
+    monkeypatch.setattr(syllable_starts.sys, "executable", str(tmp_path / "no-such-python"))
     here = list(search_starts(corpus.lost_words, corpus.known_words, [11, 12], 10_000, workers=2))
     assert [m.sign_of for m in here] == alone
     monkeypatch.undo()
     script = tmp_path / "unguarded.py"
     script.write_text(
         "from tui_decipher.engine.corpus import read_cog\n"
-        "from tui_decipher.engine.channels.syllables import search_starts\n"
+        "from tui_decipher.engine.channels.syllable_starts import search_starts\n"
         f"corpus = read_cog({str(tmp_path / 'syl5.cog')!r})\n"
         "print('top level ran')\n"
         "maps = list(search_starts(corpus.lost_words, corpus.known_words, [11, 12], 10_000, workers=2))\n"

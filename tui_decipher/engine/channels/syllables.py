@@ -20,27 +20,24 @@ with P(y) uniform over the known words, the readings of y equally likely, pi = C
 The search maximises sum_i log P(x_i) over w, moving one unit to another sign or swapping two
 units' signs, at a temperature that falls geometrically from HOT to COLD. Only the word lists are
 read; the vowels of the known alphabet are found from them by Sukhotin's algorithm.
+
+The moves and their scores are channels/annealing.py's; many starts at once, each in a worker
+process, channels/syllable_starts.py's.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import math
-import os
-import pickle
 import random
-import subprocess
-import sys
-import threading
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from ..corpus import Word
+from .annealing import Annealing
 from .spelling import FINAL, NEGLIGIBLE, OPEN_SYLLABLES, Spelling, fit_spelling, reading_counts, spelled_readings
 
 COGNATE_PRIOR = 0.5  # pi: the share of lost words written from a known word (D is not known yet)
@@ -50,7 +47,6 @@ COGNATE_PRIOR = 0.5  # pi: the share of lost words written from a known word (D 
 # in 2 (a generated syllabary's forms above 0.04; docs/experiments.md).
 HOT, COLD = 0.12, 0.02
 MOVES = 300_000  # moves of one search by default (auto sets its own: SyllableSearch)
-PARALLEL_STARTS = 4  # starts annealed at once at most, one a worker process (where cores allow)
 MAX_READINGS = 256  # a known word with more readings than this is left out (it bounds memory)
 
 
@@ -160,295 +156,157 @@ def search_syllables(
     that never move (a scholar's known sign values); `hot`, `cold`: the first and last temperature
     (nats per lost-word token of a sign). None when `should_stop` said so."""
     rng = random.Random(seed)
-    signs = sorted({s for w in lost_words for s in w})
-    sign_id = {s: k for k, s in enumerate(signs)}
-    lost = [tuple(sign_id[s] for s in w) for w in lost_words]
-    # A string of signs is one integer, digit k its k-th sign + 1 in base len(signs) + 1 (0: no sign),
-    # so a key's string under the map is a dot product. Strings longer than an int64 holds (about 9
-    # signs of 90) are left to the background: no reading writes them.
-    base = len(signs) + 1
-    longest = min(max((len(w) for w in lost), default=1), int(62 / math.log2(base)))
-
-    # Each known word's readings (channels/spelling.py), P(y) uniform, and the spelling its lengths
-    # favour. Word-final consonants are written or not as the fitted share says (more often than
-    # not: their units are searched); a reading whose spelling makes it less likely than NEGLIGIBLE
-    # is left out (it writes nothing measurable, and a script that does not spell that way anneals
-    # as it did before the spelling was learned).
-    vowels = known_vowels(known_words)
-    spelled = [(r, r.base / len(known_words)) for w in known_words for r in spelled_readings(w, vowels, MAX_READINGS)]
-    by_length: dict[tuple[int, int, int, int, int], float] = defaultdict(float)
-    for r, mass in spelled:
-        by_length[len(r.units), r.full, r.single, r.finals, r.dropped] += mass
-    spelling = fit_spelling(by_length, Counter(len(w) for w in lost))
-    finals = spelling.finals > 0.5
-    spelling = Spelling(spelling.clusters, 1.0 if finals else 0.0)
-    vowels, units = syllable_units(known_words, finals, vowels)
-    unit_id = {u: k for k, u in enumerate(units)}
-
-    # By (key, spelling choices), the part of P(y, reading) the spelling shares leave out. A key is
-    # a reading's unit ids; a reading longer than every lost word can write none of them.
-    part: dict[tuple[tuple[int, ...], int, int, int, int], float] = defaultdict(float)
-    likely = spelling.weights(reading_counts([r for r, _ in spelled])) > NEGLIGIBLE  # (n_spelled,)
-    for (r, mass), keep in zip(spelled, likely, strict=True):
-        if keep and len(r.units) <= longest:
-            part[tuple(unit_id[u] for u in r.units), r.full, r.single, r.finals, r.dropped] += mass
-    key_index: dict[tuple[int, ...], int] = {}
-    reading_key = np.array([key_index.setdefault(k[0], len(key_index)) for k in part], dtype=np.int64)
-    reading_base = np.array(list(part.values()), dtype=np.float64)  # (n_readings,)
-    choices = np.array([k[1:] for k in part], dtype=np.float64).reshape(-1, 4)  # (n_readings, 4)
-
-    # keys (n_keys, longest): the readings' unit ids, padded with a unit that writes no sign.
-    place = base ** np.arange(longest, dtype=np.int64)  # (longest,)
-    pad = len(units)
-    keys = np.full((len(key_index), longest), pad, dtype=np.int64)  # (n_keys, longest)
-    for key, j in key_index.items():
-        keys[j, : len(key)] = key
-    keys_of = [np.flatnonzero((keys == u).any(1)) for u in range(len(units))]
-
-    # (n_keys,) each key's P(y, reading) under the spelling
-    key_mass = np.bincount(reading_key, reading_base * spelling.weights(choices), minlength=len(keys))
-
-    def code(word: Sequence[int]) -> int:
-        return sum((s + 1) * base**k for k, s in enumerate(word)) if len(word) <= longest else -1
-
-    # The lost words by distinct string: its code, how many words write it, its background.
-    sign_counts = Counter(s for w in lost for s in w)
-    total = sum(sign_counts.values())
-    lengths = Counter(len(w) for w in lost)
-    strings = Counter(lost)
-    distinct = sorted(strings, key=code)
-    codes = np.array([code(w) for w in distinct], dtype=np.int64)  # (n_strings,) ascending
-    count = np.array([strings[w] for w in distinct], dtype=np.float64)
-    background = np.array([
-        math.log(lengths[len(w)] / len(lost)) + sum(math.log(sign_counts[s] / total) for s in w) for w in distinct
-    ])  # fmt: skip
-    bg_mass = (1 - COGNATE_PRIOR) * np.exp(background)
-
-    # The map, as each unit's digit: its sign + 1; the last entry, the padding unit, 0 (no sign).
-    signs_of = np.zeros(len(units) + 1, dtype=np.int64)  # (n_units + 1,)
-    signs_of[:pad] = [rng.randrange(len(signs)) + 1 for _ in units]
-    for u, sign in {**(start or {}), **(fixed or {})}.items():
-        if u in unit_id and sign in sign_id:
-            signs_of[unit_id[u]] = sign_id[sign] + 1
-    movable = [unit_id[u] for u in units if u not in (fixed or {})]
-
-    # The lost strings' codes with a sentinel above every code after them, so that a code's
-    # insertion point always indexes this array (a key's string is found where it is equal).
-    codes_at = np.append(codes, np.iinfo(np.int64).max)  # (n_strings + 1,)
-    key_code = signs_of[keys] @ place  # (n_keys,) each key's string now
-    at = np.searchsorted(codes_at, key_code)
-    hit = codes_at[at] == key_code
-    written = np.zeros(len(codes))  # (n_strings,) the mass the map writes on each lost string
-    np.add.at(written, at[hit], key_mass[hit])  # (bincount gives ints where no key hits)
-    current = np.log(COGNATE_PRIOR * written + bg_mass)  # (n_strings,)
-    score = float(count @ current)
-    seen = np.zeros(len(codes), dtype=bool)  # scratch: the strings a move touches
-
-    per_sign = total / len(signs)  # tokens of a sign in the lost words
-    for step in range(moves):
-        if step % 10_000 == 0:
-            if should_stop():
-                return None
-            if on_progress is not None:
-                on_progress(step, moves, -score / len(lost))
-        heat = per_sign * hot * (cold / hot) ** (step / moves)
-        if len(movable) < 2:
-            break
-        if rng.random() < 0.5:
-            u = rng.choice(movable)
-            old = {u: int(signs_of[u])}
-            signs_of[u] = rng.randrange(len(signs)) + 1
-            moved = keys_of[u]
-        else:
-            u, v = rng.sample(movable, 2)
-            old = {u: int(signs_of[u]), v: int(signs_of[v])}
-            signs_of[u], signs_of[v] = old[v], old[u]
-            moved = np.unique(np.concatenate((keys_of[u], keys_of[v])))
-        # A move that changes a unit's sign changes every key that holds the unit; one that keeps
-        # every sign changes nothing (delta 0, taken).
-        if all(signs_of[k] == s for k, s in old.items()) or len(moved) == 0:
-            continue
-        before = key_code[moved]
-        after = signs_of[keys[moved]] @ place
-        both = np.concatenate((before, after))  # (2 n_moved,)
-        found = np.searchsorted(codes_at, both)
-        where = (codes_at[found] == both).nonzero()[0]  # the keys that write a lost string, before then after
-        delta = 0.0
-        if len(where):
-            touched = found[where]
-            change = key_mass[moved[where % len(moved)]]
-            change[where < len(moved)] *= -1.0  # a key's mass leaves the string it wrote before
-            seen[touched] = True
-            affected = seen.nonzero()[0]  # the touched strings, ascending
-            seen[affected] = False
-            net = np.bincount(touched, weights=change, minlength=len(codes))[affected]
-            new = np.log(COGNATE_PRIOR * (written[affected] + net) + bg_mass[affected])
-            delta = float(count[affected] @ (new - current[affected]))
-        if delta >= 0 or rng.random() < math.exp(delta / heat):
-            if len(where):
-                written[affected] += net
-                current[affected] = new
-            key_code[moved] = after
-            score += delta
-        else:  # undo
-            for k, s in old.items():
-                signs_of[k] = s
-    if on_progress is not None:
-        on_progress(moves, moves, -score / len(lost))
-    weight = np.bincount(keys.ravel(), np.repeat(key_mass, longest), minlength=pad + 1)[:pad]  # (n_units,)
-    weight /= max(weight.sum(), 1e-300)
-    return SyllableMap(
-        tuple(sorted(vowels)), {u: signs[signs_of[k] - 1] for k, u in enumerate(units)}, float(count @ current),
-        float(count @ background), len(lost), {u: float(weight[k]) for k, u in enumerate(units)}, spelling,
-    )  # fmt: skip
+    model = SyllableModel.build(lost_words, known_words)
+    search = Annealing(model, model.random_map(rng, {**(start or {}), **(fixed or {})}))
+    movable = [model.readings.unit_id[u] for u in model.readings.units if u not in (fixed or {})]
+    if not search.run(rng, movable, moves, hot, cold, should_stop, on_progress):
+        return None
+    return model.found(search.signs_of, search.current)
 
 
-def search_starts(
-    lost_words: Sequence[Word],
-    known_words: Sequence[Word],
-    seeds: Sequence[int],
-    moves: int = MOVES,
-    workers: int = 1,
-    should_stop: Callable[[], bool] = lambda: False,
-    on_progress: Callable[[int, float], None] | None = None,
-    fixed: dict[tuple[str, str], str] | None = None,
-) -> Iterator[SyllableMap | None]:
-    """`search_syllables` from a random start for each of `seeds`, yielding the maps in the seeds'
-    order; the caller stops whenever it has enough (close the iterator: starts still running are
-    stopped). With `workers` > 1, up to that many starts anneal at once, each in a worker process
-    of its own (`python -m` this module: it never imports the caller's main script, and a start is
-    a function of its seed alone, so the maps are the ones one process finds).
-    `on_progress(moves done over every start so far, -log-likelihood a lost word of the latest
-    report)`; yields None, and stops, when `should_stop` said so."""
-    workers = max(1, min(workers, PARALLEL_STARTS, len(seeds)))
-    progress = [0] * len(seeds)  # each start's moves done so far
+@dataclass(frozen=True)
+class _Readings:
+    """The known words' readings as the search scores them (channels/spelling.py): each distinct key,
+    a reading's unit ids, and its P(y, reading), P(y) uniform, under the spelling the readings'
+    lengths favour."""
 
-    def one_here(k: int) -> SyllableMap | None:
-        def report(m: int, _total: int, loss: float) -> None:
-            progress[k] = m
-            if on_progress is not None:
-                on_progress(sum(progress), loss)
+    vowels: frozenset[str]
+    units: list[tuple[str, str]]  # `syllable_units`
+    unit_id: dict[tuple[str, str], int]
+    spelling: Spelling
+    keys: np.ndarray  # (n_keys, longest): the readings' unit ids, padded with a unit that writes no sign
+    keys_of: list[np.ndarray]  # (n_units,) the keys that hold each unit
+    mass: np.ndarray  # (n_keys,) each key's P(y, reading) under the spelling
 
-        return search_syllables(lost_words, known_words, seeds[k], moves, should_stop=should_stop,
-                                on_progress=report, fixed=fixed)  # fmt: skip
+    @classmethod
+    def build(cls, known_words: Sequence[Word], lost_lengths: Counter[int], longest: int) -> _Readings:
+        """The readings of `known_words` that a lost word of at most `longest` signs can write, the
+        spelling fitted to `lost_lengths` (how many lost words have each length)."""
+        # Each known word's readings (channels/spelling.py), P(y) uniform, and the spelling its lengths
+        # favour. Word-final consonants are written or not as the fitted share says (more often than
+        # not: their units are searched); a reading whose spelling makes it less likely than NEGLIGIBLE
+        # is left out (it writes nothing measurable, and a script that does not spell that way anneals
+        # as it did before the spelling was learned).
+        vowels = known_vowels(known_words)
+        spelled = [(r, r.base / len(known_words))
+                   for w in known_words for r in spelled_readings(w, vowels, MAX_READINGS)]  # fmt: skip
+        by_length: dict[tuple[int, int, int, int, int], float] = defaultdict(float)
+        for r, mass in spelled:
+            by_length[len(r.units), r.full, r.single, r.finals, r.dropped] += mass
+        spelling = fit_spelling(by_length, lost_lengths)
+        finals = spelling.finals > 0.5
+        spelling = Spelling(spelling.clusters, 1.0 if finals else 0.0)
+        vowels, units = syllable_units(known_words, finals, vowels)
+        unit_id = {u: k for k, u in enumerate(units)}
 
-    if workers == 1:
-        for k in range(len(seeds)):
-            found = one_here(k)
-            yield found
-            if found is None:
-                return
-        return
-    request = pickle.dumps((tuple(lost_words), tuple(known_words), moves, fixed))  # once for every worker
-    running: dict[int, _Worker] = {}
-    try:
-        for k in range(len(seeds)):
-            for j in range(k, min(k + workers, len(seeds))):  # keep `workers` starts in flight
-                if j not in running:
-                    running[j] = _Worker(request, seeds[j])
-            while not running[k].finished(0.25):
-                for j, worker in running.items():
-                    progress[j] = worker.moves
-                # A worker that has not measured yet holds NaN: report the surest loss measured so far.
-                losses = [w.loss for w in (running[k], *running.values()) if math.isfinite(w.loss)]
-                if on_progress is not None and losses:
-                    on_progress(sum(progress), losses[0])
-                if should_stop():
-                    yield None
-                    return
-            # A worker that could not run (no interpreter to start, a killed process) leaves its
-            # start to this process: the same map, or the same error where the start itself fails.
-            done = running.pop(k)
-            found = done.found or one_here(k)
-            progress[k] = moves
-            if on_progress is not None and done.found is not None and math.isfinite(done.loss):
-                on_progress(sum(progress), done.loss)  # its last report: a start that ended between polls
-            yield found
-            if found is None:
-                return
-    finally:
-        for worker in running.values():
-            worker.stop()
+        # By (key, spelling choices), the part of P(y, reading) the spelling shares leave out. A key is
+        # a reading's unit ids; a reading longer than every lost word can write none of them.
+        part: dict[tuple[tuple[int, ...], int, int, int, int], float] = defaultdict(float)
+        likely = spelling.weights(reading_counts([r for r, _ in spelled])) > NEGLIGIBLE  # (n_spelled,)
+        for (r, mass), keep in zip(spelled, likely, strict=True):
+            if keep and len(r.units) <= longest:
+                part[tuple(unit_id[u] for u in r.units), r.full, r.single, r.finals, r.dropped] += mass
+        key_index: dict[tuple[int, ...], int] = {}
+        reading_key = np.array([key_index.setdefault(k[0], len(key_index)) for k in part], dtype=np.int64)
+        reading_base = np.array(list(part.values()), dtype=np.float64)  # (n_readings,)
+        choices = np.array([k[1:] for k in part], dtype=np.float64).reshape(-1, 4)  # (n_readings, 4)
+
+        keys = np.full((len(key_index), longest), len(units), dtype=np.int64)  # (n_keys, longest)
+        for key, j in key_index.items():
+            keys[j, : len(key)] = key
+        keys_of = [np.flatnonzero((keys == u).any(1)) for u in range(len(units))]
+        # (n_keys,) each key's P(y, reading) under the spelling
+        key_mass = np.bincount(reading_key, reading_base * spelling.weights(choices), minlength=len(keys))
+        return cls(vowels, units, unit_id, spelling, keys, keys_of, key_mass)
 
 
-# The folder that holds this package: a worker imports the very code that started it.
-_PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
+@dataclass(frozen=True)
+class _LostStrings:
+    """The lost words by distinct string: its code (`SyllableModel`), how many words write it, its background."""
+
+    # The codes, ascending, with a sentinel above every code after them, so that a code's insertion
+    # point always indexes this array (a key's string is found where it is equal).
+    codes_at: np.ndarray  # (n_strings + 1,)
+    count: np.ndarray  # (n_strings,)
+    background: np.ndarray  # (n_strings,) log P_bg(x)
+    bg_mass: np.ndarray  # (n_strings,) (1 - pi) P_bg(x)
+
+    @classmethod
+    def build(cls, lost: Sequence[tuple[int, ...]], base: int, longest: int) -> _LostStrings:
+        """The strings of `lost` (sign ids), coded in `base`; one longer than `longest` signs gets
+        code -1 (no reading writes it)."""
+
+        def code(word: Sequence[int]) -> int:
+            return sum((s + 1) * base**k for k, s in enumerate(word)) if len(word) <= longest else -1
+
+        sign_counts = Counter(s for w in lost for s in w)
+        total = sum(sign_counts.values())
+        lengths = Counter(len(w) for w in lost)
+        strings = Counter(lost)
+        distinct = sorted(strings, key=code)
+        codes = np.array([code(w) for w in distinct], dtype=np.int64)  # (n_strings,) ascending
+        count = np.array([strings[w] for w in distinct], dtype=np.float64)
+        background = np.array([
+            math.log(lengths[len(w)] / len(lost)) + sum(math.log(sign_counts[s] / total) for s in w) for w in distinct
+        ])  # fmt: skip
+        bg_mass = (1 - COGNATE_PRIOR) * np.exp(background)
+        return cls(np.append(codes, np.iinfo(np.int64).max), count, background, bg_mass)
 
 
-class _Worker:
-    """One start of `search_starts` in a worker process: its request on stdin, then progress lines
-    ("P moves loss") and the found map ("R" and its JSON) on stdout, read by a thread."""
+@dataclass(frozen=True)
+class SyllableModel:
+    """The module docstring's model as arrays, built once from the word lists for a search
+    (channels/annealing.py)."""
 
-    def __init__(self, request: bytes, seed: int) -> None:
-        """Start a worker on `request` (the pickled word lists, moves and fixed units) and `seed`."""
-        self.moves, self.loss, self.found = 0, math.nan, None
-        path = os.pathsep.join(p for p in (_PACKAGE_ROOT, os.environ.get("PYTHONPATH")) if p)
-        self.process: subprocess.Popen[bytes] | None = None
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": path},
-            )  # fmt: skip
-            assert self.process.stdin is not None
-            self.process.stdin.write(request + pickle.dumps(seed))
-            self.process.stdin.close()
-        except OSError:  # no interpreter to start, or it died at once: the start runs in the caller
-            self.stop()
-            self.process = None
-            return
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
+    signs: list[str]  # the lost signs, sorted
+    sign_id: dict[str, int]
+    n_lost: int
+    per_sign: float  # tokens of a sign in the lost words
+    place: np.ndarray  # (longest,) each digit's place value in a code
+    readings: _Readings
+    strings: _LostStrings
+    prior: float = COGNATE_PRIOR  # pi
 
-    def _read(self) -> None:
-        assert self.process is not None and self.process.stdout is not None
-        for line in self.process.stdout:
-            kind, _, rest = line.decode().partition(" ")
-            if kind == "P":
-                moves, loss = rest.split()
-                self.moves, self.loss = int(moves), float(loss)
-            elif kind == "R":
-                self.found = _map_from_json(rest)
+    @classmethod
+    def build(cls, lost_words: Sequence[Word], known_words: Sequence[Word]) -> SyllableModel:
+        """The model of `lost_words` written from `known_words`."""
+        signs = sorted({s for w in lost_words for s in w})
+        sign_id = {s: k for k, s in enumerate(signs)}
+        lost = [tuple(sign_id[s] for s in w) for w in lost_words]
+        # A string of signs is one integer, digit k its k-th sign + 1 in base len(signs) + 1 (0: no sign),
+        # so a key's string under the map is a dot product. Strings longer than an int64 holds (about 9
+        # signs of 90) are left to the background: no reading writes them.
+        base = len(signs) + 1
+        longest = min(max((len(w) for w in lost), default=1), int(62 / math.log2(base)))
+        readings = _Readings.build(known_words, Counter(len(w) for w in lost), longest)
+        place = base ** np.arange(longest, dtype=np.int64)  # (longest,)
+        strings = _LostStrings.build(lost, base, longest)
+        per_sign = sum(len(w) for w in lost) / len(signs)
+        return cls(signs, sign_id, len(lost), per_sign, place, readings, strings)
 
-    def finished(self, wait: float) -> bool:
-        """Whether the start ended (found its map or failed), after waiting up to `wait` seconds."""
-        if self.process is None:
-            return True
-        self.reader.join(wait)
-        return not self.reader.is_alive()
+    def random_map(self, rng: random.Random, given: dict[tuple[str, str], str]) -> np.ndarray:
+        """A map, as each unit's digit: its sign + 1; the last entry, the padding unit, 0 (no sign).
+        Each unit's sign is drawn from `rng`, then the units of `given` get their signs there."""
+        units = self.readings.units
+        signs_of = np.zeros(len(units) + 1, dtype=np.int64)  # (n_units + 1,)
+        signs_of[: len(units)] = [rng.randrange(len(self.signs)) + 1 for _ in units]
+        for u, sign in given.items():
+            if u in self.readings.unit_id and sign in self.sign_id:
+                signs_of[self.readings.unit_id[u]] = self.sign_id[sign] + 1
+        return signs_of
 
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-
-
-def _map_to_json(found: SyllableMap) -> str:
-    units = list(found.sign_of)
-    return json.dumps({"vowels": found.vowels, "units": units, "signs": [found.sign_of[u] for u in units],
-                       "weights": [found.weight[u] for u in units], "log_likelihood": found.log_likelihood,
-                       "background": found.background, "n_lost": found.n_lost,
-                       "spelling": [found.spelling.clusters, found.spelling.finals]})  # fmt: skip
-
-
-def _map_from_json(text: str) -> SyllableMap:
-    d = json.loads(text)
-    units = [tuple(u) for u in d["units"]]
-    return SyllableMap(tuple(d["vowels"]), dict(zip(units, d["signs"], strict=True)), d["log_likelihood"],
-                       d["background"], d["n_lost"], dict(zip(units, d["weights"], strict=True)),
-                       Spelling(*d["spelling"]))  # fmt: skip
-
-
-def _worker_main() -> None:
-    """A worker process of `search_starts`: one start, its request read from stdin."""
-    lost_words, known_words, moves, fixed = pickle.load(sys.stdin.buffer)
-    seed = pickle.load(sys.stdin.buffer)
-
-    def report(m: int, _total: int, loss: float) -> None:
-        print(f"P {m} {loss!r}", flush=True)
-
-    found = search_syllables(lost_words, known_words, seed, moves, on_progress=report, fixed=fixed)
-    assert found is not None
-    print(f"R {_map_to_json(found)}", flush=True)
+    def found(self, signs_of: np.ndarray, current: np.ndarray) -> SyllableMap:
+        """The map `signs_of` (`random_map`'s form) as found, `current` (n_strings,) each lost
+        string's log P(x) under it; with each unit's share of the known words' syllables."""
+        readings, pad = self.readings, len(self.readings.units)
+        mass = np.repeat(readings.mass, readings.keys.shape[1])  # (n_keys * longest,) each key's at each place
+        weight = np.bincount(readings.keys.ravel(), mass, minlength=pad + 1)[:pad]  # (n_units,)
+        weight /= max(weight.sum(), 1e-300)
+        return SyllableMap(
+            tuple(sorted(readings.vowels)), {u: self.signs[signs_of[k] - 1] for k, u in enumerate(readings.units)},
+            float(self.strings.count @ current), float(self.strings.count @ self.strings.background), self.n_lost,
+            {u: float(weight[k]) for k, u in enumerate(readings.units)}, readings.spelling,
+        )  # fmt: skip
 
 
 def planted_gain(lost_words: Sequence[Word], known_words: Sequence[Word], seed: int, draws: int = 8) -> float:
@@ -486,7 +344,3 @@ def value_units(values: Sequence[tuple[str, Word]], vowels: frozenset[str]) -> d
         elif len(letters) == 2 and letters[0] not in vowels and letters[1] in vowels:
             out[letters[0], letters[1]] = sign
     return out
-
-
-if __name__ == "__main__":
-    _worker_main()

@@ -8,7 +8,8 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
-from ...channels.syllables import SyllableMap, known_vowels, planted_gain, search_starts, value_units
+from ...channels.syllable_starts import search_starts
+from ...channels.syllables import SyllableMap, known_vowels, planted_gain, value_units
 from ...device import usable_cores
 from ...events import ChannelStep
 from ...problem import Problem, RunCancelled

@@ -434,8 +434,9 @@ def test_a_fit_that_drifted_from_its_probe_gives_way_to_the_probes_channel(
     # The fit's held-out evidence is set here (FitCheck is tested above); the probe, the fit and
     # the flows run for real.
     import tui_decipher.engine.methods.auto as auto
+    from tui_decipher.engine.methods.auto import fitting
 
-    real_probe, real_score, probed, scored = auto.AutoMethod._probe, auto.score_channel, [], []
+    real_probe, real_score, probed, scored = auto.AutoMethod._probe, fitting.score_channel, [], []
 
     def probe(self, *args, **kwargs):
         probed.append(real_probe(self, *args, **kwargs))
@@ -447,9 +448,9 @@ def test_a_fit_that_drifted_from_its_probe_gives_way_to_the_probes_channel(
         return real_score(channel, *args)
 
     monkeypatch.setattr(auto.AutoMethod, "_probe", probe)
-    monkeypatch.setattr(auto, "score_channel", score)
+    monkeypatch.setattr(fitting, "score_channel", score)
     monkeypatch.setattr(
-        auto, "_held_evidence",
+        fitting, "_held_evidence",
         lambda problem, channel, p: (torch.zeros_like(p.estimate.wins_each), p.estimate.reads_each),
     )  # fmt: skip
     result = _run(_generated(tmp_path, "shared-alphabet", seed=5, lost_words=100, cognate_share=0.6))
@@ -488,7 +489,7 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
 ) -> None:
     # The probes' held-out evidence is set here (the decision functions are tested above); the
     # channels, the fit and the flows run for real on a small cipher.
-    from tui_decipher.engine.methods.auto import calibration
+    from tui_decipher.engine.methods.auto import calibration, search
     from tui_decipher.engine.methods.auto import probe as auto
 
     real_estimate, calls = auto._estimate, []
@@ -515,6 +516,7 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
     monkeypatch.setattr(auto, "_estimate", evidence)
     monkeypatch.setattr(auto, "_train", recorded)
     monkeypatch.setattr(calibration, "_train", recorded)
+    monkeypatch.setattr(search, "_train", recorded)
     path = _generated(tmp_path, "substitution", seed=5, lost_words=300)
     steps: list[ChannelStep] = []
     result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60),
@@ -738,7 +740,7 @@ def test_on_a_syllabary_c_is_read_only_from_words_sharing_a_reading_with_a_longe
 ) -> None:
     # auto hands the lost words to the capacity estimate on a syllabary (collisions there count
     # only between a word and a longer form of it), not on a cipher of an alphabet.
-    import tui_decipher.engine.methods.auto as auto
+    from tui_decipher.engine.methods.auto import fitting as auto
 
     real, handed = auto.estimate_capacity, {}
 
@@ -764,7 +766,7 @@ def test_on_a_syllabary_c_is_read_only_from_words_sharing_a_reading_with_a_longe
 def test_the_flows_take_the_d_the_capacity_estimate_keeps(tmp_path, single_thread, monkeypatch) -> None:
     # Where one-to-one readings keep D to the known list, the proposals, the saved D and the
     # recorded share follow the kept D, while the decisions keep the estimated one.
-    import tui_decipher.engine.methods.auto as auto
+    from tui_decipher.engine.methods.auto import fitting as auto
     from tui_decipher.engine.methods.auto.capacity import CapacityEstimate
 
     kept = CapacityEstimate(30, 0, 1, 1, "one-to-one: ...; D kept to the 50 known words (from 100)", demand=50)

@@ -57,9 +57,9 @@ def test_removing_gold_changes_nothing_but_the_accuracy(method, single_thread) -
 # comparison must catch: proof that the path ran and that the test would see a leak there.
 AUTO_PATHS = {
     # One alphabet: the edit channel, and a reverse channel writing the known words from the lost.
-    "edit, reverse channel": (GeneratorSpec("shared-alphabet", seed=5, lost_words=60), "auto", "_train_reverse"),
+    "edit, reverse channel": (GeneratorSpec("shared-alphabet", seed=5, lost_words=60), "fitting", "_train_reverse"),
     # Two scripts, a cipher: the pieces channel without the syllable search.
-    "pieces": (GeneratorSpec("substitution", seed=5, lost_words=60), "auto", "_train"),
+    "pieces": (GeneratorSpec("substitution", seed=5, lost_words=60), "fitting", "_train"),
     # A syllabary: the pieces channel started from the syllable search's map.
     "pieces, syllable search": (GeneratorSpec("syllabary", seed=5, lost_words=60), "syllable_search", "search_starts"),
     # A known list 20 times the lost one, trained through shortlists (their threshold lowered here).
@@ -85,10 +85,9 @@ def _permuted(corpus: Corpus, seed: int) -> Corpus:
 def _plant(monkeypatch, module: str, name: str, gold: dict) -> None:
     """Bend `name` in `module` where `gold` (the running corpus's, set by the caller) is not empty."""
     from tui_decipher.engine.channels import trainer
-    from tui_decipher.engine.methods import auto
-    from tui_decipher.engine.methods.auto import syllable_search
+    from tui_decipher.engine.methods.auto import fitting, syllable_search
 
-    where = {"auto": auto, "syllable_search": syllable_search, "trainer": trainer}[module]
+    where = {"fitting": fitting, "syllable_search": syllable_search, "trainer": trainer}[module]
     original = getattr(where, name)
 
     def leaky(*args, **kwargs):

@@ -63,33 +63,26 @@ Every decision and its evidence is in the result's `decisions` (summary.json), a
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import threading
 from pathlib import Path
 from typing import Any
 
-from ...channels.shortlist import shortlisted
-from ...channels.trainer import score_channel
 from ...checkpoint import Checkpoint
 from ...config import DecipherConfig
 from ...corpus import Corpus
-from ...events import Decided, EventCallback, RunStarted
+from ...events import Decided, EventCallback
 from ...problem import Problem, RunCancelled
 from ...review import ReviewConstraints
-from ...seeds import derive
 from ...sign_values import SignValues, read_sign_values
 from ..base import DecipherResult, empty_result
-from ..channel import ChannelBlend, finish_channel_result, refine_channel, save_channel
+from ..channel import finish_channel_result, save_channel
+from ..refinement import refine_channel
 from ..stages import StageMemo
-from .capacity import estimate_capacity, least_capacity
-from .decisions import AutoDecisions, _demand_phrase, choose_channel, own_settings, refit_under
-from .fit_check import FitCheck
-from .probe import MIN_LOST_WORDS, _held_evidence, _Probed, run_probes
-from .schedule import FLOW_GRAPH, SCHEDULES, Schedule
-from .scripts import ScriptProfile
-from .syllable_search import _search_syllables, _Syllables
-from .training import _train, _train_reverse, reverse_share, reverse_steps
+from .decisions import AutoDecisions, refit_under
+from .fitting import fit_stages, flows_problem, prepared
+from .probe import MIN_LOST_WORDS, _Probed, run_probes
+from .schedule import Schedule
+from .syllable_search import _Syllables
 
 
 class AutoMethod:
@@ -139,95 +132,23 @@ class AutoMethod:
         under pinned values (`refine`), whose time and refinement count it carries on."""
         memo = StageMemo.resuming(start, self.name)  # a killed run's completed stages, read back
         review = review if review is not None else memo.review
-        profile = ScriptProfile.of(corpus.lost_words, corpus.known_words)
-        kind, kind_why = choose_channel(profile, signs)
-        schedule = SCHEDULES[kind] if not cfg.auto_steps else SCHEDULES[kind].scaled(cfg.auto_steps)
-        chosen = own_settings(cfg).replace(
-            channel_kind=kind, channel_objective="transport", channel_steps=schedule.budget, sparsify=FLOW_GRAPH
-        )
         before = refit_of if refit_of is not None else memo
-        problem = Problem.prepare(corpus, chosen, on_event, cancel, review=review, signs=signs,
-                                  seconds_before=before.seconds, phases_before=before.phases)  # fmt: skip
+        run = prepared(corpus, cfg, on_event, cancel, review, signs, before, self.name)
+        problem = run.problem
         # A refit saves no stages: the finished run's checkpoint stays whole until the refit's own replaces it.
         memo.bind(checkpoint_path if refit_of is None else None, cfg, problem)
-        on_event(
-            RunStarted(
-                corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
-                0, chosen.epochs, 1, problem.n_cognates, 0, self.name,
-            )
-        )  # fmt: skip
-        on_event(Decided("script", f"{kind} channel: {kind_why}", problem.elapsed()))
-        if kind == "pieces" and shortlisted(problem.n_lost, problem.n_known):
-            # Shortlists list each lost word's best known words under the channel as it is: before a
-            # sign map is found (two scripts) they list noise, and the map may never be found.
-            on_event(Decided("warning", f"warning: {problem.n_lost} x {problem.n_known} words train through "
-                             "shortlists, and on two scripts they cannot list a cognate before the signs are read: "
-                             "the map may not be found; a shorter known list or known sign values (--known-signs) "
-                             "help", problem.elapsed()))  # fmt: skip
         result = empty_result(problem)
         try:
-            syllables, searched = None, 0
-            if schedule.syllables is not None and profile.syllabary:
-                before, on_map = memo.progress("syllables")  # the starts a stopped run had found
-                syllables = memo.run("syllables", lambda: _search_syllables(problem, schedule.syllables, before,
-                                                                            on_map))  # fmt: skip
-                searched = len(syllables.starts) * schedule.syllables.steps_each
-                on_event(Decided("syllables", syllables.why, problem.elapsed()))
-            probed = memo.run("probe", lambda: self._probe(problem, schedule, syllables, searched, memo))
-            estimate = probed.estimate
-            demand = estimate.demand_all
-            least = least_capacity(demand, problem.n_known)
-            if probed.why:
-                on_event(Decided("probe", probed.why, problem.elapsed()))
-            on_event(Decided("demand", _demand_phrase(estimate.as_dict()), problem.elapsed()))
-            # The kept probe's channel goes on training on every lost word with the decided D (and
-            # the least C that D needs); C for the flows is then read from its confident readings.
-            # The progress total becomes the steps this run takes: a probe not tried is not counted.
-            # Lists long enough to train through shortlists train no reverse channel (`reverse_steps`).
-            back_steps, back_why = reverse_steps(schedule, problem.n_lost, problem.n_known)
-            back_share = reverse_share(problem.n_lost, problem.n_known) if back_steps else 0.0
-            steps_run = probed.steps + schedule.fit_steps + back_steps  # the search's included
-            training = dataclasses.replace(
-                problem, n_cognates=demand,
-                cfg=chosen.replace(capacity=least, cognate_fraction=max(0.001, estimate.share),
-                                   channel_steps=steps_run),
-            )  # fmt: skip
-            fit = memo.run("fit", lambda: _train(
-                training, corpus.lost_words, schedule.fit_steps, probed.steps, derive(chosen.seed, "auto fit"), demand,
-                least, start=copy.deepcopy(probed.channel), saving=memo.saving("fit")))  # fmt: skip
-            fit_wins, fit_reads = _held_evidence(problem, fit.channel, probed)
-            check = FitCheck.of(probed.estimate.wins_each, fit_wins, probed.estimate.reads_each, fit_reads)
-            if not check.kept_fit:
-                on_event(Decided("fit", check.why, problem.elapsed()))
-            share = schedule.probe_share if check.kept_fit else 0.0
-            blend = ChannelBlend(probed.channel, share) if share else None
-            with problem.timer("score"):
-                fit = score_channel(fit.channel if check.kept_fit else probed.channel, corpus.lost_words,
-                                    corpus.known_words, problem.lost_charset, problem.known_charset)  # fmt: skip
-            with problem.timer("capacity"):  # read from the kept channel's own readings, as it was chosen
-                forms_of = corpus.lost_words if profile.syllabary else None
-                capacity = estimate_capacity(fit.cost, demand, problem.n_known, forms_of)
-            if back_steps:
-                done = steps_run - back_steps
-                reverse = memo.run("reverse", lambda: _train_reverse(training, demand, back_steps, done,
-                                                                     memo.saving("reverse")))  # fmt: skip
-                blend = ChannelBlend(reverse, back_share, reverse=True)
-            if blend is not None:
-                with problem.timer("score"):
-                    fit = blend.mix_fit(fit, problem)  # in place on fit.cost
+            fitted = fit_stages(run, memo, self._probe)
         except RunCancelled:
             result.status = "cancelled"
             return problem.finish(result)
-        # The flows' D: the decided one, unless one-to-one readings kept it to the known list.
-        flows_demand = capacity.demand
-        flows_cfg = training.cfg.replace(capacity=capacity.capacity)
-        if flows_demand != demand:
-            flows_cfg = flows_cfg.replace(cognate_fraction=max(0.001, flows_demand / problem.n_lost))
-        fitted = dataclasses.replace(training, n_cognates=flows_demand, cfg=flows_cfg)
+        flows = flows_problem(fitted)
         decisions = AutoDecisions(
-            profile.as_dict(), kind, kind_why, estimate.as_dict(), capacity.capacity, capacity.why,
-            steps_run, capacity.as_dict(), probed.evidence, probed.why, syllables.as_dict() if syllables else {},
-            check.as_dict(), share, back_share, back_why,
+            run.profile.as_dict(), run.kind, run.kind_why, fitted.probed.estimate.as_dict(), fitted.capacity.capacity,
+            fitted.capacity.why, fitted.steps_run, fitted.capacity.as_dict(), fitted.probed.evidence, fitted.probed.why,
+            fitted.syllables.as_dict() if fitted.syllables else {}, fitted.check.as_dict(), fitted.probe_share,
+            fitted.back_share, fitted.back_why,
         )  # fmt: skip
         result.decisions = decisions.as_dict()
         refined = 0
@@ -235,13 +156,13 @@ class AutoMethod:
             refined = result.refined = refit_of.refined + 1
             result.decisions["refinement"] = {"refit": len(signs or ())}
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
-        result.config = fitted.cfg  # what ran: the decided channel, D (as its share) and C
-        result.n_cognates = fitted.n_cognates
+        result.config = flows.cfg  # what ran: the decided channel, D (as its share) and C
+        result.n_cognates = flows.n_cognates
         extra: dict[str, Any] = {"decisions": result.decisions}
-        if blend is not None:
-            extra["blend"] = blend.state()
-        save_channel(checkpoint_path, fitted, self.name, fit.channel, refined, extra=extra)
-        return finish_channel_result(fitted, result, fit, blend)
+        if fitted.blend is not None:
+            extra["blend"] = fitted.blend.state()
+        save_channel(checkpoint_path, flows, self.name, fitted.fit.channel, refined, extra=extra)
+        return finish_channel_result(flows, result, fitted.fit, fitted.blend)
 
     def _probe(
         self,

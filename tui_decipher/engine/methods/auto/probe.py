@@ -23,11 +23,10 @@ from .decoys import NULL_WORDS, decoy_lexicon, nearest_distances, null_words, sy
 from .demand import DemandEstimate, estimate_demand
 from .fit_check import _fit_check_evidence
 from .schedule import Probe, Schedule
+from .search import searched_channel
 from .syllable_search import _Syllables
 from .training import _seeded, _train
 
-# The final loss of a search start: the mean batch loss over its last tenth of steps (one batch is noisy).
-SEARCH_LOSS_TAIL = 0.1
 # The lexicon objective explains every lost word by some known word: its probe is kept without
 # trying the next while its held-out evidence allows that at least this share has a cognate.
 LEXICON_TRUSTED_SHARE = 0.8
@@ -58,6 +57,36 @@ def probe_split(n_lost: int, seed: int, train_share: float = 0.5) -> tuple[np.nd
     return np.sort(order[:cut]), np.sort(order[cut:][:MAX_HELD_OUT])
 
 
+@dataclass(frozen=True)
+class _Words:
+    """The words the probes train on and read D on: the training words (`train_rows` of the corpus),
+    the held-out words, the decoys, the null words, and how far each null word and each held-out
+    word lies from the nearest training word (q is measured at the held-out words' distances,
+    decoys.chance_at_distances)."""
+
+    train_rows: np.ndarray
+    train: list[Word]
+    held: list[Word]
+    decoys: list[Word]
+    nulls: list[Word]
+    distances: tuple[np.ndarray, np.ndarray]  # (n_null,), (n_held,)
+
+
+def _probe_words(problem: Problem, schedule: Schedule) -> _Words:
+    """The probes' training and held-out words (`probe_split`), with the decoys and null words."""
+    cfg, corpus = problem.cfg, problem.corpus
+    train_rows, held = probe_split(problem.n_lost, cfg.seed, schedule.train_share)
+    lost = corpus.lost_words
+    train_words, held_words = [lost[i] for i in train_rows], [lost[i] for i in held]
+    with problem.timer("score"):
+        decoys = decoy_lexicon(corpus.known_words, derive(cfg.seed, "auto decoys"))
+        # Words whose answer is "no cognate", from the trained-on words' letters (decoys.null_words).
+        nulls = null_words(train_words, max(len(held_words), NULL_WORDS), derive(cfg.seed, "auto null words"),
+                           avoid=[*lost, *corpus.known_words])  # fmt: skip
+        distances = (nearest_distances(nulls, train_words), nearest_distances(held_words, train_words))
+    return _Words(train_rows, train_words, held_words, decoys, nulls, distances)
+
+
 def run_probes(
     problem: Problem,
     schedule: Schedule,
@@ -70,28 +99,54 @@ def run_probes(
     syllable search's map where it ran; steps are reported after the `done` ones. With `memo`,
     each channel trained is a stage of its own (a stopped run resumes after it)."""
     memo = memo or StageMemo("auto")  # saves nowhere until bound
-    cfg, corpus = problem.cfg, problem.corpus
-    train_rows, held = probe_split(problem.n_lost, cfg.seed, schedule.train_share)
-    lost = corpus.lost_words
-    train_words, held_words = [lost[i] for i in train_rows], [lost[i] for i in held]
-    with problem.timer("score"):
-        decoys = decoy_lexicon(corpus.known_words, derive(cfg.seed, "auto decoys"))
-        # Words whose answer is "no cognate", from the trained-on words' letters (decoys.null_words).
-        nulls = null_words(train_words, max(len(held_words), NULL_WORDS), derive(cfg.seed, "auto null words"),
-                           avoid=[*lost, *corpus.known_words])  # fmt: skip
-        # How far each null word and each held-out word lies from the nearest training word: q is
-        # measured at the held-out words' distances (decoys.chance_at_distances).
-        distances = (nearest_distances(nulls, train_words), nearest_distances(held_words, train_words))
+    words = _probe_words(problem, schedule)
+    tried, searched, from_map, done = _tried_probes(problem, schedule, words, syllables, done, memo)
+    kept = kept_probe([e.held.wins for _, e, _ in tried])
+    _, estimate, channel = tried[kept]
+    # D is read again with a copy of the kept probe calibrated on the words the evidence says have
+    # a cognate (calibration.py): its own cognates then lose to decoys as often as real ones.
+    if calibrates(len(words.train), problem.n_known):
+        cal_seed = derive(problem.cfg.seed, "auto calibration")
+        calibration = memo.run(
+            "calibration",
+            lambda: calibrated(problem, channel, estimate.held, words.train, words.train_rows, done, cal_seed,
+                               schedule.calibration_steps),
+        )  # fmt: skip
+        done += schedule.calibration_steps
+        # The per-word evidence the fit is checked against (`FitCheck`) stays the probe's own: the
+        # fit continues from the probe's channel.
+        again = _estimate(problem, calibration.channel, words.held, words.decoys, words.nulls, words.distances)
+        estimate = dataclasses.replace(estimate, held=recalibrated(estimate.held, again.held))
+    single = syllables is not None and syllables.single
+    evidence = [
+        {"objective": p.objective, "steps": p.total_steps, "held_out": e.held.n_lost, "wins": e.held.wins,
+         "share": round(e.share, 4), "share_upper": round(e.held.share_upper(), 4), "kept": k == kept,
+         **({"search": searched[k]} if p.search else {}),
+         **({"from_single_map": from_map[k]} if single else {})}
+        for k, (p, e, _) in enumerate(tried)
+    ]  # fmt: skip
+    why = _probe_why(schedule, tried, kept, from_map if single else None)
+    return _Probed(estimate, channel, evidence, why, done, words.held, words.decoys)
+
+
+def _tried_probes(
+    problem: Problem, schedule: Schedule, words: _Words, syllables: _Syllables | None, done: int, memo: StageMemo
+) -> tuple[list[tuple[Probe, _Estimate, Channel]], list[list[dict[str, Any]]], list[bool], int]:
+    """The schedule's probe candidates trained in turn until one is not `doubted`: each candidate
+    with its estimate and channel, each one's search starts (none without a search), whether each
+    started from the map only one syllable search start found, and the steps run by then."""
+    cfg = problem.cfg
     tried: list[tuple[Probe, _Estimate, Channel]] = []
-    searched: list[list[dict[str, Any]]] = []  # each tried probe's search starts (none without a search)
+    searched: list[list[dict[str, Any]]] = []
     found = syllables.map if syllables and syllables.used else None
     single = syllables.map if syllables and syllables.single else None
-    from_map: list[bool] = []  # whether each tried probe started from the single map
+    from_map: list[bool] = []
     for attempt, probe in enumerate(schedule.probes):
         start, starts = None, []
         if probe.search is not None:
-            start, starts = _search(problem, probe, done, derive(cfg.seed, "channel start", 0, attempt), found, memo,
-                                    f"probe {attempt + 1} search", train_rows)  # fmt: skip
+            seed = derive(cfg.seed, "channel start", 0, attempt)
+            start, starts = searched_channel(problem, probe, done, seed, found, memo, f"probe {attempt + 1} search",
+                                             words.train_rows)  # fmt: skip
             done += probe.search.total_steps
         # The first probe from a map only one start found, as well as from where it would start:
         # the one whose held-out words beat the decoys more often is kept, and the next probes
@@ -103,8 +158,8 @@ def run_probes(
 
             def train(name: str = name, seeded: SyllableMap | None = seeded, start: Channel | None = start,
                       done: int = done, seed: int = seed, probe: Probe = probe) -> ChannelFit:  # fmt: skip
-                return _train(problem, train_words, probe.steps, done, seed, max(1, len(train_words) // 2), 1,
-                              rows=train_rows, objective=probe.objective,
+                return _train(problem, words.train, probe.steps, done, seed, max(1, len(words.train) // 2), 1,
+                              rows=words.train_rows, objective=probe.objective,
                               start=start or _seeded(problem, seeded, seed),
                               saving=memo.saving(name))  # fmt: skip
 
@@ -112,37 +167,15 @@ def run_probes(
             if start is not None:  # a searched start trains in place: the next candidate goes on from it
                 start = fit.channel
             done += probe.steps
-            tried.append((probe, _estimate(problem, fit.channel, held_words, decoys, nulls, distances), fit.channel))
+            estimate = _estimate(problem, fit.channel, words.held, words.decoys, words.nulls, words.distances)
+            tried.append((probe, estimate, fit.channel))
             from_map.append(single is not None and seeded is single)
         kept = kept_probe([e.held.wins for _, e, _ in tried])
         if from_map[kept]:
             found = single
         if not doubted(probe, tried[kept][1].held):
             break
-    _, estimate, channel = tried[kept]
-    # D is read again with a copy of the kept probe calibrated on the words the evidence says have
-    # a cognate (calibration.py): its own cognates then lose to decoys as often as real ones.
-    if calibrates(len(train_words), problem.n_known):
-        cal_seed = derive(cfg.seed, "auto calibration")
-        calibration = memo.run(
-            "calibration",
-            lambda: calibrated(problem, channel, estimate.held, train_words, train_rows, done, cal_seed,
-                               schedule.calibration_steps),
-        )  # fmt: skip
-        done += schedule.calibration_steps
-        # The per-word evidence the fit is checked against (`FitCheck`) stays the probe's own: the
-        # fit continues from the probe's channel.
-        again = _estimate(problem, calibration.channel, held_words, decoys, nulls, distances)
-        estimate = dataclasses.replace(estimate, held=recalibrated(estimate.held, again.held))
-    evidence = [
-        {"objective": p.objective, "steps": p.total_steps, "held_out": e.held.n_lost, "wins": e.held.wins,
-         "share": round(e.share, 4), "share_upper": round(e.held.share_upper(), 4), "kept": k == kept,
-         **({"search": searched[k]} if p.search else {}),
-         **({"from_single_map": from_map[k]} if single is not None else {})}
-        for k, (p, e, _) in enumerate(tried)
-    ]  # fmt: skip
-    why = _probe_why(schedule, tried, kept, from_map if single is not None else None)
-    return _Probed(estimate, channel, evidence, why, done, held_words, decoys)
+    return tried, searched, from_map, done
 
 
 def _estimate(
@@ -211,37 +244,6 @@ def _probe_why(
     searched = f", its map searched from {probe.search.starts} starts on its training words" if probe.search else ""
     return (f"probe: {probe.objective} objective{started(kept)}{searched} (its held-out words beat decoys "
             f"{100 * estimate.held.wins / estimate.held.n_lost:.0f}% against {others})")  # fmt: skip
-
-
-def _search(
-    problem: Problem, probe: Probe, done: int, seed: int, found: SyllableMap | None, memo: StageMemo, stage: str,
-    rows: np.ndarray,
-) -> tuple[Channel, list[dict[str, Any]]]:  # fmt: skip
-    """The probe's search (`Search`): its objective on the probe's training words `rows` from each
-    start (D = half of them, C = 1; each start from the syllable search's map `found` where there
-    is one; never on the held-out words, whose decoy wins must come from words no channel trained on),
-    reporting steps after the `done` ones. Returns the kept channel, and each start's final loss
-    (mean over its last SEARCH_LOSS_TAIL of steps) and whether it was kept. Each start is a stage
-    of `memo` (`stage` and its number): its batch losses decide, so it is saved whole, not mid-way."""
-    assert probe.search is not None
-    losses, channels = [], []
-    for k in range(probe.search.starts):
-
-        def start(k: int = k) -> tuple[ChannelFit, list[float]]:
-            batch_losses: list[float] = []
-            words = [problem.corpus.lost_words[i] for i in rows]
-            start_seed = derive(seed, "probe search start", k)
-            fit = _train(problem, words, probe.search.steps, done + k * probe.search.steps,
-                         start_seed, max(1, len(words) // 2), 1, rows=rows, objective=probe.objective,
-                         losses=batch_losses, start=_seeded(problem, found, start_seed),
-                         channel=f"search start {k + 1}")  # fmt: skip
-            return fit, batch_losses
-
-        fit, batch_losses = memo.run(f"{stage} start {k + 1}", start)
-        losses.append(float(np.mean(batch_losses[-max(1, int(len(batch_losses) * SEARCH_LOSS_TAIL)) :])))
-        channels.append(fit.channel)
-    kept = int(np.argmin(losses))
-    return channels[kept], [{"start": k, "loss": round(x, 4), "kept": k == kept} for k, x in enumerate(losses)]
 
 
 @dataclass(frozen=True)

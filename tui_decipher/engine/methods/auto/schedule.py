@@ -143,7 +143,7 @@ SCHEDULES: dict[str, Schedule] = {
 }
 # The flows' graph: each lost word's top 5 known words is too narrow where D nears N and C = 1 (on
 # Romance, words crowd one another out into dear candidates); it is widened while that lowers the
-# flow's own cost (engine/flow.py), a check on the flow's objective, not on gold.
+# flow's own cost (engine/flow/graph.py), a check on the flow's objective, not on gold.
 FLOW_GRAPH: Sparsify = "grown-top-k"
 MOVES_A_STEP = 6000  # annealing moves shown as one step of the progress bar (about a channel step's time;
 # 20 starts of 300,000 moves fill the 1000 steps that 5 starts of 200,000 did: no scaled schedule changed)

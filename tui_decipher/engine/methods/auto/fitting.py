@@ -1,0 +1,165 @@
+"""auto's run, stage by stage: the problem its decisions start from (`prepared`), the stages that
+train (`fit_stages`: syllable search, probes, fit, capacity, reverse channel) and the problem its
+flows solve (`flows_problem`). `AutoMethod._fit` (the package's `__init__`) strings them together."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ...channels.shortlist import shortlisted
+from ...channels.trainer import ChannelFit, score_channel
+from ...checkpoint import Checkpoint
+from ...config import ChannelKind, DecipherConfig
+from ...corpus import Corpus
+from ...events import Decided, EventCallback, RunStarted
+from ...problem import Problem
+from ...review import ReviewConstraints
+from ...seeds import derive
+from ...sign_values import SignValues
+from ..channel import ChannelBlend
+from ..stages import StageMemo
+from .capacity import CapacityEstimate, estimate_capacity, least_capacity
+from .decisions import _demand_phrase, choose_channel, own_settings
+from .fit_check import FitCheck
+from .probe import _held_evidence, _Probed
+from .schedule import FLOW_GRAPH, SCHEDULES, Schedule
+from .scripts import ScriptProfile
+from .syllable_search import _search_syllables, _Syllables
+from .training import _train, _train_reverse, reverse_share, reverse_steps
+
+# The probes and the kept one (`AutoMethod._probe`, probe.py's `run_probes`).
+ProbeStage = Callable[[Problem, Schedule, "_Syllables | None", int, StageMemo], _Probed]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What auto decided before training: the script's profile, the channel kind and why, the
+    schedule, the run's settings with the decided channel, and its problem."""
+
+    profile: ScriptProfile
+    kind: ChannelKind
+    kind_why: str
+    schedule: Schedule
+    chosen: DecipherConfig
+    problem: Problem
+
+
+def prepared(
+    corpus: Corpus, cfg: DecipherConfig, on_event: EventCallback, cancel: threading.Event,
+    review: ReviewConstraints | None, signs: SignValues | None, before: StageMemo | Checkpoint, method: str,
+) -> Prepared:  # fmt: skip
+    """The channel kind chosen from the word lists (and `signs`), its schedule (scaled to
+    `cfg.auto_steps` where set) and the problem it trains on, carrying the time and phases of
+    `before` (a stopped run's memo, or the finished run a refit continues); the run's start and its
+    script decision reported."""
+    profile = ScriptProfile.of(corpus.lost_words, corpus.known_words)
+    kind, kind_why = choose_channel(profile, signs)
+    schedule = SCHEDULES[kind] if not cfg.auto_steps else SCHEDULES[kind].scaled(cfg.auto_steps)
+    chosen = own_settings(cfg).replace(
+        channel_kind=kind, channel_objective="transport", channel_steps=schedule.budget, sparsify=FLOW_GRAPH
+    )
+    problem = Problem.prepare(corpus, chosen, on_event, cancel, review=review, signs=signs,
+                              seconds_before=before.seconds, phases_before=before.phases)  # fmt: skip
+    on_event(
+        RunStarted(
+            corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
+            0, chosen.epochs, 1, problem.n_cognates, 0, method,
+        )
+    )  # fmt: skip
+    on_event(Decided("script", f"{kind} channel: {kind_why}", problem.elapsed()))
+    if kind == "pieces" and shortlisted(problem.n_lost, problem.n_known):
+        # Shortlists list each lost word's best known words under the channel as it is: before a
+        # sign map is found (two scripts) they list noise, and the map may never be found.
+        on_event(Decided("warning", f"warning: {problem.n_lost} x {problem.n_known} words train through "
+                         "shortlists, and on two scripts they cannot list a cognate before the signs are read: "
+                         "the map may not be found; a shorter known list or known sign values (--known-signs) "
+                         "help", problem.elapsed()))  # fmt: skip
+    return Prepared(profile, kind, kind_why, schedule, chosen, problem)
+
+
+@dataclass
+class Fitted:
+    """What the trained stages leave: the kept channel's costs (blended where a blend is), the
+    problem they trained under (the decided D, the least C), and each decision's evidence."""
+
+    fit: ChannelFit
+    blend: ChannelBlend | None
+    training: Problem
+    syllables: _Syllables | None
+    probed: _Probed
+    check: FitCheck
+    capacity: CapacityEstimate
+    steps_run: int
+    probe_share: float
+    back_share: float
+    back_why: str
+
+
+def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage) -> Fitted:
+    """Train what auto decided (see the package's docstring, 1-5): the syllable search where the
+    lost script reads as a syllabary, the probes (`probe`) and D, the fit and its check, C from the
+    kept channel's readings, and the reverse channel. Each stage is one of `memo`'s (a stopped run
+    resumes after the last it completed). Raises RunCancelled when the cancel flag is set."""
+    problem, schedule, chosen, corpus = run.problem, run.schedule, run.chosen, run.problem.corpus
+    syllables, searched = None, 0
+    if schedule.syllables is not None and run.profile.syllabary:
+        before, on_map = memo.progress("syllables")  # the starts a stopped run had found
+        syllables = memo.run("syllables", lambda: _search_syllables(problem, schedule.syllables, before, on_map))
+        searched = len(syllables.starts) * schedule.syllables.steps_each
+        problem.on_event(Decided("syllables", syllables.why, problem.elapsed()))
+    probed = memo.run("probe", lambda: probe(problem, schedule, syllables, searched, memo))
+    estimate = probed.estimate
+    demand = estimate.demand_all
+    least = least_capacity(demand, problem.n_known)
+    if probed.why:
+        problem.on_event(Decided("probe", probed.why, problem.elapsed()))
+    problem.on_event(Decided("demand", _demand_phrase(estimate.as_dict()), problem.elapsed()))
+    # The kept probe's channel goes on training on every lost word with the decided D (and
+    # the least C that D needs); C for the flows is then read from its confident readings.
+    # The progress total becomes the steps this run takes: a probe not tried is not counted.
+    # Lists long enough to train through shortlists train no reverse channel (`reverse_steps`).
+    back_steps, back_why = reverse_steps(schedule, problem.n_lost, problem.n_known)
+    back_share = reverse_share(problem.n_lost, problem.n_known) if back_steps else 0.0
+    steps_run = probed.steps + schedule.fit_steps + back_steps  # the search's included
+    training = dataclasses.replace(
+        problem, n_cognates=demand,
+        cfg=chosen.replace(capacity=least, cognate_fraction=max(0.001, estimate.share), channel_steps=steps_run),
+    )  # fmt: skip
+    fit = memo.run("fit", lambda: _train(
+        training, corpus.lost_words, schedule.fit_steps, probed.steps, derive(chosen.seed, "auto fit"), demand,
+        least, start=copy.deepcopy(probed.channel), saving=memo.saving("fit")))  # fmt: skip
+    fit_wins, fit_reads = _held_evidence(problem, fit.channel, probed)
+    check = FitCheck.of(probed.estimate.wins_each, fit_wins, probed.estimate.reads_each, fit_reads)
+    if not check.kept_fit:
+        problem.on_event(Decided("fit", check.why, problem.elapsed()))
+    share = schedule.probe_share if check.kept_fit else 0.0
+    blend = ChannelBlend(probed.channel, share) if share else None
+    with problem.timer("score"):
+        kept = score_channel(fit.channel if check.kept_fit else probed.channel, corpus.lost_words,
+                             corpus.known_words, problem.lost_charset, problem.known_charset)  # fmt: skip
+    with problem.timer("capacity"):  # read from the kept channel's own readings, as it was chosen
+        forms_of = corpus.lost_words if run.profile.syllabary else None
+        capacity = estimate_capacity(kept.cost, demand, problem.n_known, forms_of)
+    if back_steps:
+        done = steps_run - back_steps
+        reverse = memo.run("reverse", lambda: _train_reverse(training, demand, back_steps, done,
+                                                             memo.saving("reverse")))  # fmt: skip
+        blend = ChannelBlend(reverse, back_share, reverse=True)
+    if blend is not None:
+        with problem.timer("score"):
+            kept = blend.mix_fit(kept, problem)  # in place on kept.cost
+    return Fitted(kept, blend, training, syllables, probed, check, capacity, steps_run, share, back_share, back_why)
+
+
+def flows_problem(fitted: Fitted) -> Problem:
+    """The problem the flows solve: the decided D, unless one-to-one readings kept it to the known
+    list, and the C read from the readings."""
+    training, capacity = fitted.training, fitted.capacity
+    cfg = training.cfg.replace(capacity=capacity.capacity)
+    if capacity.demand != training.n_cognates:
+        cfg = cfg.replace(cognate_fraction=max(0.001, capacity.demand / training.n_lost))
+    return dataclasses.replace(training, n_cognates=capacity.demand, cfg=cfg)

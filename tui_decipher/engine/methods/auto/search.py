@@ -1,0 +1,52 @@
+"""The search before a probe (`Search`): its objective trained on the probe's training words from
+a few random starts, the start with the lowest final loss kept (a start that found the sign map
+fits the words far better than one that missed it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...channels.protocol import Channel
+from ...channels.syllables import SyllableMap
+from ...channels.trainer import ChannelFit
+from ...problem import Problem
+from ...seeds import derive
+from ..stages import StageMemo
+from .schedule import Probe
+from .training import _seeded, _train
+
+# The final loss of a search start: the mean batch loss over its last tenth of steps (one batch is noisy).
+SEARCH_LOSS_TAIL = 0.1
+
+
+def searched_channel(
+    problem: Problem, probe: Probe, done: int, seed: int, found: SyllableMap | None, memo: StageMemo, stage: str,
+    rows: np.ndarray,
+) -> tuple[Channel, list[dict[str, Any]]]:  # fmt: skip
+    """The probe's search (`Search`): its objective on the probe's training words `rows` from each
+    start (D = half of them, C = 1; each start from the syllable search's map `found` where there
+    is one; never on the held-out words, whose decoy wins must come from words no channel trained on),
+    reporting steps after the `done` ones. Returns the kept channel, and each start's final loss
+    (mean over its last SEARCH_LOSS_TAIL of steps) and whether it was kept. Each start is a stage
+    of `memo` (`stage` and its number): its batch losses decide, so it is saved whole, not mid-way."""
+    assert probe.search is not None
+    losses, channels = [], []
+    for k in range(probe.search.starts):
+
+        def start(k: int = k) -> tuple[ChannelFit, list[float]]:
+            batch_losses: list[float] = []
+            words = [problem.corpus.lost_words[i] for i in rows]
+            start_seed = derive(seed, "probe search start", k)
+            fit = _train(problem, words, probe.search.steps, done + k * probe.search.steps,
+                         start_seed, max(1, len(words) // 2), 1, rows=rows, objective=probe.objective,
+                         losses=batch_losses, start=_seeded(problem, found, start_seed),
+                         channel=f"search start {k + 1}")  # fmt: skip
+            return fit, batch_losses
+
+        fit, batch_losses = memo.run(f"{stage} start {k + 1}", start)
+        losses.append(float(np.mean(batch_losses[-max(1, int(len(batch_losses) * SEARCH_LOSS_TAIL)) :])))
+        channels.append(fit.channel)
+    kept = int(np.argmin(losses))
+    return channels[kept], [{"start": k, "loss": round(x, 4), "kept": k == kept} for k, x in enumerate(losses)]

@@ -55,7 +55,7 @@ def test_the_overruled_share_counts_unjudged_words_the_flow_reads_against_the_ch
     (cheaper as a whole) and word 1 to lost word 1: one word of n overruled, none once it is judged."""
     import threading
 
-    from tui_decipher.engine.methods.channel import overruled_share
+    from tui_decipher.engine.methods.refinement import overruled_share
     from tui_decipher.engine.problem import Problem
 
     cfg = preset("demo").replace(device="cpu", capacity=1)

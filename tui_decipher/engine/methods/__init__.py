@@ -60,7 +60,7 @@ def describe_run(config: dict[str, Any], decisions: dict[str, Any] | None = None
 
 def describe_refinement(decisions: dict[str, Any] | None) -> str | None:
     """One line on how much a channel refinement's accepted pairs weighed and why (see
-    `channel.overruled_share`), or that auto fitted the run again under pinned sign values (its
+    `refinement.overruled_share`), or that auto fitted the run again under pinned sign values (its
     `refit_under`); None for a run that no such refinement made."""
     weight = (decisions or {}).get("refinement")
     if not weight:

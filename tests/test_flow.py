@@ -16,7 +16,9 @@ from tui_decipher.engine.flow import (
     FlowEdges,
     FlowSolution,
     flow_matrix,
+    graph,
     solve_flow,
+    solver,
     top_k_edges,
     union_top_k_edges,
 )
@@ -135,7 +137,7 @@ def test_pair_ordered_edges_skip_the_dedup_sort_and_still_match_brute_force(monk
         assert not np.issubdtype(np.asarray(keys[0]).dtype, np.floating), "pair-ordered unique edges were sorted"
         return lexsort(keys, *args, **kwargs)
 
-    monkeypatch.setattr(flow.np, "lexsort", no_dedup_sort)
+    monkeypatch.setattr(solver.np, "lexsort", no_dedup_sort)
     for case, instance in enumerate(ordered_instances):
         check_against_brute_force(rng, case, *instance)
 
@@ -143,7 +145,7 @@ def test_pair_ordered_edges_skip_the_dedup_sort_and_still_match_brute_force(monk
 def test_compact_is_unique_with_inverse() -> None:
     rng = np.random.default_rng(5)
     ids = rng.integers(0, 50, size=400)
-    got_ids, got_pos = flow._compact(ids, 60)
+    got_ids, got_pos = solver._compact(ids, 60)
     want_ids, want_pos = np.unique(ids, return_inverse=True)
     np.testing.assert_array_equal(got_ids, want_ids)
     np.testing.assert_array_equal(got_pos, want_pos)
@@ -281,7 +283,7 @@ def test_solver_failure_raises_runtime_error(monkeypatch: pytest.MonkeyPatch) ->
         def solve_max_flow_with_min_cost(self):
             return real.BAD_COST_RANGE
 
-    monkeypatch.setattr(flow, "min_cost_flow", types.SimpleNamespace(SimpleMinCostFlow=Failing))
+    monkeypatch.setattr(solver, "min_cost_flow", types.SimpleNamespace(SimpleMinCostFlow=Failing))
     with pytest.raises(RuntimeError, match="BAD_COST_RANGE"):
         solve_flow(1, 1, edges_of([(0, 0, 1.0)]), demand=1, capacity=1)
 
@@ -310,7 +312,7 @@ def reference_top_k(cost: np.ndarray, k: int) -> np.ndarray:
 
 @pytest.mark.parametrize("chunk", [1 << 22, 37])  # 37 elements forces many row chunks
 def test_top_k_is_k_smallest_with_deterministic_ties(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
-    monkeypatch.setattr(flow, "_CHUNK_ELEMENTS", chunk)
+    monkeypatch.setattr(graph, "_CHUNK_ELEMENTS", chunk)
     rng = np.random.default_rng(5)
     tie_heavy = rng.integers(0, 3, size=(40, 30)).astype(float)
     for cost in (rng.random((40, 30)), tie_heavy):
@@ -399,13 +401,13 @@ def test_grown_graph_reaches_the_full_flow_where_top_k_crowds_out() -> None:
 
 def test_grown_graph_stops_where_widening_no_longer_pays(monkeypatch: pytest.MonkeyPatch) -> None:
     widths: list[int] = []
-    real_solve = flow.solve_flow
+    real_solve = graph.solve_flow
 
     def counting(n_lost: int, n_known: int, edges: FlowEdges, *args: object, **kwargs: object) -> FlowSolution:
         widths.append(int(np.bincount(edges.lost).max()))
         return real_solve(n_lost, n_known, edges, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(flow, "solve_flow", counting)
+    monkeypatch.setattr(graph, "solve_flow", counting)
     cost = np.random.default_rng(5).random((30, 600))  # no crowding: each row's own top 2 suffice
     flow.solve_sparsified(cost, 30, 1, 2, "grown-top-k")
     assert widths[:2] == [2, 4] and len(widths) < 6  # widened a little, never to the 512 cap

@@ -24,7 +24,7 @@ def _run(*args: str):
 def test_a_run_into_a_file_logs_progress_lines(tmp_path, monkeypatch):
     """Off a terminal (CliRunner's output is not one) the bars are off, and a plain line says where
     the run is, at most every LOG_EVERY seconds: here every event, with LOG_EVERY = 0."""
-    from tui_decipher.cli import run as run_command
+    from tui_decipher.cli import reporter as run_command
 
     monkeypatch.setattr(run_command, "LOG_EVERY", 0.0)
     result = _run("run", "--epochs", "3", "--rounds", "1", *TINY, "--out", str(tmp_path / "r"),

@@ -14,9 +14,9 @@ from tui_decipher.engine.corpus import (
     graphemes,
     read_cog,
     read_cog_table,
-    read_word_lists,
     restrict_to_paired,
 )
+from tui_decipher.engine.formats.word_lists import read_word_lists
 
 
 def write(tmp_path: Path, text: str | bytes, name: str = "c.cog") -> Path:

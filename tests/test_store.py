@@ -17,8 +17,9 @@ import pytest
 
 from tui_decipher import store as store_module
 from tui_decipher.engine.config import DecipherConfig
-from tui_decipher.engine.corpus import Corpus, read_cog, read_word_lists
+from tui_decipher.engine.corpus import Corpus, read_cog
 from tui_decipher.engine.events import ChannelStep, EpochEnd, RoundEnd, RunFinished, RunStarted
+from tui_decipher.engine.formats.word_lists import read_word_lists
 from tui_decipher.engine.methods import DecipherResult, Proposal
 from tui_decipher.exports.cog import export_cog
 from tui_decipher.exports.tsv import export_tsv

@@ -6,7 +6,6 @@ body is a few calls to the helpers below it."""
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,82 +17,13 @@ from rich.table import Table
 from ..app.results import data_dir
 from ..app.run_views import percent, time_profile
 from ..app.session import RunSession
-from ..app.wording import event_line
 from ..engine.checkpoint import CheckpointError
 from ..engine.config import PRESETS, ConfigError, build_config
-from ..engine.events import ChannelStep, EpochEnd, RoundEnd, RunFinished, RunStarted
 from ..engine.methods import METHODS, DecipherResult, describe_refinement, describe_run
 from ..engine.review import REFINE_ROUNDS
 from ..store import StoreError, default_path
-from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, parse_sets, progress_bars
-
-LOG_EVERY = 10.0  # seconds between plain progress lines when the output is not a terminal
-
-
-class _RichReporter:
-    """Renders engine events as two progress bars and a line per EM round."""
-
-    def __init__(self, console: Console, quiet: bool) -> None:
-        self.console = console
-        self.quiet = quiet
-        self.progress = progress_bars(console, quiet=quiet)
-        self.rounds_task: Any = None
-        self.epochs_task: Any = None
-        # Bars draw only on a terminal: into a file or a pipe, a plain line every LOG_EVERY seconds
-        # says where a long run is (a channel step or an M-step), so a log shows it is alive.
-        self.log_lines = not console.is_terminal and not quiet
-        self.last_line = time.monotonic()
-
-    def _log(self, text: str, seconds: float) -> None:
-        """A plain progress line, at most one per LOG_EVERY seconds (off a terminal only)."""
-        if self.log_lines and time.monotonic() - self.last_line >= LOG_EVERY:
-            self.last_line = time.monotonic()
-            self.console.print(f"{text}, {seconds:.0f}s", highlight=False, markup=False)
-
-    def __call__(self, event: object) -> None:
-        if isinstance(event, ChannelStep):
-            line = f"channel step {event.step}/{event.steps}: {event.label} loss {event.loss:.3f}"
-            self._log(line, event.seconds)
-        elif isinstance(event, EpochEnd):
-            self._log(
-                f"restart {event.restart + 1} round {event.round} M-step {event.epoch}/{event.epochs}: "
-                f"loss {event.loss:.3f}", event.seconds,
-            )  # fmt: skip
-        self._render(event)
-
-    def _render(self, event: object) -> None:
-        if isinstance(event, RunFinished):  # the summary table follows
-            return
-        line = event_line(event, rounds=self.rounds_task is not None)
-        if isinstance(event, RunStarted):
-            self.console.print(line, highlight=False, markup=False)
-            if event.rounds == 0:  # no EM rounds: the channel's steps are the whole run
-                self.epochs_task = self.progress.add_task("channel", total=None, info="")
-                return
-            total = event.rounds * event.restarts
-            self.rounds_task = self.progress.add_task("EM rounds", total=total, info="")
-            self.epochs_task = self.progress.add_task("M-step", total=event.epochs_of_round(1), info="")
-            return
-        if isinstance(event, ChannelStep):
-            self.progress.update(
-                self.epochs_task, description="channel", total=event.steps, completed=event.step,
-                info=f"{event.label} loss {event.loss:.3f}",
-            )  # fmt: skip
-            if event.step == event.steps and self.rounds_task is not None:
-                self.progress.reset(self.epochs_task, description="M-step", info="")
-            if event.step != event.steps:  # the bar shows a channel's start and steps; its end gets a line
-                return
-        elif isinstance(event, EpochEnd):
-            self.progress.update(
-                self.epochs_task, total=event.epochs, completed=event.epoch,
-                info=f"loss {event.loss:.3f} (nll {event.nll:.3f}, reg {event.reg:.3f})",
-            )  # fmt: skip
-        elif isinstance(event, RoundEnd):
-            self.progress.advance(self.rounds_task)
-            self.progress.update(self.rounds_task, info=f"acc {percent(event.accuracy)}")
-            self.progress.reset(self.epochs_task, info="")
-        if line is not None:
-            self.progress.console.print(line, highlight=False, markup=False)
+from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, parse_sets
+from .reporter import RichReporter
 
 
 def _threads(result: DecipherResult) -> str:
@@ -346,7 +276,7 @@ def _execute(session: RunSession, console: Console, quiet: bool, debug: bool = F
     """Run the session in a worker thread with Rich progress; Ctrl-C cancels it (completed rounds
     are kept). An error ends the command with one line naming the run and its log (the traceback
     is in the run folder's run.log; with `debug` it is raised here, on the main thread)."""
-    reporter = _RichReporter(console, quiet)
+    reporter = RichReporter(console, quiet)
     cancel = threading.Event()
     box: dict[str, Any] = {}
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
@@ -48,6 +49,20 @@ def training_charsets(train_corpus: Corpus) -> tuple[Charset, Charset]:
     return Charset.from_words(train_corpus.lost_words), Charset.from_words(train_corpus.known_words)
 
 
+def _checked_model(result, train_corpus: Corpus, eval_corpus: Corpus) -> tuple[Any, Charset, Charset]:
+    """The run's kept model and its training character sets, where it can score `eval_corpus`:
+    a model was kept, `train_corpus` is the one it trained on, and `eval_corpus` has gold."""
+    fitted = result.fitted
+    if fitted is None:
+        raise ValueError("the run kept no model (it was cancelled before its first round ended)")
+    lost_cs, known_cs = training_charsets(train_corpus)
+    if fitted.sizes() != (len(lost_cs), len(known_cs)):
+        raise ValueError("train_corpus is not the corpus this model was trained on (character sets differ)")
+    if not eval_corpus.has_gold:
+        raise ValueError(f"{eval_corpus.name}: no gold cognates to evaluate against")
+    return fitted, lost_cs, known_cs
+
+
 def evaluate_on_corpus(
     result,
     train_corpus: Corpus,
@@ -66,14 +81,7 @@ def evaluate_on_corpus(
     """
     started = time.perf_counter()
     cfg = cfg or result.config
-    fitted = result.fitted
-    if fitted is None:
-        raise ValueError("the run kept no model (it was cancelled before its first round ended)")
-    lost_cs, known_cs = training_charsets(train_corpus)
-    if fitted.sizes() != (len(lost_cs), len(known_cs)):
-        raise ValueError("train_corpus is not the corpus this model was trained on (character sets differ)")
-    if not eval_corpus.has_gold:
-        raise ValueError(f"{eval_corpus.name}: no gold cognates to evaluate against")
+    fitted, lost_cs, known_cs = _checked_model(result, train_corpus, eval_corpus)
     phases: dict[str, float] = defaultdict(float)
     rows = np.asarray(evaluation.evaluated_lost(eval_corpus.gold), dtype=np.int64)
     lost_words = [eval_corpus.lost_words[i] for i in rows]

@@ -139,23 +139,12 @@ def read_cldf(path: str | Path, lost: str | None = None, known: str | None = Non
     ds = open_dataset(path)
     if "FormTable" not in ds:
         raise CorpusError(path, None, f"a CLDF {ds.module} dataset without a FormTable: not a wordlist")
-    form_id = _column(ds, "FormTable", "id") or "ID"
-    lang_col = _column(ds, "FormTable", "languageReference")
-    form_col = _column(ds, "FormTable", "form")
-    seg_col = _column(ds, "FormTable", "segments")
-    concept_col = _column(ds, "FormTable", "parameterReference")
-    if lang_col is None or (form_col is None and seg_col is None):
-        raise CorpusError(path, None, "its FormTable has no Language_ID, or neither Form nor Segments")
+    form_id, lang_col, form_col, seg_col, concept_col = _form_columns(ds, path)
     forms = list(_rows(ds, "FormTable"))
     languages = _languages(ds, forms, lang_col)
     codes = [lang.id for lang in languages]
     where = "its LanguageTable" if "LanguageTable" in ds else "its FormTable"
-    glottocodes = {lang.glottocode: lang.id for lang in languages if lang.glottocode}
-    table_file = Path(str(ds["LanguageTable"].url.resolve(ds.directory))) if "LanguageTable" in ds else path
-    li = choose_language(table_file, codes, lost, 0, "lost", where=where, aliases=glottocodes)
-    ki = choose_language(table_file, codes, known, 1 if li != 1 else 0, "known", where=where, aliases=glottocodes)
-    if li == ki:
-        raise CorpusError(table_file, None, f"lost and known are the same language ({codes[li]!r})")
+    li, ki = _chosen_languages(ds, path, languages, lost, known, where)
     concepts = _concepts(ds)
     words: dict[str, tuple[str, Word]] = {}  # form ID -> (language, word), for the two languages
     glosses: dict[tuple[str, Word], list[str]] = {}
@@ -169,15 +158,8 @@ def read_cldf(path: str | Path, lost: str | None = None, known: str | None = Non
             raise CorpusError(fname, line, f"language {code!r} is not in {where}")
         if code not in (codes[li], codes[ki]):
             continue
-        symbols = segments(row.get(seg_col) or []) if seg_col else []
-        text = str(row.get(form_col) or "") if form_col else ""
-        if symbols:
-            word = check_symbols(fname, line, symbols, text or " ".join(symbols))
-            segmented = True
-        elif text:
-            word = parse_word(fname, line, text)
-        else:
-            raise CorpusError(fname, line, "form has neither Form nor Segments")
+        word, from_segments = _form_word(fname, line, row, seg_col, form_col)
+        segmented = segmented or from_segments
         fid = str(row[form_id])
         words[fid] = (code, word)
         concept = str(row.get(concept_col) or "") if concept_col else ""
@@ -190,17 +172,7 @@ def read_cldf(path: str | Path, lost: str | None = None, known: str | None = Non
                 if value.strip():
                     sets.setdefault(f"{concept}\t{value.strip()}", []).append(fid)
     if "CognateTable" in ds:
-        ref = _column(ds, "CognateTable", "formReference")
-        cset = _column(ds, "CognateTable", "cognatesetReference")
-        if ref is None or cset is None:
-            raise CorpusError(path, None, "its CognateTable has no Form_ID or no Cognateset_ID column")
-        all_forms = {str(row[form_id]) for _, _, row in forms}
-        for fname, line, row in _rows(ds, "CognateTable"):
-            fid = str(row[ref])
-            if fid not in all_forms:
-                raise CorpusError(fname, line, f"form {fid!r} is not in the FormTable")
-            if fid in words and row.get(cset):
-                sets.setdefault(str(row[cset]), []).append(fid)
+        _add_cognate_table(ds, path, {str(row[form_id]) for _, _, row in forms}, words, sets)
     lost_code, known_code = codes[li], codes[ki]
     lost_words = word_index(w for c, w in words.values() if c == lost_code)
     known_words = word_index(w for c, w in words.values() if c == known_code)
@@ -221,6 +193,63 @@ def read_cldf(path: str | Path, lost: str | None = None, known: str | None = Non
         lost_glosses=tuple(" / ".join(glosses.get((lost_code, w), [])) for w in lost_words),
         known_glosses=tuple(" / ".join(glosses.get((known_code, w), [])) for w in known_words),
     )
+
+
+def _form_columns(ds: Any, path: Path) -> tuple[str, str, str | None, str | None, str | None]:
+    """The FormTable's ID, Language_ID, Form, Segments and Parameter_ID columns (by their CLDF
+    properties); a FormTable without a language or without both Form and Segments is an error."""
+    form_id = _column(ds, "FormTable", "id") or "ID"
+    lang_col = _column(ds, "FormTable", "languageReference")
+    form_col = _column(ds, "FormTable", "form")
+    seg_col = _column(ds, "FormTable", "segments")
+    if lang_col is None or (form_col is None and seg_col is None):
+        raise CorpusError(path, None, "its FormTable has no Language_ID, or neither Form nor Segments")
+    return form_id, lang_col, form_col, seg_col, _column(ds, "FormTable", "parameterReference")
+
+
+def _chosen_languages(
+    ds: Any, path: Path, languages: list[Language], lost: str | None, known: str | None, where: str
+) -> tuple[int, int]:
+    """The indices of the lost and the known language among `languages` (by ID or Glottocode;
+    unnamed: the first two), never the same one."""
+    codes = [lang.id for lang in languages]
+    glottocodes = {lang.glottocode: lang.id for lang in languages if lang.glottocode}
+    table_file = Path(str(ds["LanguageTable"].url.resolve(ds.directory))) if "LanguageTable" in ds else path
+    li = choose_language(table_file, codes, lost, 0, "lost", where=where, aliases=glottocodes)
+    ki = choose_language(table_file, codes, known, 1 if li != 1 else 0, "known", where=where, aliases=glottocodes)
+    if li == ki:
+        raise CorpusError(table_file, None, f"lost and known are the same language ({codes[li]!r})")
+    return li, ki
+
+
+def _form_word(
+    fname: Any, line: int, row: dict[str, Any], seg_col: str | None, form_col: str | None
+) -> tuple[Word, bool]:
+    """A FormTable row's word, from its Segments where it has them (then True) or its Form."""
+    symbols = segments(row.get(seg_col) or []) if seg_col else []
+    text = str(row.get(form_col) or "") if form_col else ""
+    if symbols:
+        return check_symbols(fname, line, symbols, text or " ".join(symbols)), True
+    if text:
+        return parse_word(fname, line, text), False
+    raise CorpusError(fname, line, "form has neither Form nor Segments")
+
+
+def _add_cognate_table(
+    ds: Any, path: Path, all_forms: set[str], words: dict[str, tuple[str, Word]], sets: dict[str, list[str]]
+) -> None:
+    """Add the CognateTable's sets (cognate set -> its form IDs) of the forms in `words` to `sets`;
+    a row naming a form the FormTable lacks is an error."""
+    ref = _column(ds, "CognateTable", "formReference")
+    cset = _column(ds, "CognateTable", "cognatesetReference")
+    if ref is None or cset is None:
+        raise CorpusError(path, None, "its CognateTable has no Form_ID or no Cognateset_ID column")
+    for fname, line, row in _rows(ds, "CognateTable"):
+        fid = str(row[ref])
+        if fid not in all_forms:
+            raise CorpusError(fname, line, f"form {fid!r} is not in the FormTable")
+        if fid in words and row.get(cset):
+            sets.setdefault(str(row[cset]), []).append(fid)
 
 
 def _dataset_name(ds: Any, path: Path) -> str:

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from tui_decipher.cli import app
 from tui_decipher.engine.config import DecipherConfig
 from tui_decipher.engine.corpus import MAX_LINE_CHARS, CorpusError, read_cog
-from tui_decipher.engine.registry import DEMAND_SLACK, check_demand, load_corpus
+from tui_decipher.engine.registry import DEMAND_SLACK, CorpusSpec, check_demand, load_corpus
 from tui_decipher.store import Store, default_path
 
 runner = CliRunner()
@@ -215,6 +215,20 @@ def test_demand_warning_reaches_the_loaded_corpus_only_for_a_run(tmp_path) -> No
     cfg = DecipherConfig(corpus=str(tmp_path / "d.cog"), method="neural")
     assert load_corpus(cfg).warnings == ()  # a preview never checks demand
     assert any("seeking 20" in w for w in load_corpus(cfg, for_run=True).warnings)
+
+
+def test_a_corpus_spec_names_a_corpus_without_a_run_s_settings(tmp_path) -> None:
+    # The preview reads a corpus from its name and languages alone; a run's settings name the same one.
+    _corpus(tmp_path, 21, 20)
+    cfg = DecipherConfig(corpus=str(tmp_path / "d.cog"), method="neural", seed=7)
+    spec = CorpusSpec.of(cfg)
+    assert spec == CorpusSpec(str(tmp_path / "d.cog")) == CorpusSpec.of({"corpus": str(tmp_path / "d.cog"), "seed": 7})
+    by_spec, by_cfg = load_corpus(spec), load_corpus(cfg)
+    assert by_spec.corpus.lost_words == by_cfg.corpus.lost_words and by_spec.path == by_cfg.path
+    with pytest.raises(CorpusError, match="word lists need known_words"):
+        load_corpus(CorpusSpec(lost_words=str(tmp_path / "lost.txt")))
+    with pytest.raises(TypeError):  # only a run's settings say its demand
+        load_corpus(spec, for_run=True)
 
 
 def test_registry_corpora_with_their_presets_pass_the_demand_check(shared_corpora) -> None:

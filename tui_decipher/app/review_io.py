@@ -16,16 +16,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from ..engine.config import DecipherConfig
 from ..engine.corpus import Corpus, CorpusError, read_lines, word_text
-from ..engine.registry import load_corpus
+from ..engine.registry import CorpusSpec, load_corpus
 from ..engine.sign_values import HEADER as SIGN_HEADER
 from ..store import DECIDED, OPEN, ProposalRow, RunRow, StoreError
 
 HEADER = ("lost", "known", "decision")
 IMPORTED = (*DECIDED, OPEN)  # what an imported line may say; `open` clears the pair's decision
-# The settings that name a run's corpus: the rest of its stored config never changes which words it has.
-CORPUS_FIELDS = ("corpus", "lost", "known", "lost_words", "known_words")
 
 
 @dataclass(frozen=True)
@@ -63,9 +60,8 @@ def run_vocabulary(run: RunRow, proposals: Sequence[ProposalRow] = ()) -> RunVoc
     """The vocabularies of the corpus `run` was made on, loaded as a refinement loads them (the
     corpus its settings name). StoreError when that corpus cannot be read now, or no longer has the
     run's words (it changed since the run: a decision's indices would judge other words)."""
-    cfg = DecipherConfig(**{name: run.config[name] for name in CORPUS_FIELDS if name in run.config})
     try:
-        corpus = load_corpus(cfg).corpus
+        corpus = load_corpus(CorpusSpec.of(run.config)).corpus
     except (CorpusError, ValueError) as exc:
         raise StoreError(f"run #{run.id}: cannot read its corpus {run.corpus_path!r}: {exc}") from None
     vocab = RunVocabulary.of(corpus)

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..engine.config import ConfigError, DecipherConfig
+from ..engine.config import ConfigError
 from ..engine.corpus import CorpusError, preview_lines, read_cog_table, word_text
 from ..engine.generators import (
     BASE_KINDS,
@@ -21,7 +21,7 @@ from ..engine.generators import (
     syllabary_key_text,
     write_generated,
 )
-from ..engine.registry import entry_path, load_corpus, load_registry
+from ..engine.registry import CorpusSpec, entry_path, load_corpus, load_registry
 from .app import fail
 
 corpus_app = typer.Typer(help="List, inspect and generate corpora.", no_args_is_help=True)
@@ -51,8 +51,7 @@ def corpus_show(
 ) -> None:
     """Vocabulary sizes, symbol inventories and a few lines of a corpus."""
     try:
-        cfg = DecipherConfig(corpus=corpus, lost=lost or "", known=known or "")
-        loaded = load_corpus(cfg)
+        loaded = load_corpus(CorpusSpec(corpus, lost or "", known or ""))
         table_file = read_cog_table(loaded.path) if loaded.corpus.format == "cog" else None
     except (ConfigError, CorpusError) as exc:
         raise fail(str(exc)) from None

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import DecipherConfig
-from .corpus import Corpus, CorpusError, read_word_lists, restrict_to_paired
+from .corpus import Corpus, CorpusError, restrict_to_paired
 from .demo_corpus import demo_cog_text
 from .formats import read_corpus_file
+from .formats.word_lists import read_word_lists
 from .methods import method_for
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -108,22 +109,48 @@ def check_demand(corpus: Corpus, cfg: DecipherConfig) -> str | None:
     raise CorpusError(corpus.source or corpus.name, 1 if corpus.format == "cog" else None, f"{what}; {fix}")
 
 
-def load_corpus(cfg: DecipherConfig, for_run: bool = False) -> LoadedCorpus:
-    """The corpus a config names: word lists, a registry name, or a corpus file or folder of any
-    format (`.cog`, a CLDF Wordlist, an EDICTOR wordlist; engine/formats/).
+@dataclass(frozen=True)
+class CorpusSpec:
+    """Which corpus to read, apart from any run's settings: a registry name or the path of a corpus
+    file or folder (`corpus`) and its two languages (`lost`, `known`: codes, IDs, Glottocodes or
+    0-based indices; empty: the registry's or the file's first two), or two plain word lists
+    (`lost_words`, `known_words`, which then name the languages with `lost` and `known`)."""
 
-    `for_run`: the config is about to start a run, so its demand is checked too (`check_demand`);
-    a corpus preview leaves it False, as its config only names the corpus.
+    corpus: str = "demo"
+    lost: str = ""
+    known: str = ""
+    lost_words: str = ""
+    known_words: str = ""
+
+    @classmethod
+    def of(cls, cfg: DecipherConfig | dict[str, object]) -> CorpusSpec:
+        """The corpus a run's settings name (a config, or a stored run's config as a dict)."""
+        names = [f.name for f in dataclasses.fields(cls)]
+        if isinstance(cfg, dict):
+            return cls(**{name: str(cfg[name]) for name in names if cfg.get(name) is not None})
+        return cls(**{name: getattr(cfg, name) for name in names})
+
+
+def load_corpus(source: CorpusSpec | DecipherConfig, for_run: bool = False) -> LoadedCorpus:
+    """The corpus `source` names (a `CorpusSpec`, or a run's settings): word lists, a registry
+    name, or a corpus file or folder of any format (`.cog`, a CLDF Wordlist, an EDICTOR wordlist;
+    engine/formats/).
+
+    `for_run`: the settings are about to start a run, so their demand is checked too
+    (`check_demand`; `source` must be a DecipherConfig); a corpus preview leaves it False.
     """
-    loaded = _load_corpus(cfg)
+    spec = source if isinstance(source, CorpusSpec) else CorpusSpec.of(source)
+    loaded = _load_corpus(spec)
     if for_run:
-        note = check_demand(loaded.corpus, cfg)
+        if not isinstance(source, DecipherConfig):
+            raise TypeError("a run's demand is checked against its settings: pass its DecipherConfig")
+        note = check_demand(loaded.corpus, source)
         if note:
             loaded = dataclasses.replace(loaded, warnings=(*loaded.warnings, note))
     return loaded
 
 
-def _load_corpus(cfg: DecipherConfig) -> LoadedCorpus:
+def _load_corpus(cfg: CorpusSpec) -> LoadedCorpus:
     if cfg.lost_words or cfg.known_words:
         if not (cfg.lost_words and cfg.known_words):
             missing = "known_words" if cfg.lost_words else "lost_words"

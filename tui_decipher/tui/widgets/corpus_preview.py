@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from rich.markup import escape
 from textual.widgets import Static
 
-from ...engine.config import DecipherConfig
 from ...engine.corpus import CorpusError, preview_lines
-from ...engine.registry import load_corpus
+from ...engine.registry import CorpusSpec, load_corpus
 
 
 @dataclass
@@ -21,7 +20,7 @@ class CorpusSummary:
 def summarize_corpus(corpus: str, lost: str = "", known: str = "", lines: int = 4) -> CorpusSummary:
     """Load a corpus (registry name or path) and describe it; a bad one gives its one-line error."""
     try:
-        loaded = load_corpus(DecipherConfig(corpus=corpus, lost=lost, known=known))
+        loaded = load_corpus(CorpusSpec(corpus, lost, known))
     except CorpusError as exc:
         return CorpusSummary(f"[red]{escape(str(exc))}[/]", False)
     c = loaded.corpus

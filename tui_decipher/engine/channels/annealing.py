@@ -37,11 +37,6 @@ class Annealing:
         self.current = np.log(model.prior * self.written + model.strings.bg_mass)  # (n_strings,)
         self.score = float(model.strings.count @ self.current)
         self.seen = np.zeros(len(model.strings.count), dtype=bool)  # scratch: the strings a move touches
-        # The model's arrays as attributes of their own: a move reads them hundreds of thousands of
-        # times, and each `model.readings.x` lookup costs about as much as a small numpy call.
-        self.keys, self.keys_of, self.mass = model.readings.keys, model.readings.keys_of, model.readings.mass
-        self.codes_at, self.count, self.bg_mass = codes_at, model.strings.count, model.strings.bg_mass
-        self.place, self.prior, self.n_signs = model.place, model.prior, len(model.signs)
 
     def run(
         self,
@@ -56,7 +51,6 @@ class Annealing:
         """`moves` moves of the `movable` units at a temperature falling geometrically from `hot` to
         `cold`, reporting as `search_syllables` says; False when `should_stop` said so."""
         per_sign, n_lost = self.model.per_sign, self.model.n_lost
-        propose, delta_of, accept, signs_of = self.propose, self.delta, self.accept, self.signs_of
         for step in range(moves):
             if step % 10_000 == 0:
                 if should_stop():
@@ -66,17 +60,17 @@ class Annealing:
             heat = per_sign * hot * (cold / hot) ** (step / moves)
             if len(movable) < 2:
                 break
-            old, moved = propose(rng, movable)
+            old, moved = self.propose(rng, movable)
             # A move that changes a unit's sign changes every key that holds the unit; one that keeps
             # every sign changes nothing (delta 0, taken).
-            if all(signs_of[k] == s for k, s in old.items()) or len(moved) == 0:
+            if all(self.signs_of[k] == s for k, s in old.items()) or len(moved) == 0:
                 continue
-            delta, after, change = delta_of(moved)
+            delta, after, change = self.delta(moved)
             if delta >= 0 or rng.random() < math.exp(delta / heat):
-                accept(moved, after, delta, change)
+                self.accept(moved, after, delta, change)
             else:  # undo
                 for k, s in old.items():
-                    signs_of[k] = s
+                    self.signs_of[k] = s
         if on_progress is not None:
             on_progress(moves, moves, -self.score / n_lost)
         return True
@@ -84,11 +78,11 @@ class Annealing:
     def propose(self, rng: random.Random, movable: list[int]) -> tuple[dict[int, int], np.ndarray]:
         """Move one unit to a random sign, or swap two units' signs, in the map: (the moved units'
         signs before, the keys that hold them)."""
-        signs_of, keys_of = self.signs_of, self.keys_of
+        signs_of, keys_of = self.signs_of, self.model.readings.keys_of
         if rng.random() < 0.5:
             u = rng.choice(movable)
             old = {u: int(signs_of[u])}
-            signs_of[u] = rng.randrange(self.n_signs) + 1
+            signs_of[u] = rng.randrange(len(self.model.signs)) + 1
             return old, keys_of[u]
         u, v = rng.sample(movable, 2)
         old = {u: int(signs_of[u]), v: int(signs_of[v])}
@@ -98,22 +92,22 @@ class Annealing:
     def delta(self, moved: np.ndarray) -> tuple[float, np.ndarray, _Change | None]:
         """The change of log-likelihood where the keys `moved` write their strings under the map now:
         (the change, their strings now, what changes on the lost strings where a key writes one)."""
-        codes_at, count = self.codes_at, self.count
+        codes_at, count = self.model.strings.codes_at, self.model.strings.count
         before = self.key_code[moved]
-        after = self.signs_of[self.keys[moved]] @ self.place
+        after = self.signs_of[self.model.readings.keys[moved]] @ self.model.place
         both = np.concatenate((before, after))  # (2 n_moved,)
         found = np.searchsorted(codes_at, both)
         where = (codes_at[found] == both).nonzero()[0]  # the keys that write a lost string, before then after
         if not len(where):
             return 0.0, after, None
         touched = found[where]
-        change = self.mass[moved[where % len(moved)]]
+        change = self.model.readings.mass[moved[where % len(moved)]]
         change[where < len(moved)] *= -1.0  # a key's mass leaves the string it wrote before
         self.seen[touched] = True
         affected = self.seen.nonzero()[0]  # the touched strings, ascending
         self.seen[affected] = False
         net = np.bincount(touched, weights=change, minlength=len(count))[affected]
-        new = np.log(self.prior * (self.written[affected] + net) + self.bg_mass[affected])
+        new = np.log(self.model.prior * (self.written[affected] + net) + self.model.strings.bg_mass[affected])
         return float(count[affected] @ (new - self.current[affected])), after, _Change(affected, net, new)
 
     def accept(self, moved: np.ndarray, after: np.ndarray, delta: float, change: _Change | None) -> None:

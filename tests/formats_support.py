@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_decipher.engine.corpus import graphemes
+from tui_decipher.engine.corpora.corpus import graphemes
 
 DEMO = Path(__file__).resolve().parents[1] / "corpora" / "demo.cog"
 LANGUAGES = [("ves", "Old Veshic", "vesh1234"), ("kal", "Kalenic", "kale1234"), ("oth", "Othic", "othi1234")]

@@ -1,5 +1,5 @@
 """Every proposal carries its reading: the best alignment of its pair under the run's own model
-(engine/alignment.py), for every method and both channels, whose segments spell the two words."""
+(engine/channels/alignment.py), for every method and both channels, whose segments spell the two words."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from tui_decipher.engine.alignment import (
+from tui_decipher.engine.channels.alignment import (
     Segment,
     alignment_lines,
     alignment_text,
@@ -19,11 +19,11 @@ from tui_decipher.engine.alignment import (
 )
 from tui_decipher.engine.channels.edit import EditChannel
 from tui_decipher.engine.channels.pieces import CharacterChannel
-from tui_decipher.engine.charset import Charset
-from tui_decipher.engine.config import preset
-from tui_decipher.engine.generators import GeneratorSpec, write_generated
+from tui_decipher.engine.corpora.charset import Charset
+from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
+from tui_decipher.engine.corpora.registry import load_corpus
 from tui_decipher.engine.methods import run_decipherment
-from tui_decipher.engine.registry import load_corpus
+from tui_decipher.engine.run.config import preset
 
 TINY_NEURAL = dict(method="neural", embed_dim=16, hidden_dim=16, n_universal=8, epochs=2, rounds=1, restarts=1)
 

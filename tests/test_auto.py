@@ -14,10 +14,8 @@ import torch
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app
-from tui_decipher.engine.config import DecipherConfig
-from tui_decipher.engine.corpus import graphemes, read_cog
-from tui_decipher.engine.events import ChannelStep
-from tui_decipher.engine.generators import GeneratorSpec, syllabary_key_text, write_generated
+from tui_decipher.engine.corpora.corpus import graphemes, read_cog
+from tui_decipher.engine.corpora.generators import GeneratorSpec, syllabary_key_text, write_generated
 from tui_decipher.engine.methods import run_decipherment
 from tui_decipher.engine.methods.auto.calibration import calibrates, calibration_demand, recalibrated
 from tui_decipher.engine.methods.auto.capacity import least_capacity
@@ -39,6 +37,8 @@ from tui_decipher.engine.methods.auto.schedule import SCHEDULES, Probe
 from tui_decipher.engine.methods.auto.scripts import ScriptProfile
 from tui_decipher.engine.methods.auto.syllable_search import kept_syllable_map
 from tui_decipher.engine.methods.auto.training import reverse_share, reverse_steps
+from tui_decipher.engine.run.config import DecipherConfig
+from tui_decipher.engine.run.events import ChannelStep
 
 # --- the script --------------------------------------------------------------------------------
 
@@ -799,11 +799,11 @@ def test_auto_warns_where_two_scripts_train_through_shortlists(tmp_path, monkeyp
     """Shortlists list the known words the channel reads best as it is: on two scripts, before the
     signs are read, they list noise. auto says so in a warning line rather than failing silently."""
     from tui_decipher.engine.channels import shortlist
-    from tui_decipher.engine.config import DecipherConfig
-    from tui_decipher.engine.corpus import read_cog
-    from tui_decipher.engine.events import Decided
-    from tui_decipher.engine.generators import GeneratorSpec, write_generated
+    from tui_decipher.engine.corpora.corpus import read_cog
+    from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
     from tui_decipher.engine.methods import run_decipherment
+    from tui_decipher.engine.run.config import DecipherConfig
+    from tui_decipher.engine.run.events import Decided
 
     spec = GeneratorSpec("large-known", seed=5, lost_words=40, known_ratio=20.0)
     corpus = read_cog(write_generated(tmp_path / "c.cog", spec).path)

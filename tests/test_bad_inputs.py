@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app
-from tui_decipher.engine.config import DecipherConfig
-from tui_decipher.engine.corpus import MAX_LINE_CHARS, CorpusError, read_cog
-from tui_decipher.engine.registry import DEMAND_SLACK, CorpusSpec, check_demand, load_corpus
+from tui_decipher.engine.corpora.corpus import MAX_LINE_CHARS, CorpusError, read_cog
+from tui_decipher.engine.corpora.registry import DEMAND_SLACK, CorpusSpec, check_demand, load_corpus
+from tui_decipher.engine.run.config import DecipherConfig
 from tui_decipher.store import Store, default_path
 
 runner = CliRunner()
@@ -232,8 +232,8 @@ def test_a_corpus_spec_names_a_corpus_without_a_run_s_settings(tmp_path) -> None
 
 
 def test_registry_corpora_with_their_presets_pass_the_demand_check(shared_corpora) -> None:
-    from tui_decipher.engine.config import build_config
-    from tui_decipher.engine.registry import load_registry
+    from tui_decipher.engine.corpora.registry import load_registry
+    from tui_decipher.engine.run.config import build_config
 
     for name, entry in load_registry().items():
         cfg, _ = build_config(entry.preset, None, {"corpus": name})

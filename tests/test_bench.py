@@ -74,14 +74,14 @@ from tui_decipher.bench.settings import (
     validate_names,
 )
 from tui_decipher.cli import app
-from tui_decipher.engine.baseline import edit_distance_assignment, edit_distance_costs
-from tui_decipher.engine.config import DecipherConfig, preset
-from tui_decipher.engine.corpus import Corpus
-from tui_decipher.engine.generators import GeneratorSpec, generate
+from tui_decipher.engine.corpora.corpus import Corpus
+from tui_decipher.engine.corpora.generators import GeneratorSpec, generate
+from tui_decipher.engine.corpora.registry import load_corpus
+from tui_decipher.engine.evaluation.baseline import edit_distance_assignment, edit_distance_costs
+from tui_decipher.engine.evaluation.transfer import evaluate_on_corpus
 from tui_decipher.engine.methods import run_decipherment
 from tui_decipher.engine.neural.model import build_model
-from tui_decipher.engine.registry import load_corpus
-from tui_decipher.engine.transfer import evaluate_on_corpus
+from tui_decipher.engine.run.config import DecipherConfig, preset
 
 runner = CliRunner()
 TINY = dict(embed_dim=16, hidden_dim=16, n_universal=8, epochs=2)
@@ -132,8 +132,20 @@ def test_summary_mean_std_reference_and_baseline_rows():
     assert "`decipher bench --test`" in md and "2 CPUs" in md and "torch 2.x" in md
     line = next(ln for ln in md.splitlines() if ln.startswith("| ugaritic | ugaritic-full") and "| decipher |" in ln)
     cells = [c.strip() for c in line.strip("|").split("|")]
-    assert cells == ["ugaritic", "ugaritic-full (2182 evaluated x 39451)", "decipher", "65.9", "60.0 ± 10.0",
-                     "50.0 ± 10.0", "-", "-", "-", "-", "2182", "3"]  # fmt: skip  (no proposals judged)
+    assert cells == [
+        "ugaritic",
+        "ugaritic-full (2182 evaluated x 39451)",
+        "decipher",
+        "65.9",
+        "60.0 ± 10.0",
+        "50.0 ± 10.0",
+        "-",
+        "-",
+        "-",
+        "-",
+        "2182",
+        "3",
+    ]  # fmt: skip  (no proposals judged)
     base_line = next(ln for ln in md.splitlines() if "baseline: edit distance" in ln and "ugaritic-full" in ln)
     assert "| 62.7 | 62.7 |" in base_line
     assert "## Cost per row" in md and "| peak RSS MB |" in md
@@ -432,7 +444,7 @@ def test_residual_switch_changes_the_forward(single_thread):
 
 
 def _corpus(lost: list[str], known: list[str], gold: dict[int, set[int]]) -> Corpus:
-    from tui_decipher.engine.corpus import graphemes
+    from tui_decipher.engine.corpora.corpus import graphemes
 
     return Corpus(
         "hand", "l", "k", tuple(graphemes(w) for w in lost), tuple(graphemes(w) for w in known),
@@ -915,7 +927,7 @@ def test_a_report_whose_results_a_bench_will_not_keep_is_set_aside_not_overwritt
 
     epochs[0] = 6  # the seeds' jobs run again; the report holding them is kept, as it was
     resume(2)
-    (path, dropped), = set_aside
+    ((path, dropped),) = set_aside
     assert path.name.startswith("bench.replaced-") and path.read_text(encoding="utf-8") == kept_report
     assert path.with_suffix(".md").is_file()
     assert sorted((j.setting, j.seed) for j in dropped) == [("counted", 1234), ("counted", 1235)]
@@ -950,7 +962,7 @@ def test_cli_bench_into_a_log_says_where_its_jobs_are(tmp_path, fake_settings, d
     # A long bench runs in the background with its output in a file, where bars never draw: it
     # printed its first line and nothing more until a job ended, an hour later.
     from tui_decipher.cli import bench as bench_cli
-    from tui_decipher.engine.events import ChannelStep
+    from tui_decipher.engine.run.events import ChannelStep
 
     def run(seed, quick, reporter):
         reporter.stage("working")
@@ -991,7 +1003,7 @@ def test_the_known_pairs_settings_report_without_and_with_on_the_words_scored(mo
     from types import SimpleNamespace
 
     from tui_decipher.bench.experiments import refine
-    from tui_decipher.engine.registry import load_corpus
+    from tui_decipher.engine.corpora.registry import load_corpus
 
     loaded = []  # the corpora the experiment loaded, so the test fails should the patch stop applying
     demo = load_corpus(DecipherConfig()).corpus

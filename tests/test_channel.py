@@ -15,13 +15,13 @@ from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.trainer import fit_channel, plan_support
 from tui_decipher.engine.channels.training import ChannelTraining
 from tui_decipher.engine.channels.transport import listed_transport_plan, no_cognate_scores, transport_plan
-from tui_decipher.engine.charset import Charset
-from tui_decipher.engine.config import ConfigError, preset
-from tui_decipher.engine.corpus import Corpus
-from tui_decipher.engine.events import ChannelStep, EpochEnd, RunStarted
+from tui_decipher.engine.corpora.charset import Charset
+from tui_decipher.engine.corpora.corpus import Corpus
+from tui_decipher.engine.evaluation.transfer import evaluate_on_corpus
 from tui_decipher.engine.methods import neural_em, run_decipherment
 from tui_decipher.engine.methods.channel import ChannelFitted
-from tui_decipher.engine.transfer import evaluate_on_corpus
+from tui_decipher.engine.run.config import ConfigError, preset
+from tui_decipher.engine.run.events import ChannelStep, EpochEnd, RunStarted
 from tui_decipher.tui.live import LiveRun
 
 

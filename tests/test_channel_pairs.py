@@ -11,7 +11,7 @@ import torch
 from tui_decipher.engine.channels.lattice import encode_padded
 from tui_decipher.engine.channels.scoring import channel_log_probs, pair_log_probs
 from tui_decipher.engine.channels.trainer import new_channel
-from tui_decipher.engine.charset import Charset
+from tui_decipher.engine.corpora.charset import Charset
 
 
 def _words(alphabet: str, n: int, rng: random.Random, longest: int) -> list[tuple[str, ...]]:

@@ -9,7 +9,7 @@ import torch
 
 from tui_decipher.engine.channels.lattice import encode_padded
 from tui_decipher.engine.channels.trainer import new_channel
-from tui_decipher.engine.charset import Charset
+from tui_decipher.engine.corpora.charset import Charset
 
 
 @pytest.mark.parametrize("kind", ["pieces", "edit"])

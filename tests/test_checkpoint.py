@@ -4,20 +4,22 @@ method redesign (tests/data/v1_checkpoint.pt, made by main at 1ae0a30 on tests/d
 
 from __future__ import annotations
 
+import io
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
 
-from tui_decipher.engine.checkpoint import (
+from tui_decipher.engine.constraints.review import ReviewConstraints
+from tui_decipher.engine.corpora.corpus import read_cog
+from tui_decipher.engine.methods import refine_decipherment, run_decipherment
+from tui_decipher.engine.run.checkpoint import (
     CHECKPOINT_NAME,
     CHECKPOINT_VERSION,
     Checkpoint,
     load_checkpoint,
     save_checkpoint,
 )
-from tui_decipher.engine.corpus import read_cog
-from tui_decipher.engine.methods import refine_decipherment, run_decipherment
-from tui_decipher.engine.review import ReviewConstraints
 
 DATA = Path(__file__).parent / "data"
 
@@ -67,3 +69,22 @@ def test_a_checkpoint_round_trips_through_its_file(tmp_path) -> None:
     loaded = load_checkpoint(tmp_path)
     assert loaded.method == "channel" and loaded.shape == (2, 3) and loaded.rounds == [{"round": 1}]
     assert torch.equal(loaded.state["x"], torch.ones(2)) and loaded.phases == {"train": 1.0}
+
+
+def test_a_checkpoint_naming_a_class_at_its_old_module_reads_it_where_it_lives_now(tmp_path) -> None:
+    """Checkpoints written before the engine's root modules moved into packages name classes by
+    their old modules (`tui_decipher.engine.review`, `.corpora` ...): they still load."""
+    constraints = ReviewConstraints(accepted=((1, 2),), rejected=((3, 4),))
+    saved = Checkpoint(
+        method="channel", config={"seed": 3}, corpus="c", shape=(2, 3), restart=0, round=1,
+        rounds=[], seconds=0.0, phases={}, refined=0, state={},
+    )  # fmt: skip
+    payload = {"version": CHECKPOINT_VERSION, **asdict(saved)}
+    payload["state"]["review"] = constraints  # as a method's state holds its objects (a channel, a stage)
+    buffer = io.BytesIO()  # torch's plain (not zip) format, text pickle: module names are plain lines
+    torch.save(payload, buffer, pickle_protocol=0, _use_new_zipfile_serialization=False)
+    new_name, old_name = b"tui_decipher.engine.constraints.review", b"tui_decipher.engine.review"
+    assert b"c" + new_name + b"\nReviewConstraints" in buffer.getvalue()
+    (tmp_path / CHECKPOINT_NAME).write_bytes(buffer.getvalue().replace(new_name, old_name))
+    loaded = load_checkpoint(tmp_path)
+    assert loaded.state["review"] == constraints

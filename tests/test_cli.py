@@ -232,7 +232,6 @@ def test_engine_and_cli_never_import_textual(module):
     assert out.stdout.strip() == "False"
 
 
-
 @pytest.mark.parametrize(
     ("args", "imports_bench"),
     [(None, False), (["run", "--help"], False), (["presets"], False), (["bench", "--help"], True)],
@@ -250,6 +249,7 @@ def test_only_the_bench_command_imports_the_bench(args, imports_bench):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == str(imports_bench)
+
 
 def test_tui_commands_have_help_with_data_dir_and_corpus():
     from tui_decipher.cli import tui_app_cli

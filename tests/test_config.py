@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_decipher.engine.config import (
+from tui_decipher.engine.run.config import (
     PRESET_DEFINITIONS,
     PRESETS,
     SECTIONS,
@@ -126,7 +126,9 @@ def test_every_field_is_in_one_section_and_to_toml_reads_back(tmp_path: Path) ->
 
 def test_presets_build_on_their_bases_and_say_why() -> None:
     assert PRESETS["paper-linear-b-names"] == {
-        **PRESETS["paper-linear-b"], "corpus": "linear-b-names", "cognate_fraction": 0.5
+        **PRESETS["paper-linear-b"],
+        "corpus": "linear-b-names",
+        "cognate_fraction": 0.5,
     }
     assert PRESETS["paper-ugaritic"]["first_epochs"] == PRESETS["paper-em"]["first_epochs"] == 250
     assert all(PRESET_DEFINITIONS[name].why for name in PRESETS)

@@ -1,4 +1,4 @@
-"""Tests for `.cog` and word-list parsing (tui_decipher.engine.corpus)."""
+"""Tests for `.cog` and word-list parsing (tui_decipher.engine.corpora.corpus)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_decipher.engine.corpus import (
+from tui_decipher.engine.corpora.corpus import (
     Corpus,
     CorpusError,
     graphemes,
@@ -16,7 +16,7 @@ from tui_decipher.engine.corpus import (
     read_cog_table,
     restrict_to_paired,
 )
-from tui_decipher.engine.formats.word_lists import read_word_lists
+from tui_decipher.engine.corpora.formats.word_lists import read_word_lists
 
 
 def write(tmp_path: Path, text: str | bytes, name: str = "c.cog") -> Path:
@@ -34,8 +34,7 @@ def w(text: str) -> tuple[str, ...]:
 def gold_words(corpus: Corpus) -> dict[str, set[str]]:
     """Gold pairs as text: lost word -> its known cognates."""
     return {
-        "".join(corpus.lost_words[i]): {"".join(corpus.known_words[j]) for j in js}
-        for i, js in corpus.gold.items()
+        "".join(corpus.lost_words[i]): {"".join(corpus.known_words[j]) for j in js} for i, js in corpus.gold.items()
     }
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tui_decipher.engine.corpus import CorpusError, read_cog, read_cog_table
-from tui_decipher.engine.formats.word_lists import read_word_list
+from tui_decipher.engine.corpora.corpus import CorpusError, read_cog, read_cog_table
+from tui_decipher.engine.corpora.formats.word_lists import read_word_list
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

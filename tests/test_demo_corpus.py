@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_decipher.engine.demo_corpus import (
+from tui_decipher.engine.corpora.demo_corpus import (
     KNOWN_CODE,
     LOST_CODE,
     DemoSpec,
@@ -113,5 +113,5 @@ def test_write_demo_corpus(tmp_path: Path) -> None:
 
 
 def test_committed_corpus_is_reproducible() -> None:
-    assert COMMITTED.is_file(), "regenerate with: python -m tui_decipher.engine.demo_corpus corpora/demo.cog"
+    assert COMMITTED.is_file(), "regenerate with: python -m tui_decipher.engine.corpora.demo_corpus corpora/demo.cog"
     assert COMMITTED.read_bytes() == demo_cog_text(DemoSpec()).encode("utf-8")

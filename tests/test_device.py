@@ -13,12 +13,12 @@ from test_edit_channel import _matching_accuracy, sound_change_corpus
 from tui_decipher.engine.channels.scoring import channel_log_probs, pair_log_probs
 from tui_decipher.engine.channels.trainer import fit_channel, new_channel
 from tui_decipher.engine.channels.training import ChannelTraining
-from tui_decipher.engine.charset import Charset
-from tui_decipher.engine.config import DecipherConfig
-from tui_decipher.engine.corpus import read_cog
-from tui_decipher.engine.generators import GeneratorSpec, write_generated
+from tui_decipher.engine.constraints.review import ReviewConstraints
+from tui_decipher.engine.corpora.charset import Charset
+from tui_decipher.engine.corpora.corpus import read_cog
+from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.methods import run_decipherment
-from tui_decipher.engine.review import ReviewConstraints
+from tui_decipher.engine.run.config import DecipherConfig
 
 pytestmark = pytest.mark.skipif(
     not torch.cuda.is_available(), reason="no CUDA device on this machine (CI has none): run on a GPU machine"

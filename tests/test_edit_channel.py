@@ -15,11 +15,11 @@ from tui_decipher.engine.channels.edit import DROP, INSERT, STOP, WRITE, EditCha
 from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.trainer import fit_channel, new_channel
 from tui_decipher.engine.channels.training import ChannelTraining
-from tui_decipher.engine.charset import Charset
-from tui_decipher.engine.config import ConfigError, DecipherConfig, apply_overrides
-from tui_decipher.engine.corpus import Corpus
+from tui_decipher.engine.corpora.charset import Charset
+from tui_decipher.engine.corpora.corpus import Corpus
+from tui_decipher.engine.evaluation.transfer import evaluate_on_corpus
 from tui_decipher.engine.methods import run_decipherment
-from tui_decipher.engine.transfer import evaluate_on_corpus
+from tui_decipher.engine.run.config import ConfigError, DecipherConfig, apply_overrides
 
 
 def _logsumexp(values: list[float]) -> float:

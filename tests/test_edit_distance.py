@@ -9,7 +9,7 @@ import pytest
 import torch
 from rapidfuzz.distance import Indel
 
-from tui_decipher.engine.charset import EOW_ID, PAD_ID, SOW_ID, UNK_ID
+from tui_decipher.engine.corpora.charset import EOW_ID, PAD_ID, SOW_ID, UNK_ID
 from tui_decipher.engine.neural.edit_distance import expected_edit_distance, ids_to_text, sample_strings
 
 N_CHARS = 10  # 4 specials + 6 real symbols
@@ -96,7 +96,6 @@ def test_two_strings_and_their_unsharpened_log_probs() -> None:
     assert set(sampled[0]) == {ids_to_text([A]), ids_to_text([A, B])}
     torch.testing.assert_close(sample_lp[0, :2], torch.full((2,), math.log(0.5)))
     assert torch.isneginf(sample_lp[0, 2:]).all()
-
 
 
 def test_sharpened_scoring_gives_the_probabilities_samples_were_drawn_with() -> None:

@@ -8,10 +8,10 @@ import threading
 import pytest
 import torch
 
-from tui_decipher.engine.config import preset
-from tui_decipher.engine.events import EpochEnd, RoundEnd, RunFinished, RunStarted
+from tui_decipher.engine.corpora.registry import load_corpus
 from tui_decipher.engine.methods import run_decipherment
-from tui_decipher.engine.registry import load_corpus
+from tui_decipher.engine.run.config import preset
+from tui_decipher.engine.run.events import EpochEnd, RoundEnd, RunFinished, RunStarted
 
 
 def test_demo_run_reaches_the_accuracy_bar():
@@ -67,8 +67,17 @@ def test_runs_are_reproducible_with_two_threads():
     old = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
-        cfg = preset("ugaritic").replace(corpus="demo", lost="ves", known="kal", embed_dim=16, hidden_dim=16,
-                                         n_universal=8, first_epochs=250, rounds=1, device="cpu")
+        cfg = preset("ugaritic").replace(
+            corpus="demo",
+            lost="ves",
+            known="kal",
+            embed_dim=16,
+            hidden_dim=16,
+            n_universal=8,
+            first_epochs=250,
+            rounds=1,
+            device="cpu",
+        )
         corpus = load_corpus(cfg).corpus
         a = run_decipherment(corpus, cfg)
         b = run_decipherment(corpus, cfg)
@@ -81,7 +90,7 @@ def test_runs_are_reproducible_with_two_threads():
 def test_a_run_flushes_subnormal_floats_in_its_thread():
     # Subnormals made late M-steps several times slower on CPU (engine.device.flush_denormals).
     # Checked in a fresh thread, as the TUI runs the engine, so the test leaves pytest's thread alone.
-    from tui_decipher.engine.problem import Problem
+    from tui_decipher.engine.run.problem import Problem
 
     if platform.machine().lower() not in ("x86_64", "amd64"):
         pytest.skip("flushing subnormals is an x86 CPU mode (SSE's FTZ/DAZ)")

@@ -12,9 +12,9 @@ from tui_support import fixed_corpus, seed_store
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app
-from tui_decipher.engine.alignment import Segment
-from tui_decipher.engine.formats import read_corpus_file
-from tui_decipher.engine.formats.lingpy_import import quiet_lingpy
+from tui_decipher.engine.channels.alignment import Segment
+from tui_decipher.engine.corpora.formats import read_corpus_file
+from tui_decipher.engine.corpora.formats.lingpy_import import quiet_lingpy
 from tui_decipher.exports import ReviewedRun
 from tui_decipher.exports.alignment import GAP, key_alignment, model_alignment
 from tui_decipher.exports.cognate_sets import cognate_sets
@@ -203,7 +203,7 @@ def test_key_export_by_symbol_and_by_confidence(data_dir: Path, tmp_path: Path) 
 def test_signs_export_is_a_known_signs_file_that_a_run_reads_back(data_dir: Path, tmp_path: Path) -> None:
     """The pins of a run (the Key screen's) as a --known-signs file: values a line, unknown signs as
     comments; the project's reader takes it back as the same values."""
-    from tui_decipher.engine.sign_values import read_sign_values
+    from tui_decipher.engine.constraints.sign_values import read_sign_values
 
     run_id = seed_store(data_dir, tmp_path)
     with Store(default_path(data_dir)) as store:

@@ -1,4 +1,4 @@
-"""The field's corpus formats (engine/formats/): CLDF Wordlists and EDICTOR/LingPy wordlists read back to
+"""The field's corpus formats (engine/corpora/formats/): CLDF Wordlists and EDICTOR/LingPy wordlists read back to
 the same vocabularies and gold as the data written, and every bad file as one line naming file and row."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from formats_support import expected, write_cldf, write_edictor
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app
-from tui_decipher.engine.corpus import Corpus, CorpusError
-from tui_decipher.engine.formats import format_of, read_corpus_file
+from tui_decipher.engine.corpora.corpus import Corpus, CorpusError
+from tui_decipher.engine.corpora.formats import format_of, read_corpus_file
 
 runner = CliRunner()
 
@@ -83,14 +83,26 @@ def _rewrite(path: Path, old: str, new: str) -> None:
     ("damage", "where", "line", "fragments"),
     [
         (lambda d: _rewrite(d / "forms.csv", "ves-3,", "ves 3,"), "forms.csv", 4, ("ID", "invalid")),
-        (lambda d: _rewrite(d / "forms.csv", "kal-4,kal,", "kal-4,xyz,"), "forms.csv", 5,
-         ("'xyz'", "not in its LanguageTable")),
-        (lambda d: _rewrite(d / "cognates.csv", ",ves-3,", ",ves-999,"), "cognates.csv", 2,
-         ("'ves-999'", "not in the FormTable")),
+        (
+            lambda d: _rewrite(d / "forms.csv", "kal-4,kal,", "kal-4,xyz,"),
+            "forms.csv",
+            5,
+            ("'xyz'", "not in its LanguageTable"),
+        ),
+        (
+            lambda d: _rewrite(d / "cognates.csv", ",ves-3,", ",ves-999,"),
+            "cognates.csv",
+            2,
+            ("'ves-999'", "not in the FormTable"),
+        ),
         (lambda d: _rewrite(d / "forms.csv", ",vesh,", ",,"), None, None, ()),  # harmless: no such text
         (lambda d: (d / "forms.csv").unlink(), "forms.csv", None, ("file not found",)),
-        (lambda d: (d / "Wordlist-metadata.json").write_text("{not json", encoding="utf-8"),
-         "Wordlist-metadata.json", None, ("not a CLDF dataset",)),
+        (
+            lambda d: (d / "Wordlist-metadata.json").write_text("{not json", encoding="utf-8"),
+            "Wordlist-metadata.json",
+            None,
+            ("not a CLDF dataset",),
+        ),
         (lambda d: (d / "forms.csv").write_bytes(b"ID,Language_ID\n\xff\xfe,x\n"), "forms.csv", None, ("UTF-8",)),
     ],
     ids=["bad-id", "unknown-language", "unknown-form", "untouched", "missing-forms", "bad-json", "bad-encoding"],
@@ -181,7 +193,14 @@ EDICTOR_HEADER = "ID\tDOCULECT\tCONCEPT\tFORM\tTOKENS\tCOGID\n"
         (EDICTOR_HEADER + "1\tves\tc\tab\ta b\t1\n2\tkal\tc\tcd\tc \x07\t1\n", 3, ("control character",)),
     ],
     ids=[
-        "short-row", "repeated-id", "bad-id", "bad-cogid", "no-doculect", "no-word", "no-form-column", "header-only",
+        "short-row",
+        "repeated-id",
+        "bad-id",
+        "bad-cogid",
+        "no-doculect",
+        "no-word",
+        "no-form-column",
+        "header-only",
         "control-character",
     ],
 )
@@ -253,7 +272,7 @@ def test_lingpy_is_imported_without_touching_the_root_logger() -> None:
     import sys
 
     code = (
-        "import logging\nfrom tui_decipher.engine.formats.lingpy_import import lingpy\nlingpy()\n"
+        "import logging\nfrom tui_decipher.engine.corpora.formats.lingpy_import import lingpy\nlingpy()\n"
         "print(len(logging.getLogger().handlers), logging.getLogger('lingpy').getEffectiveLevel())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

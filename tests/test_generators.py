@@ -9,10 +9,17 @@ import pytest
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app
-from tui_decipher.engine.config import DecipherConfig
-from tui_decipher.engine.corpus import read_cog
-from tui_decipher.engine.generators import KIND_DEFAULTS, KINDS, GeneratorSpec, generate, syllabary_key, write_generated
-from tui_decipher.engine.registry import load_corpus
+from tui_decipher.engine.corpora.corpus import read_cog
+from tui_decipher.engine.corpora.generators import (
+    KIND_DEFAULTS,
+    KINDS,
+    GeneratorSpec,
+    generate,
+    syllabary_key,
+    write_generated,
+)
+from tui_decipher.engine.corpora.registry import load_corpus
+from tui_decipher.engine.run.config import DecipherConfig
 
 N = 60  # lost words: small, so the whole file runs in well under a second
 
@@ -91,6 +98,7 @@ def test_shared_alphabet_writes_most_letters_as_themselves() -> None:
         assert len(lost_chars & known_chars) >= 0.85 * len(lost_chars)
         tokens = [c for w in lost for c in w]
         assert sum(c in known_chars for c in tokens) >= 0.9 * len(tokens)
+
         # Cognates are close in plain edit distance; the same words paired at random are not.
         def mean_distance(pairs):
             return sum(_edit_distance(a, b) / max(len(a), len(b)) for a, b in pairs) / len(pairs)

@@ -11,11 +11,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from tui_decipher.engine.config import DecipherConfig, preset
-from tui_decipher.engine.corpus import Corpus, read_cog
-from tui_decipher.engine.generators import GeneratorSpec, write_generated
+from tui_decipher.engine.corpora.corpus import Corpus, read_cog
+from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
+from tui_decipher.engine.corpora.registry import load_corpus
 from tui_decipher.engine.methods import METHODS, run_decipherment
-from tui_decipher.engine.registry import load_corpus
+from tui_decipher.engine.run.config import DecipherConfig, preset
 
 SETTINGS = {
     # The paper's EM, with a channel-seeded round 1 and the expected edit distance in round 2.
@@ -133,8 +133,12 @@ def test_every_path_of_auto_reads_no_gold_and_a_leak_planted_there_is_caught(pat
     seen, unseen = _auto_outcomes(corpus, {}, path, monkeypatch)
     assert seen == unseen
     line = seen[-1]["line"]
-    assert {"edit, reverse channel": "both directions", "pieces": "pieces channel",
-            "pieces, syllable search": "signs searched as syllables", "shortlists": "pieces channel"}[path] in line
+    assert {
+        "edit, reverse channel": "both directions",
+        "pieces": "pieces channel",
+        "pieces, syllable search": "signs searched as syllables",
+        "shortlists": "pieces channel",
+    }[path] in line
     if path == "pieces":
         assert "syllables" not in line
     gold: dict = {}

@@ -7,10 +7,10 @@ import threading
 import pytest
 import torch
 
-from tui_decipher.engine.config import ConfigError, preset
-from tui_decipher.engine.corpus import Corpus, graphemes
+from tui_decipher.engine.corpora.corpus import Corpus, graphemes
 from tui_decipher.engine.methods import neural_em, run_decipherment
 from tui_decipher.engine.methods.neural_em import rounds
+from tui_decipher.engine.run.config import ConfigError, preset
 
 LOST = ["abc", "dd", "xyz", "mnop"]
 KNOWN = ["xyz", "qqqq", "abd", "dd", "zzzzzz"]
@@ -21,9 +21,7 @@ def _context(lost: list[str] = LOST, **changes) -> neural_em.EMContext:
         "hand", "l", "k", tuple(graphemes(w) for w in lost), tuple(graphemes(w) for w in KNOWN),
         {i: frozenset() for i in range(len(lost))},
     )  # fmt: skip
-    cfg = preset("demo").replace(
-        embed_dim=8, hidden_dim=8, n_universal=4, device="cpu", capacity=1, top_k=5, **changes
-    )
+    cfg = preset("demo").replace(embed_dim=8, hidden_dim=8, n_universal=4, device="cpu", capacity=1, top_k=5, **changes)
     return neural_em.prepare(corpus, cfg, lambda e: None, threading.Event())
 
 

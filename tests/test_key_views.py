@@ -4,7 +4,7 @@ key as a grid of consonants and vowels."""
 from __future__ import annotations
 
 from tui_decipher.app.key_views import NO_VOWEL, NONE, sign_uses, syllable_grid
-from tui_decipher.engine.alignment import Segment
+from tui_decipher.engine.channels.alignment import Segment
 from tui_decipher.store import ProposalRow
 
 

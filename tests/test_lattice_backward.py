@@ -14,7 +14,7 @@ from tui_decipher.engine.channels import edit, pieces
 from tui_decipher.engine.channels.edit import EditChannel
 from tui_decipher.engine.channels.lattice import NEG, encode_padded, scaled_log_probs, scaled_pair_log_probs
 from tui_decipher.engine.channels.pieces import CharacterChannel
-from tui_decipher.engine.charset import Charset
+from tui_decipher.engine.corpora.charset import Charset
 
 
 def _channel(kind: str, lost_charset: Charset, known_charset: Charset, pinned: bool) -> torch.nn.Module:
@@ -211,7 +211,7 @@ def test_the_paired_lattices_written_out_backward_passes_gradcheck(kind: str) ->
 @pytest.fixture(params=[False, True], ids=["subnormals kept", "subnormals flushed"])
 def flushed(request):
     """The CPU's subnormal mode for the test, restored after. A run flushes subnormals in its thread
-    and the threads that thread starts (engine/device.py), and pytest's thread may have run one, so
+    and the threads that thread starts (engine/run/device.py), and pytest's thread may have run one, so
     the mode is set here, on one intra-op thread (torch's pool threads keep the mode they began with)."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -244,8 +244,10 @@ def test_a_lattice_in_probability_space_stays_finite_where_pairs_are_near_underf
         reference = _log_space_pairs(channel, lost[rows], lost_len[rows], known[cols], known_len[cols]).view(n_x, n_y)
     weights = torch.rand(n_x, n_y, generator=rng)
     # The all-pairs lattice, and the paired lattice over the same pairs (as shortlists score them).
-    for scores in (channel.log_prob(lost, lost_len, known, known_len),
-                   channel.log_prob_pairs(lost[rows], lost_len[rows], known[cols], known_len[cols]).view(n_x, n_y)):
+    for scores in (
+        channel.log_prob(lost, lost_len, known, known_len),
+        channel.log_prob_pairs(lost[rows], lost_len[rows], known[cols], known_len[cols]).view(n_x, n_y),
+    ):
         below = scores.detach() < -1000
         assert below.any() and (reference[below] > -1000).any()  # pairs that underflowed here, not there
         assert (reference[below] < -60).all()  # ...and only those too unlikely to matter

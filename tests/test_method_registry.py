@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tui_decipher.bench.experiments import QUICK_CHANNEL_STEPS, schedule
-from tui_decipher.engine.config import ConfigError, DecipherConfig
 from tui_decipher.engine.methods import METHODS, method_for
+from tui_decipher.engine.run.config import ConfigError, DecipherConfig
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tui_decipher"
 _NAMES = "|".join(METHODS)

@@ -9,8 +9,8 @@ import torch
 import torch.nn.functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from tui_decipher.engine.charset import EOW_ID, PAD_ID, SOW_ID, UNK_ID, Charset
-from tui_decipher.engine.corpus import graphemes
+from tui_decipher.engine.corpora.charset import EOW_ID, PAD_ID, SOW_ID, UNK_ID, Charset
+from tui_decipher.engine.corpora.corpus import graphemes
 from tui_decipher.engine.neural.model import DecipherModel, build_model, norm_controlled_residual
 from tui_decipher.engine.neural.scoring import KnownIndex, LostBatch, score_all_pairs
 
@@ -122,9 +122,7 @@ def test_padding_does_not_change_a_word() -> None:
             alone = model(alone_batch.ids, alone_batch.lengths, 5)
             torch.testing.assert_close(alone.log_probs[0], together.log_probs[i], atol=1e-5, rtol=0)
             width = alone_batch.ids.shape[1]
-            torch.testing.assert_close(
-                alone.attention[0], together.attention[i, :, :width], atol=1e-5, rtol=0
-            )
+            torch.testing.assert_close(alone.attention[0], together.attention[i, :, :width], atol=1e-5, rtol=0)
 
 
 # --------------------------------------------------------------------------- output distributions
@@ -336,7 +334,12 @@ def test_gradients_reach_every_parameter() -> None:
 
 def test_build_model_from_config() -> None:
     cfg = types.SimpleNamespace(
-        n_universal=6, embed_dim=12, hidden_dim=10, dropout=0.1, residual=False, norm_ratio=0.5,
+        n_universal=6,
+        embed_dim=12,
+        hidden_dim=10,
+        dropout=0.1,
+        residual=False,
+        norm_ratio=0.5,
         tie_shared_symbols=False,
     )
     model = build_model(9, 11, cfg)
@@ -348,9 +351,9 @@ def test_build_model_from_config() -> None:
 
 
 def test_shared_symbols_are_tied_at_initialisation_only_when_asked() -> None:
-    from tui_decipher.engine.charset import EOW_ID, Charset, shared_symbols
-    from tui_decipher.engine.config import DecipherConfig
+    from tui_decipher.engine.corpora.charset import EOW_ID, Charset, shared_symbols
     from tui_decipher.engine.neural.model import build_model
+    from tui_decipher.engine.run.config import DecipherConfig
 
     lost, known = Charset("abcx"), Charset("bcdy")
     pairs = shared_symbols(lost, known)

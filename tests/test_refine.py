@@ -12,12 +12,12 @@ import torch
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app as cli_app
-from tui_decipher.engine.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
-from tui_decipher.engine.config import preset
+from tui_decipher.engine.constraints.review import ReviewConstraints
+from tui_decipher.engine.corpora.registry import load_corpus
 from tui_decipher.engine.flow import top_k_edges
 from tui_decipher.engine.methods import refine_decipherment, run_decipherment
-from tui_decipher.engine.registry import load_corpus
-from tui_decipher.engine.review import ReviewConstraints
+from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
+from tui_decipher.engine.run.config import preset
 from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
 
 TINY = dict(embed_dim=16, hidden_dim=16, n_universal=8, epochs=8, rounds=2)
@@ -229,7 +229,7 @@ def test_a_cancelled_refinement_leaves_the_run_finished(data_dir, single_thread)
     import threading
 
     from tui_decipher.app.session import RunSession
-    from tui_decipher.engine.events import RoundEnd
+    from tui_decipher.engine.run.events import RoundEnd
 
     assert CliRunner().invoke(cli_app, ["run", "--quiet", *TINY_FLAGS]).exit_code == 0
     db = default_path(data_dir)
@@ -268,7 +268,7 @@ def test_simulated_reviewer_accepts_top_correct_and_rejects_top_wrong_unjudged_p
     from types import SimpleNamespace
 
     from tui_decipher.bench.reviewer_simulation import accuracy_on, simulate_review
-    from tui_decipher.engine.corpus import Corpus
+    from tui_decipher.engine.corpora.corpus import Corpus
     from tui_decipher.engine.methods import Proposal
 
     words = tuple((c,) for c in "abcdef")

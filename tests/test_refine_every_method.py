@@ -18,12 +18,12 @@ from tui_decipher.app.run_views import run_fields
 from tui_decipher.bench.reviewer_simulation import accuracy_on
 from tui_decipher.cli import app as cli_app
 from tui_decipher.engine.channels.transport import transport_plan
-from tui_decipher.engine.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
-from tui_decipher.engine.config import DecipherConfig, preset
-from tui_decipher.engine.generators import GeneratorSpec, write_generated
+from tui_decipher.engine.constraints.review import ReviewConstraints
+from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
+from tui_decipher.engine.corpora.registry import load_corpus
 from tui_decipher.engine.methods import refine_decipherment, run_decipherment
-from tui_decipher.engine.registry import load_corpus
-from tui_decipher.engine.review import ReviewConstraints
+from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
+from tui_decipher.engine.run.config import DecipherConfig, preset
 from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
 
 CHANNEL = dict(method="channel", channel_steps=300, channel_objective="transport", channel_kind="pieces")
@@ -56,7 +56,7 @@ def test_the_overruled_share_counts_unjudged_words_the_flow_reads_against_the_ch
     import threading
 
     from tui_decipher.engine.methods.refinement import overruled_share
-    from tui_decipher.engine.problem import Problem
+    from tui_decipher.engine.run.problem import Problem
 
     cfg = preset("demo").replace(device="cpu", capacity=1)
     corpus = load_corpus(cfg).corpus
@@ -175,8 +175,10 @@ def test_the_benchmarks_control_is_the_refinements_call_for_call(syllabary_run) 
     assert [d["draw"] for d in out.draws] == [0, 1]
     for draw in out.draws:
         assert draw["refined"] == draw["control"]  # each draw's control is its own refinements
-    assert out.accuracy_refined == out.accuracy_control == pytest.approx(
-        (out.draws[0]["refined"] + out.draws[1]["refined"]) / 2
+    assert (
+        out.accuracy_refined
+        == out.accuracy_control
+        == pytest.approx((out.draws[0]["refined"] + out.draws[1]["refined"]) / 2)
     )
 
 
@@ -224,8 +226,9 @@ def test_an_auto_run_refines_with_its_own_decisions(tmp_path, single_thread) -> 
     checkpoint = load_checkpoint(tmp_path)
     assert checkpoint.method == "auto" and checkpoint.state["decisions"] == result.decisions
     wrong = next(p for p in result.proposals if p.known != result.proposals[0].known)
-    review = ReviewConstraints(((wrong.lost, result.proposals[0].known),), ((result.proposals[1].lost,
-                                                                              result.proposals[1].known),))
+    review = ReviewConstraints(
+        ((wrong.lost, result.proposals[0].known),), ((result.proposals[1].lost, result.proposals[1].known),)
+    )
     refined = refine_decipherment(corpus, checkpoint, review, 1)
     weight = refined.decisions.pop("refinement")  # the accepted pairs' weight, beside auto's decisions
     assert 0.0 <= weight["sure_share"] <= 0.5
@@ -242,7 +245,7 @@ def _assert_proposals_blended(corpus, result, state) -> None:
 
     from tui_decipher.engine.channels.scoring import channel_log_probs
     from tui_decipher.engine.methods.channel import ChannelBlend, load_channel
-    from tui_decipher.engine.problem import Problem
+    from tui_decipher.engine.run.problem import Problem
 
     problem = Problem.prepare(corpus, result.config, lambda e: None, threading.Event())
     blend = ChannelBlend.from_state(state["blend"], problem)

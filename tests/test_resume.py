@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app
-from tui_decipher.engine.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
+from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
 from tui_decipher.store import INTERRUPTED, Store, default_path
 
 RUN = ["run", "--quiet", "--preset", "demo", "--epochs", "60", "--rounds", "3", "--set", "embed_dim=16",
@@ -90,10 +90,10 @@ def test_resume_errors_are_one_line(tmp_path, data_dir):
 def test_resume_from_every_round_and_restart_reaches_the_same_result(tmp_path, single_thread):
     import shutil
 
-    from tui_decipher.engine.config import build_config
-    from tui_decipher.engine.events import RoundEnd
+    from tui_decipher.engine.corpora.registry import load_corpus
     from tui_decipher.engine.methods import run_decipherment
-    from tui_decipher.engine.registry import load_corpus
+    from tui_decipher.engine.run.config import build_config
+    from tui_decipher.engine.run.events import RoundEnd
 
     cfg, _ = build_config("demo", None, {"epochs": 6, "rounds": 2, "restarts": 2, "embed_dim": 16,
                                          "hidden_dim": 16, "n_universal": 8})  # fmt: skip
@@ -148,10 +148,10 @@ def test_resume_records_a_round_that_was_checkpointed_but_not_stored(tmp_path, s
     of the store (stop 11's CI caught exactly that race in the SIGKILL test above)."""
     import threading
 
-    from tui_decipher.engine.config import build_config
-    from tui_decipher.engine.events import RoundEnd
+    from tui_decipher.engine.corpora.registry import load_corpus
     from tui_decipher.engine.methods import run_decipherment
-    from tui_decipher.engine.registry import load_corpus
+    from tui_decipher.engine.run.config import build_config
+    from tui_decipher.engine.run.events import RoundEnd
     from tui_decipher.store import RunRecorder
 
     cfg, _ = build_config("demo", None, {"epochs": 4, "rounds": 3, "embed_dim": 16, "hidden_dim": 16,
@@ -231,10 +231,10 @@ def test_auto_resumed_after_any_stage_reaches_the_uninterrupted_result(kind, tmp
     channel), auto resumed from the checkpoint reaches the proposals of the run never stopped."""
     import threading
 
-    from tui_decipher.engine.config import DecipherConfig
-    from tui_decipher.engine.corpus import read_cog
-    from tui_decipher.engine.generators import GeneratorSpec, write_generated
+    from tui_decipher.engine.corpora.corpus import read_cog
+    from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
     from tui_decipher.engine.methods import run_decipherment, stages
+    from tui_decipher.engine.run.config import DecipherConfig
 
     corpus = read_cog(write_generated(tmp_path / "c.cog", GeneratorSpec(kind, seed=9, lost_words=60)).path)
     cfg = DecipherConfig(method="auto", device="cpu", seed=2, auto_steps=80)
@@ -277,15 +277,16 @@ def test_auto_killed_while_its_fit_trains_resumes_from_the_saved_step(tmp_path, 
     import threading
 
     from tui_decipher.engine.channels.trainer import SAVE_EVERY
-    from tui_decipher.engine.config import DecipherConfig
-    from tui_decipher.engine.corpus import read_cog
-    from tui_decipher.engine.events import ChannelStep, Decided
-    from tui_decipher.engine.generators import GeneratorSpec, write_generated
+    from tui_decipher.engine.corpora.corpus import read_cog
+    from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
     from tui_decipher.engine.methods import run_decipherment
     from tui_decipher.engine.methods.stages import _unpacked
+    from tui_decipher.engine.run.config import DecipherConfig
+    from tui_decipher.engine.run.events import ChannelStep, Decided
 
     corpus = read_cog(write_generated(tmp_path / "c.cog", GeneratorSpec("shared-alphabet", seed=9, lost_words=60)).path)
     cfg = DecipherConfig(method="auto", device="cpu", seed=2, auto_steps=600)
+
     def fit_steps(events: list) -> list[int]:  # the fit's steps: its channel's, after D is decided
         after = next(k for k, e in enumerate(events) if isinstance(e, Decided) and e.what == "demand")
         return [e.step for e in events[after:] if isinstance(e, ChannelStep) and e.label == "transport"]
@@ -310,9 +311,10 @@ def test_auto_killed_while_its_fit_trains_resumes_from_the_saved_step(tmp_path, 
     resumed = run_decipherment(corpus, cfg, again.append, checkpoint=path, resume=saved)
     assert resumed.status == "finished"
     assert [(p.lost, p.known, p.score, p.cost) for p in resumed.proposals] == [
-        (p.lost, p.known, p.score, p.cost) for p in whole.proposals]
+        (p.lost, p.known, p.score, p.cost) for p in whole.proposals
+    ]
     assert resumed.decisions == whole.decisions
-    assert fit_steps(again) == fit_steps(seen)[state.step:]  # from the saved step on, none trained twice
+    assert fit_steps(again) == fit_steps(seen)[state.step :]  # from the saved step on, none trained twice
 
 
 @pytest.mark.parametrize("by_time", [False, True], ids=["every 50 steps", "every 30 seconds"])
@@ -327,11 +329,11 @@ def test_the_channel_method_resumes_from_its_saved_training_state(by_time, tmp_p
     if by_time:
         monkeypatch.setattr(trainer, "SAVE_SECONDS", 0.0)
 
-    from tui_decipher.engine.config import preset
-    from tui_decipher.engine.events import ChannelStep
+    from tui_decipher.engine.corpora.registry import load_corpus
     from tui_decipher.engine.methods import run_decipherment
     from tui_decipher.engine.methods.stages import _unpacked
-    from tui_decipher.engine.registry import load_corpus
+    from tui_decipher.engine.run.config import preset
+    from tui_decipher.engine.run.events import ChannelStep
 
     cfg = preset("demo").replace(method="channel", channel_steps=120, channel_restarts=2, device="cpu")
     corpus = load_corpus(cfg).corpus
@@ -349,7 +351,8 @@ def test_the_channel_method_resumes_from_its_saved_training_state(by_time, tmp_p
     assert _unpacked(saved.state["training"])["restart 0 channel 1"].step == (5 if by_time else 50)
     resumed = run_decipherment(corpus, cfg, checkpoint=path, resume=saved)
     assert [(p.lost, p.known, p.score, p.cost) for p in resumed.proposals] == [
-        (p.lost, p.known, p.score, p.cost) for p in whole.proposals]
+        (p.lost, p.known, p.score, p.cost) for p in whole.proposals
+    ]
     assert not load_checkpoint(path).state.get("partial") and "channel" in load_checkpoint(path).state
 
 
@@ -358,12 +361,12 @@ def test_auto_stopped_during_the_syllable_search_keeps_the_starts_it_found(tmp_p
     run searches only the starts still to come and reaches the uninterrupted run's proposals."""
     import threading
 
-    from tui_decipher.engine.config import DecipherConfig
-    from tui_decipher.engine.corpus import read_cog
-    from tui_decipher.engine.events import Decided
-    from tui_decipher.engine.generators import GeneratorSpec, write_generated
+    from tui_decipher.engine.corpora.corpus import read_cog
+    from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
     from tui_decipher.engine.methods import run_decipherment
     from tui_decipher.engine.methods.stages import _unpacked
+    from tui_decipher.engine.run.config import DecipherConfig
+    from tui_decipher.engine.run.events import Decided
 
     corpus = read_cog(write_generated(tmp_path / "c.cog", GeneratorSpec("syllabary", seed=9, lost_words=60)).path)
     cfg = DecipherConfig(method="auto", device="cpu", seed=2, auto_steps=300, threads=1)
@@ -382,7 +385,8 @@ def test_auto_stopped_during_the_syllable_search_keeps_the_starts_it_found(tmp_p
     events: list = []
     resumed = run_decipherment(corpus, cfg, events.append, checkpoint=path, resume=saved)
     assert [(p.lost, p.known, p.score, p.cost) for p in resumed.proposals] == [
-        (p.lost, p.known, p.score, p.cost) for p in whole.proposals]
+        (p.lost, p.known, p.score, p.cost) for p in whole.proposals
+    ]
     assert resumed.decisions == whole.decisions
     assert any(isinstance(e, Decided) and e.what == "syllables" for e in events)
 
@@ -394,12 +398,12 @@ def test_a_partial_auto_checkpoint_written_before_auto_became_a_package_resumes(
     where they lived then; resumed today, the probe is read back, not trained again."""
     import shutil
 
-    from tui_decipher.engine.config import DecipherConfig
-    from tui_decipher.engine.corpus import read_cog
-    from tui_decipher.engine.events import ChannelStep
-    from tui_decipher.engine.generators import GeneratorSpec, write_generated
+    from tui_decipher.engine.corpora.corpus import read_cog
+    from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
     from tui_decipher.engine.methods import run_decipherment
     from tui_decipher.engine.methods.stages import _unpacked
+    from tui_decipher.engine.run.config import DecipherConfig
+    from tui_decipher.engine.run.events import ChannelStep
 
     path = tmp_path / "ck.pt"
     shutil.copy(Path(__file__).parent / "data" / "partial_auto_4eb2c7f.pt", path)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tui_decipher.engine.charset import PAD_ID
-from tui_decipher.engine.config import preset
-from tui_decipher.engine.events import EpochEnd, RoundEnd, RunStarted
+from tui_decipher.engine.corpora.charset import PAD_ID
+from tui_decipher.engine.corpora.registry import load_corpus
 from tui_decipher.engine.methods import neural_em, run_decipherment
 from tui_decipher.engine.methods.neural_em import context, epochs_for_round, rounds
 from tui_decipher.engine.neural.model import DecipherModel
-from tui_decipher.engine.registry import load_corpus
+from tui_decipher.engine.run.config import preset
+from tui_decipher.engine.run.events import EpochEnd, RoundEnd, RunStarted
 from tui_decipher.tui.live import LiveRun
 
 
@@ -79,8 +79,8 @@ def test_warm_start_continues_from_the_last_rounds_parameters(monkeypatch, singl
 
 
 def test_warm_start_is_reproducible_and_resumable(tmp_path, single_thread) -> None:
-    from tui_decipher.engine.checkpoint import load_checkpoint
-    from tui_decipher.engine.events import RoundEnd
+    from tui_decipher.engine.run.checkpoint import load_checkpoint
+    from tui_decipher.engine.run.events import RoundEnd
 
     cfg = _tiny(epochs=3, first_epochs=5, rounds=3, reset_each_round=False)
     corpus = load_corpus(cfg).corpus
@@ -142,7 +142,7 @@ def test_a_stalled_m_step_is_rejected_when_asked(monkeypatch, single_thread, gua
 
 
 def test_lost_batch_take_cuts_padding_to_the_batch() -> None:
-    from tui_decipher.engine.charset import Charset
+    from tui_decipher.engine.corpora.charset import Charset
     from tui_decipher.engine.neural.scoring import LostBatch
 
     words = [("a",), ("b", "c", "d"), ("c", "a")]

@@ -1,10 +1,10 @@
-"""Named seed streams (engine/seeds.py): the seeds the code drew before the streams had names."""
+"""Named seed streams (engine/run/seeds.py): the seeds the code drew before the streams had names."""
 
 from __future__ import annotations
 
 import pytest
 
-from tui_decipher.engine.seeds import STREAMS, derive
+from tui_decipher.engine.run.seeds import STREAMS, derive
 
 
 def test_streams_draw_the_seeds_of_their_old_offsets() -> None:

@@ -16,8 +16,8 @@ from tui_decipher.engine.channels.shortlist import draw_shortlist, shortlisted
 from tui_decipher.engine.channels.trainer import fit_channel, new_channel
 from tui_decipher.engine.channels.training import ChannelTraining
 from tui_decipher.engine.channels.transport import listed_transport_plan, transport_plan
-from tui_decipher.engine.charset import Charset
-from tui_decipher.engine.review import ReviewConstraints
+from tui_decipher.engine.constraints.review import ReviewConstraints
+from tui_decipher.engine.corpora.charset import Charset
 
 
 def test_the_listed_plan_with_every_known_word_listed_is_the_full_plan() -> None:

@@ -17,15 +17,15 @@ from tui_decipher.cli import app as cli_app
 from tui_decipher.engine.channels.edit import EditChannel
 from tui_decipher.engine.channels.lattice import encode_padded
 from tui_decipher.engine.channels.pieces import CharacterChannel
-from tui_decipher.engine.charset import Charset
-from tui_decipher.engine.checkpoint import CHECKPOINT_NAME, load_checkpoint
-from tui_decipher.engine.config import ConfigError, DecipherConfig
-from tui_decipher.engine.corpus import Corpus, CorpusError
-from tui_decipher.engine.generators import GeneratorSpec, syllabary_key, syllabary_key_text, write_generated
+from tui_decipher.engine.constraints.review import ReviewConstraints
+from tui_decipher.engine.constraints.sign_values import read_sign_values
+from tui_decipher.engine.corpora.charset import Charset
+from tui_decipher.engine.corpora.corpus import Corpus, CorpusError
+from tui_decipher.engine.corpora.generators import GeneratorSpec, syllabary_key, syllabary_key_text, write_generated
+from tui_decipher.engine.corpora.registry import load_corpus
 from tui_decipher.engine.methods import describe_refinement, refine_decipherment, run_decipherment
-from tui_decipher.engine.registry import load_corpus
-from tui_decipher.engine.review import ReviewConstraints
-from tui_decipher.engine.sign_values import read_sign_values
+from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME, load_checkpoint
+from tui_decipher.engine.run.config import ConfigError, DecipherConfig
 from tui_decipher.store import Store, default_path
 
 CHANNEL = dict(method="channel", channel_steps=300, channel_objective="transport", channel_kind="pieces")
@@ -187,9 +187,9 @@ def test_auto_saves_its_blended_probe_held_to_the_sign_values(syllabary, tmp_pat
     saved values, not from the channel's state."""
     import threading
 
+    from tui_decipher.engine.constraints.sign_values import SignValues
     from tui_decipher.engine.methods.channel import ChannelBlend
-    from tui_decipher.engine.problem import Problem
-    from tui_decipher.engine.sign_values import SignValues
+    from tui_decipher.engine.run.problem import Problem
 
     corpus, _cfg, signs = syllabary
     cfg = DecipherConfig(corpus=_cfg.corpus, device="cpu", method="auto", auto_steps=120, known_signs=str(signs))
@@ -253,8 +253,8 @@ def test_a_finished_run_is_refined_with_pinned_sign_values(syllabary, tmp_path) 
 
 
 def test_a_refinement_refits_auto_only_where_its_search_found_no_map_and_the_values_are_new() -> None:
+    from tui_decipher.engine.constraints.sign_values import SignValue, SignValues
     from tui_decipher.engine.methods.auto.decisions import refit_under
-    from tui_decipher.engine.sign_values import SignValue, SignValues
 
     ka, ta = SignValues((SignValue("x", ("k", "a")),)), SignValues((SignValue("y", ("t", "a")),))
     failed, found = {"syllables": {"used": False}}, {"syllables": {"used": True}}

@@ -12,7 +12,7 @@ import time
 import pytest
 from tui_support import seed_store
 
-from tui_decipher.engine.checkpoint import CHECKPOINT_NAME
+from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME
 from tui_decipher.store import Store, default_path
 from tui_decipher.tui.app import DecipherApp
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from tui_decipher import store as store_module
-from tui_decipher.engine.config import DecipherConfig
-from tui_decipher.engine.corpus import Corpus, read_cog
-from tui_decipher.engine.events import ChannelStep, EpochEnd, RoundEnd, RunFinished, RunStarted
-from tui_decipher.engine.formats.word_lists import read_word_lists
+from tui_decipher.engine.corpora.corpus import Corpus, read_cog
+from tui_decipher.engine.corpora.formats.word_lists import read_word_lists
 from tui_decipher.engine.methods import DecipherResult, Proposal
+from tui_decipher.engine.run.config import DecipherConfig
+from tui_decipher.engine.run.events import ChannelStep, EpochEnd, RoundEnd, RunFinished, RunStarted
 from tui_decipher.exports.cog import export_cog
 from tui_decipher.exports.tsv import export_tsv
 from tui_decipher.store import (
@@ -727,7 +727,7 @@ import types
 # The store needs engine.methods for a type annotation only: a stub keeps torch out and the start fast.
 sys.modules["tui_decipher.engine.methods"] = types.ModuleType("tui_decipher.engine.methods")
 sys.modules["tui_decipher.engine.methods"].DecipherResult = object
-from tui_decipher.engine.corpus import Corpus
+from tui_decipher.engine.corpora.corpus import Corpus
 from tui_decipher.store import Store
 
 path, worker, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -1026,7 +1026,7 @@ def test_a_version_5_database_written_by_the_old_code_gains_alignments(tmp_path:
     tests/tui_support.py (a neural run: attention grids, no alignments) and one accepted pair.
     Opening it adds the alignment column and the pinned signs' table; the old run's proposals read
     their attention's path, it takes pins, and a run recorded now keeps the alignments it was given."""
-    from tui_decipher.engine.alignment import Segment, reads_as
+    from tui_decipher.engine.channels.alignment import Segment, reads_as
 
     old = _old_store(tmp_path, "v5_store.sqlite3", 5)
     with Store(old) as s:

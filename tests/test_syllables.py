@@ -24,9 +24,9 @@ from tui_decipher.engine.channels.syllables import (
     search_syllables,
 )
 from tui_decipher.engine.channels.trainer import new_channel
-from tui_decipher.engine.charset import Charset
-from tui_decipher.engine.corpus import graphemes, read_cog
-from tui_decipher.engine.generators import GeneratorSpec, syllabary_key, write_generated
+from tui_decipher.engine.corpora.charset import Charset
+from tui_decipher.engine.corpora.corpus import graphemes, read_cog
+from tui_decipher.engine.corpora.generators import GeneratorSpec, syllabary_key, write_generated
 from tui_decipher.engine.methods.auto.scripts import ScriptProfile
 
 
@@ -302,7 +302,7 @@ def test_starts_run_here_where_no_worker_can_start_and_from_a_script_with_no_mai
     monkeypatch.undo()
     script = tmp_path / "unguarded.py"
     script.write_text(
-        "from tui_decipher.engine.corpus import read_cog\n"
+        "from tui_decipher.engine.corpora.corpus import read_cog\n"
         "from tui_decipher.engine.channels.syllable_starts import search_starts\n"
         f"corpus = read_cog({str(tmp_path / 'syl5.cog')!r})\n"
         "print('top level ran')\n"
@@ -320,7 +320,6 @@ def test_a_search_stopped_by_its_caller_yields_none(tmp_path) -> None:
         found = list(search_starts(corpus.lost_words, corpus.known_words, [1, 2], 50_000, workers=workers,
                                    should_stop=lambda: True))  # fmt: skip
         assert found == [None]
-
 
 
 def test_a_map_pickled_before_spellings_reads_as_the_open_syllables_it_assumed(tmp_path) -> None:

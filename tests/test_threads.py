@@ -7,8 +7,8 @@ import threading
 import pytest
 import torch
 
-from tui_decipher.engine import device
-from tui_decipher.engine.device import screen_threads, use_threads
+from tui_decipher.engine.run import device
+from tui_decipher.engine.run.device import screen_threads, use_threads
 
 
 @pytest.fixture

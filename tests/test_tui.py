@@ -12,12 +12,12 @@ from tui_support import seed_store
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app as cli_app
-from tui_decipher.engine import config as engine_config
-from tui_decipher.engine.checkpoint import CHECKPOINT_NAME
-from tui_decipher.engine.config import build_config
-from tui_decipher.engine.device import screen_threads
-from tui_decipher.engine.generators import GeneratorSpec, write_generated
-from tui_decipher.engine.review import REFINE_ROUNDS
+from tui_decipher.engine.constraints.review import REFINE_ROUNDS
+from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
+from tui_decipher.engine.run import config as engine_config
+from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME
+from tui_decipher.engine.run.config import build_config
+from tui_decipher.engine.run.device import screen_threads
 from tui_decipher.store import ACCEPTED, OPEN, REJECTED, UNSURE, Store, default_path
 from tui_decipher.tui.app import DecipherApp
 from tui_decipher.tui.screens.help import HelpScreen
@@ -395,8 +395,15 @@ async def test_help_lists_the_bindings_of_the_current_screen(data_dir, tmp_path)
         assert isinstance(app.screen, HelpScreen)
         table = app.screen._table()
         ids = table.columns[2]._cells
-        for ident in ("review.accept", "review.reject", "review.unsure", "review.undo", "review.next", "review.export",
-                      "app.quit"):
+        for ident in (
+            "review.accept",
+            "review.reject",
+            "review.unsure",
+            "review.undo",
+            "review.next",
+            "review.export",
+            "app.quit",
+        ):
             assert ident in ids
         await pilot.press("escape")
         assert isinstance(app.screen, ReviewScreen)
@@ -685,7 +692,7 @@ async def test_form_choices_follow_the_preset_and_reach_the_config(data_dir):
         screen = await open_new_run_form(pilot)
         assert screen.query_one("#sparsify", Select).value == "top-k"
         assert screen.query_one("#method", Select).value == "auto"  # no preset: auto decides
-        # torch's threads leave the screen a core (engine/device.py says why); no preset changes that
+        # torch's threads leave the screen a core (engine/run/device.py says why); no preset changes that
         assert screen.query_one("#field-threads", Input).value == str(screen_threads())
         await choose_preset(pilot, screen, "paper-romance")
         assert screen.query_one("#field-threads", Input).value == str(screen_threads())

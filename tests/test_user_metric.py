@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app
-from tui_decipher.engine.evaluation import calibration_curve, calibration_error, proposal_scores
+from tui_decipher.engine.evaluation.metrics import calibration_curve, calibration_error, proposal_scores
 
 runner = CliRunner()
 
@@ -61,7 +61,8 @@ def test_a_run_reports_the_users_metric_beside_the_protocol(tmp_path):
     assert sum(n for _, _, n in curve) == len(rows)
     assert sum(n * share for _, share, n in curve) == pytest.approx(correct, abs=1e-2)
     assert sum(n * abs(share - mean) for mean, share, n in curve) / len(rows) == pytest.approx(
-        scored["calibration_error"], abs=1e-3)
+        scored["calibration_error"], abs=1e-3
+    )
     assert "proposals vs gold" in result.output and "paper's protocol" in result.output
     shown = runner.invoke(app, ["runs", "show", str(out), "--data-dir", str(data)], env={"COLUMNS": "200"})
     assert shown.exit_code == 0, shown.output

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_decipher.engine.config import DecipherConfig
-from tui_decipher.engine.corpus import Corpus, read_cog
-from tui_decipher.engine.events import EpochEnd, RoundEnd, RunStarted
+from tui_decipher.engine.corpora.corpus import Corpus, read_cog
 from tui_decipher.engine.methods import DecipherResult, Proposal, RoundMetrics
+from tui_decipher.engine.run.config import DecipherConfig
+from tui_decipher.engine.run.events import EpochEnd, RoundEnd, RunStarted
 from tui_decipher.store import RunRecorder, Store, default_path
 
 COG = """ves\tkal

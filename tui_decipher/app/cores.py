@@ -17,7 +17,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.device import usable_cores
+from ..engine.run.device import usable_cores
 from ..store.runs import pid_alive
 
 try:  # POSIX: the check and the registration are one step under a lock

@@ -15,11 +15,11 @@ from typing import Any
 
 from platformdirs import user_data_dir
 
-from ..engine.alignment import alignment_text
-from ..engine.config import ConfigSources
-from ..engine.corpus import Corpus, word_text
-from ..engine.evaluation import calibration_curve
+from ..engine.channels.alignment import alignment_text
+from ..engine.corpora.corpus import Corpus, word_text
+from ..engine.evaluation.metrics import calibration_curve
 from ..engine.methods import DecipherResult
+from ..engine.run.config import ConfigSources
 
 APP_NAME = "tui-decipher"
 
@@ -102,7 +102,7 @@ def _calibration(result: DecipherResult) -> list[list[float]]:
 def proposals_tsv(result: DecipherResult, corpus: Corpus) -> str:
     """One line per proposal, best first: the words, score, cost, gold (where the corpus has it), and
     the method's reading of the pair (`alignment`: lost segments / known segments, `alignment_p`:
-    each segment's probability; engine/alignment.py)."""
+    each segment's probability; engine/channels/alignment.py)."""
     has_gold = corpus.has_gold
     header = ["lost", "known", "score", "cost"] + (["gold"] if has_gold else []) + ["alignment", "alignment_p"]
     lines = ["\t".join(header)]

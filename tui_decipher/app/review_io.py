@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from ..engine.corpus import Corpus, CorpusError, read_lines, word_text
-from ..engine.registry import CorpusSpec, load_corpus
-from ..engine.sign_values import HEADER as SIGN_HEADER
+from ..engine.constraints.sign_values import HEADER as SIGN_HEADER
+from ..engine.corpora.corpus import Corpus, CorpusError, read_lines, word_text
+from ..engine.corpora.registry import CorpusSpec, load_corpus
 from ..store import DECIDED, OPEN, ProposalRow, RunRow, StoreError
 
 HEADER = ("lost", "known", "decision")

@@ -28,15 +28,15 @@ from pathlib import Path
 
 import torch
 
-from ..engine.checkpoint import CHECKPOINT_NAME, Checkpoint, CheckpointError, load_checkpoint
-from ..engine.config import ConfigSources, DecipherConfig
-from ..engine.corpus import Corpus
-from ..engine.device import use_threads
-from ..engine.events import EventCallback
+from ..engine.constraints.review import REFINE_ROUNDS, ReviewConstraints
+from ..engine.constraints.sign_values import SignValues, checked_sign_values, read_sign_values
+from ..engine.corpora.corpus import Corpus
+from ..engine.corpora.registry import LoadedCorpus, load_corpus
 from ..engine.methods import DecipherResult, method_for, refine_decipherment, run_decipherment
-from ..engine.registry import LoadedCorpus, load_corpus
-from ..engine.review import REFINE_ROUNDS, ReviewConstraints
-from ..engine.sign_values import SignValues, checked_sign_values, read_sign_values
+from ..engine.run.checkpoint import CHECKPOINT_NAME, Checkpoint, CheckpointError, load_checkpoint
+from ..engine.run.config import ConfigSources, DecipherConfig
+from ..engine.run.device import use_threads
+from ..engine.run.events import EventCallback
 from ..store import CANCELLED, FINISHED, OPEN, RUNNING, UNKNOWN_VALUE, RunRecorder, Store, StoreError
 from .cores import CoreShare, shared_cores
 from .results import new_run_dir, write_run_files

@@ -3,7 +3,7 @@ line the TUI's Progress log shows for the same event are the same words (`event_
 
 from __future__ import annotations
 
-from ..engine.events import (
+from ..engine.run.events import (
     KEPT_PREVIOUS_NOTE,
     ChannelStep,
     Decided,

@@ -6,15 +6,15 @@ from this module. The engine never imports the bench.
 
 from __future__ import annotations
 
-from ..engine.baseline import edit_distance_assignment
-from ..engine.config import DecipherConfig, preset
-from ..engine.corpus import Corpus, CorpusError
-from ..engine.device import select_device
-from ..engine.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
-from ..engine.generators import GeneratorSpec, write_generated
+from ..engine.corpora.corpus import Corpus, CorpusError
+from ..engine.corpora.generators import GeneratorSpec, write_generated
+from ..engine.corpora.registry import entry_path, load_corpus, load_registry
+from ..engine.evaluation.baseline import edit_distance_assignment
+from ..engine.evaluation.transfer import evaluate_on_corpus
 from ..engine.methods import DecipherResult, RoundMetrics, method_for, run_decipherment
-from ..engine.registry import entry_path, load_corpus, load_registry
-from ..engine.transfer import evaluate_on_corpus
+from ..engine.run.config import DecipherConfig, preset
+from ..engine.run.device import select_device
+from ..engine.run.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
 
 __all__ = [
     "ChannelStep",

@@ -21,13 +21,13 @@ from statistics import fmean
 
 import numpy as np
 
-from ..engine import evaluation
-from ..engine.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
-from ..engine.config import DecipherConfig
-from ..engine.corpus import Corpus
-from ..engine.events import EventCallback, ignore
+from ..engine.constraints.review import ACCEPTED, REJECTED, ReviewConstraints
+from ..engine.corpora.corpus import Corpus
+from ..engine.evaluation import metrics
 from ..engine.methods import DecipherResult, refine_decipherment, run_decipherment
-from ..engine.review import ACCEPTED, REJECTED, ReviewConstraints
+from ..engine.run.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
+from ..engine.run.config import DecipherConfig
+from ..engine.run.events import EventCallback, ignore
 
 
 def simulate_review(
@@ -53,7 +53,7 @@ def simulate_review(
 
 def accuracy_on(predictions: np.ndarray, corpus: Corpus, lost_words: set[int]) -> float:
     """Flow accuracy over the given lost words (each must have a gold cognate)."""
-    return evaluation.accuracy(predictions, {i: corpus.gold[i] for i in lost_words})[0]
+    return metrics.accuracy(predictions, {i: corpus.gold[i] for i in lost_words})[0]
 
 
 @dataclass

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from .. import __version__
-from ..engine.config import ConfigError
+from ..engine.run.config import ConfigError
 
 app = typer.Typer(
     help="Decipher a lost language by finding its cognates in a known related language "

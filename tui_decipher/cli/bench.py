@@ -17,7 +17,7 @@ from typer.core import TyperCommand
 
 from ..app.results import data_dir
 from ..app.run_views import percent
-from ..engine.events import (
+from ..engine.run.events import (
     steps_before_round,
 )
 from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, progress_bars

@@ -10,9 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..engine.config import ConfigError
-from ..engine.corpus import CorpusError, preview_lines, read_cog_table, word_text
-from ..engine.generators import (
+from ..engine.corpora.corpus import CorpusError, preview_lines, read_cog_table, word_text
+from ..engine.corpora.generators import (
     BASE_KINDS,
     KIND_HELP,
     KINDS,
@@ -21,7 +20,8 @@ from ..engine.generators import (
     syllabary_key_text,
     write_generated,
 )
-from ..engine.registry import CorpusSpec, entry_path, load_corpus, load_registry
+from ..engine.corpora.registry import CorpusSpec, entry_path, load_corpus, load_registry
+from ..engine.run.config import ConfigError
 from .app import fail
 
 corpus_app = typer.Typer(help="List, inspect and generate corpora.", no_args_is_help=True)
@@ -82,7 +82,7 @@ def corpus_make_demo(
     seed: Annotated[int, typer.Option(help="Generator seed.")] = 7,
 ) -> None:
     """(Re)generate the synthetic demo corpus (Old Veshic / Kalenic)."""
-    from ..engine.demo_corpus import DemoSpec, write_demo_corpus
+    from ..engine.corpora.demo_corpus import DemoSpec, write_demo_corpus
 
     write_demo_corpus(path, DemoSpec(seed=seed))
     typer.echo(f"wrote {path}")

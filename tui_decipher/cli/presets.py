@@ -8,8 +8,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..engine.config import PRESET_DEFINITIONS, PRESETS, ConfigError, preset, to_toml
-from ..engine.presets import canonical as canonical_preset
+from ..engine.run.config import PRESET_DEFINITIONS, PRESETS, ConfigError, preset, to_toml
+from ..engine.run.presets import canonical as canonical_preset
 from .app import fail
 
 

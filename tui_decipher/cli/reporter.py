@@ -10,7 +10,7 @@ from rich.console import Console
 
 from ..app.run_views import percent
 from ..app.wording import event_line
-from ..engine.events import ChannelStep, EpochEnd, RoundEnd, RunFinished, RunStarted
+from ..engine.run.events import ChannelStep, EpochEnd, RoundEnd, RunFinished, RunStarted
 from .app import progress_bars
 
 LOG_EVERY = 10.0  # seconds between plain progress lines when the output is not a terminal

@@ -17,8 +17,8 @@ from rich.markup import escape
 
 from ..app.results import write_atomic
 from ..app.review_io import decisions_summary, is_sign_values_file, read_decisions, run_vocabulary, write_decisions
-from ..engine.corpus import CorpusError
-from ..engine.sign_values import read_sign_values
+from ..engine.constraints.sign_values import read_sign_values
+from ..engine.corpora.corpus import CorpusError
 from ..store import StoreError
 from .app import fail
 from .run_store import DataDir, RunArg, open_store

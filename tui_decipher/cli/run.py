@@ -17,10 +17,10 @@ from rich.table import Table
 from ..app.results import data_dir
 from ..app.run_views import percent, time_profile
 from ..app.session import RunSession
-from ..engine.checkpoint import CheckpointError
-from ..engine.config import PRESETS, ConfigError, build_config
+from ..engine.constraints.review import REFINE_ROUNDS
 from ..engine.methods import METHODS, DecipherResult, describe_refinement, describe_run
-from ..engine.review import REFINE_ROUNDS
+from ..engine.run.checkpoint import CheckpointError
+from ..engine.run.config import PRESETS, ConfigError, build_config
 from ..store import StoreError, default_path
 from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, parse_sets
 from .reporter import RichReporter

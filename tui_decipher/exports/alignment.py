@@ -2,7 +2,7 @@
 
 A pair is aligned by what the run itself learnt:
 
-- `model`: the method's own reading of the pair, stored with its proposal (engine/alignment.py:
+- `model`: the method's own reading of the pair, stored with its proposal (engine/channels/alignment.py:
   the channel's best path, the neural EM's attention path). A segment of one lost symbol over
   several known letters (a syllable sign over "ko") stands over the first of them, gaps under the
   rest; a letter read from no symbol, or a symbol from no letter, faces a gap;
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..engine.alignment import Alignment, reads_as
-from ..engine.formats.lingpy_import import lingpy, quiet_lingpy
+from ..engine.channels.alignment import Alignment, reads_as
+from ..engine.corpora.formats.lingpy_import import lingpy, quiet_lingpy
 
 GAP = "-"
 # Against match scores in [0, 1]: a gap costs a little, so two gaps never beat one weak match.

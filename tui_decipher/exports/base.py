@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..app.results import write_atomic
-from ..engine.corpus import Language
-from ..engine.review import ACCEPTED
+from ..engine.constraints.review import ACCEPTED
+from ..engine.corpora.corpus import Language
 from ..store import ProposalRow, RunRow, Store
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ..engine.formats.lingpy_import import lingpy
+from ..engine.corpora.formats.lingpy_import import lingpy
 from .base import ReviewedRun, pairs_summary, text_format
 from .cognate_sets import cognate_sets, sources_summary
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..engine.alignment import alignment_text
+from ..engine.channels.alignment import alignment_text
 from ..store import ACCEPTED, ProposalRow
 from .base import ReviewedRun, pairs_summary, text_format
 

@@ -8,10 +8,10 @@ import sqlite3
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..engine.alignment import Alignment, Segment, attention_path
-from ..engine.corpus import graphemes
-from ..engine.evaluation import ProposalScores
-from ..engine.review import ACCEPTED, REJECTED, UNSURE
+from ..engine.channels.alignment import Alignment, Segment, attention_path
+from ..engine.constraints.review import ACCEPTED, REJECTED, UNSURE
+from ..engine.corpora.corpus import graphemes
+from ..engine.evaluation.metrics import ProposalScores
 
 # Review statuses. "open" is stored as the absence of a decision row.
 OPEN = "open"  # a proposal without a decision; decisions are the engine's ACCEPTED / REJECTED / UNSURE
@@ -92,7 +92,7 @@ class ProposalRow:
     known_tokens: list[str] = field(default_factory=list)
     lost_gloss: str = ""
     known_gloss: str = ""
-    # The method's reading of the pair (engine/alignment.py); a neural run recorded before schema 6
+    # The method's reading of the pair (engine/channels/alignment.py); a neural run recorded before schema 6
     # reads its attention's path, any other run recorded before it none.
     alignment: Alignment = field(default_factory=list)
 

@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..engine.corpus import Corpus, word_text, word_tokens
-from ..engine.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
+from ..engine.corpora.corpus import Corpus, word_text, word_tokens
 from ..engine.methods import DecipherResult
+from ..engine.run.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
 from .rows import FAILED, INTERRUPTED, RUNNING, RoundRow, RunRow, StoreError
 
 if TYPE_CHECKING:  # annotations only: the store itself never loads torch's checkpoint reader

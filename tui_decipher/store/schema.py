@@ -142,7 +142,7 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (run_id, seq)
     );
     """,
-    # 6: each proposal's reading under its run's model (engine/alignment.py), segment by segment:
+    # 6: each proposal's reading under its run's model (engine/channels/alignment.py), segment by segment:
     # [[lost symbols, known symbols, probability], ...]. Runs recorded before read none ([]).
     """
     ALTER TABLE proposals ADD COLUMN alignment_json TEXT NOT NULL DEFAULT '[]';

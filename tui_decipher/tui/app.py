@@ -21,10 +21,10 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..app.results import data_dir
 from ..app.session import RunSession
-from ..engine.checkpoint import CheckpointError
-from ..engine.config import ConfigSources, DecipherConfig
-from ..engine.device import screen_threads, use_threads
-from ..engine.review import REFINE_ROUNDS
+from ..engine.constraints.review import REFINE_ROUNDS
+from ..engine.run.checkpoint import CheckpointError
+from ..engine.run.config import ConfigSources, DecipherConfig
+from ..engine.run.device import screen_threads, use_threads
 from ..store import ProposalRow, Store, StoreError, default_path
 from .live import LiveRun
 from .messages import EngineEvent, RunCreated, RunDone, RunRefused

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ..app.run_views import loss_curve
 from ..app.wording import event_line
-from ..engine.events import (
+from ..engine.run.events import (
     ChannelStep,
     EpochEnd,
     RoundEnd,

@@ -26,7 +26,7 @@ from .experiment import Experiment, average_row, baseline_row, corpus_of, row_fr
 
 # --- generated corpora: the kinds of pair a user may bring, none of them tuned on ------------------
 
-# One corpus of each kind `decipher corpus generate` makes (engine/generators.py), each a part (its
+# One corpus of each kind `decipher corpus generate` makes (engine/corpora/generators.py), each a part (its
 # own job) run with no preset: the default, `auto`, as a user with new word lists gets it. Generator
 # seeds from GENERATED_SEED up are for measuring only: no setting of auto was chosen on them (the
 # generated corpora its settings were read from are named in docs/experiments.md, all below 300).

@@ -53,7 +53,7 @@ class SummaryRow:
     peak_rss_mb: float | None  # max over the jobs' processes
     seeds: list[int]
     extra: dict[str, Any] = field(default_factory=dict)
-    # The user's metric (engine/evaluation.py: ProposalScores), where the rows carry it: the
+    # The user's metric (engine/evaluation/metrics.py: ProposalScores), where the rows carry it: the
     # proposals at the run's own D against gold, and D over the lost words with a gold cognate.
     f1: Stat = field(default_factory=lambda: Stat(None, None, 0, []))
     precision: Stat = field(default_factory=lambda: Stat(None, None, 0, []))

@@ -30,9 +30,9 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from ..alignment import Step, best_path
-from ..charset import SPECIALS, Charset
-from ..corpus import Word
+from ..corpora.charset import SPECIALS, Charset
+from ..corpora.corpus import Word
+from .alignment import Step, best_path
 from .edit_lattice import _alphas, _Lattice, _pair_alphas, _PairedLattice
 from .lattice import NEG, encode_padded, scaled_log_probs, scaled_pair_log_probs
 

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import torch
 
-from ..charset import Charset
-from ..corpus import Word
+from ..corpora.charset import Charset
+from ..corpora.corpus import Word
 
 NEG = -1e4  # log-probability of an impossible state (finite, so gradients stay finite)
 # The scaled lattices' emission scale c is at most e^(LOG_SCALE_CAP / N) for lost words of up to N

@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING
 import torch
 from torch import nn
 
-from ..alignment import Step, best_path
-from ..charset import SPECIALS, Charset
-from ..config import DecipherConfig
-from ..corpus import Word
+from ..corpora.charset import SPECIALS, Charset
+from ..corpora.corpus import Word
+from ..run.config import DecipherConfig
+from .alignment import Step, best_path
 from .lattice import NEG, encode_padded, scaled_log_probs, scaled_pair_log_probs
 from .pieces_lattice import _alphas, _Lattice, _pair_alphas, _PairedLattice
 from .spelling import FINAL

@@ -7,9 +7,9 @@ from typing import Protocol
 
 import torch
 
-from ..alignment import Step
-from ..charset import Charset
-from ..corpus import Word
+from ..corpora.charset import Charset
+from ..corpora.corpus import Word
+from .alignment import Step
 
 
 class Channel(Protocol):
@@ -54,13 +54,13 @@ class Channel(Protocol):
 
     def pin_signs(self, values: Sequence[tuple[int, tuple[int, ...]]]) -> None:
         """Hold the channel to known sign values (lost symbol id, known letter ids): a symbol is
-        written from its values only (engine/sign_values.py). ValueError for a value the channel
+        written from its values only (engine/constraints/sign_values.py). ValueError for a value the channel
         cannot write."""
         ...
 
     def best_paths(self, lost: Sequence[Sequence[int]], known: Sequence[Sequence[int]]) -> list[list[Step]]:
         """Each pair's (lost[p], known[p] ids, no padding) most probable path through the channel's
-        lattice, as steps (letters read, symbols written, log P): engine/alignment.py."""
+        lattice, as steps (letters read, symbols written, log P): engine/channels/alignment.py."""
         ...
 
     def sample(self, known: list[int], generator: torch.Generator) -> list[int]:

@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import torch
 
-from ..charset import Charset
-from ..corpus import Word
+from ..corpora.charset import Charset
+from ..corpora.corpus import Word
 from .lattice import channel_device, encode_padded, on_channel
 from .protocol import Channel
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..review import ReviewConstraints
+from ..constraints.review import ReviewConstraints
 from .lattice import channel_device
 from .protocol import Channel
 from .scoring import row_blocks

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..corpus import Word
+from ..corpora.corpus import Word
 
 FINAL = "#"  # the "vowel" of a word-final consonant's unit: written with whatever sign the script uses there
 Unit = tuple[str, str]  # (consonant or "", vowel or FINAL)

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from ..corpus import Word
+from ..corpora.corpus import Word
 from .spelling import Spelling
 from .syllables import MOVES, SyllableMap, search_syllables
 

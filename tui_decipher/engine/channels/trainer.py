@@ -24,13 +24,13 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 import torch
 
-from ..charset import Charset
-from ..config import ChannelKind, DecipherConfig
-from ..corpus import Word
-from ..events import ChannelStep
-from ..problem import Problem, RunCancelled
-from ..review import ReviewConstraints
-from ..seeds import derive
+from ..constraints.review import ReviewConstraints
+from ..corpora.charset import Charset
+from ..corpora.corpus import Word
+from ..run.config import ChannelKind, DecipherConfig
+from ..run.events import ChannelStep
+from ..run.problem import Problem, RunCancelled
+from ..run.seeds import derive
 from .edit import EditChannel
 from .lattice import on_channel
 from .pieces import INIT_SCALE, CharacterChannel

@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from ..config import ChannelKind, ChannelObjective, DecipherConfig
+from ..run.config import ChannelKind, ChannelObjective, DecipherConfig
 from .pieces import INIT_SCALE
 from .shortlist import REFRESH_EVERY
 from .transport import NoCognate

@@ -14,12 +14,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..checkpoint import Checkpoint, CheckpointError
-from ..config import DecipherConfig
-from ..corpus import Corpus
-from ..events import EventCallback, ignore
-from ..review import ReviewConstraints
-from ..sign_values import SignValues
+from ..constraints.review import ReviewConstraints
+from ..constraints.sign_values import SignValues
+from ..corpora.corpus import Corpus
+from ..run.checkpoint import Checkpoint, CheckpointError
+from ..run.config import DecipherConfig
+from ..run.events import EventCallback, ignore
 from .auto import AutoMethod
 from .base import DecipherResult, Fitted, Method, PairScores, Proposal, RoundMetrics
 from .channel import ChannelAlone

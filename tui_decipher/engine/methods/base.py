@@ -1,8 +1,8 @@
 """What a decipherment method is, and what it hands back.
 
-A `Method` fits a `Problem` (engine/problem.py) and returns a `DecipherResult` whose `fitted`
+A `Method` fits a `Problem` (engine/run/problem.py) and returns a `DecipherResult` whose `fitted`
 can score any (lost, known) word lists, so a run can be evaluated on another corpus of the same
-scripts (engine/transfer.py) without anyone naming the method. Front ends read a run's one-line
+scripts (engine/evaluation/transfer.py) without anyone naming the method. Front ends read a run's one-line
 description from `describe(config)`, never from the method's name.
 """
 
@@ -16,18 +16,18 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import torch
 
-from ..alignment import Alignment
-from ..charset import Charset
-from ..checkpoint import Checkpoint
-from ..config import DecipherConfig
-from ..corpus import Corpus, Word
-from ..evaluation import ProposalScores, proposal_scores
-from ..events import EventCallback
-from ..review import ReviewConstraints
+from ..channels.alignment import Alignment
+from ..constraints.review import ReviewConstraints
+from ..corpora.charset import Charset
+from ..corpora.corpus import Corpus, Word
+from ..evaluation.metrics import ProposalScores, proposal_scores
+from ..run.checkpoint import Checkpoint
+from ..run.config import DecipherConfig
+from ..run.events import EventCallback
 
 if TYPE_CHECKING:  # a method module builds the Problem; this module only reads it
-    from ..problem import Problem
-    from ..sign_values import SignValues
+    from ..constraints.sign_values import SignValues
+    from ..run.problem import Problem
 
 
 @dataclass
@@ -63,7 +63,7 @@ class Proposal:
     # Soft alignment alpha for this pair, when the method has one: one row per known symbol (and
     # EOW), one column per lost symbol (and EOW): (|y| + 1, |x| + 1), rows sum to 1.
     attention: list[list[float]] = field(default_factory=list)
-    # How the method reads the pair, segment by segment (engine/alignment.py): its lost segments
+    # How the method reads the pair, segment by segment (engine/channels/alignment.py): its lost segments
     # concatenate to the lost word, its known ones to the known word; [] where it has none.
     alignment: Alignment = field(default_factory=list)
 
@@ -134,7 +134,7 @@ class DecipherResult:
 
     def proposal_scores(self) -> ProposalScores | None:
         """Its proposals judged as a user gets them, at its own D over every lost word (precision,
-        recall, F1, calibration: engine/evaluation.py); None without gold."""
+        recall, F1, calibration: engine/evaluation/metrics.py); None without gold."""
         if self.accuracy is None:
             return None
         ps = self.proposals

@@ -19,19 +19,19 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..alignment import segments
+from ..channels.alignment import segments
 from ..channels.protocol import Channel
 from ..channels.scoring import channel_log_probs
 from ..channels.trainer import ChannelFit, fit_best_channel, new_channel
-from ..charset import Charset
-from ..checkpoint import Checkpoint, save_checkpoint
-from ..config import DecipherConfig
-from ..corpus import Corpus, Word
-from ..events import EventCallback, RestartEnd, RunStarted, epochs_of_round
+from ..constraints.review import ReviewConstraints
+from ..constraints.sign_values import SignValues
+from ..corpora.charset import Charset
+from ..corpora.corpus import Corpus, Word
 from ..flow import row_top_k
-from ..problem import Problem, RunCancelled
-from ..review import ReviewConstraints
-from ..sign_values import SignValues
+from ..run.checkpoint import Checkpoint, save_checkpoint
+from ..run.config import DecipherConfig
+from ..run.events import EventCallback, RestartEnd, RunStarted, epochs_of_round
+from ..run.problem import Problem, RunCancelled
 from .base import DecipherResult, PairScores, Proposal, empty_result
 from .stages import StageMemo
 
@@ -276,7 +276,7 @@ def flow_proposals(problem: Problem, cost: np.ndarray) -> list[Proposal]:
 
 def align_proposals(problem: Problem, proposals: list[Proposal], channel: Channel) -> None:
     """Each proposal's reading under the trained channel, its best path through the channel's
-    lattice (engine/alignment.py), in place. A blended run's is the trained channel's: the blend
+    lattice (engine/channels/alignment.py), in place. A blended run's is the trained channel's: the blend
     scores pairs, it writes no path."""
     corpus = problem.corpus
     lost = [corpus.lost_words[p.lost] for p in proposals]

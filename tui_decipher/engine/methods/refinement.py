@@ -13,13 +13,13 @@ import numpy as np
 from ..channels.protocol import Channel
 from ..channels.trainer import fit_channel, score_channel
 from ..channels.training import ChannelTraining
-from ..checkpoint import Checkpoint, CheckpointError
-from ..corpus import Corpus
-from ..events import ChannelStep, EventCallback, RunStarted
-from ..problem import Problem
-from ..review import ReviewConstraints
-from ..seeds import derive
-from ..sign_values import SignValues
+from ..constraints.review import ReviewConstraints
+from ..constraints.sign_values import SignValues
+from ..corpora.corpus import Corpus
+from ..run.checkpoint import Checkpoint, CheckpointError
+from ..run.events import ChannelStep, EventCallback, RunStarted
+from ..run.problem import Problem
+from ..run.seeds import derive
 from .base import DecipherResult, empty_result
 from .channel import ChannelBlend, finish_channel_result, load_channel, save_channel
 

@@ -10,14 +10,12 @@ uninterrupted run reaches; the finished run's checkpoint (`save_channel`) then r
 
 A partial checkpoint pickles the stages' objects (channels included): it is read back to finish
 one run, not kept across versions as a finished run's is; classes that moved since one was written
-(auto's package split) are found where they are now (`_MOVED`).
+are found where they are now (engine/run/checkpoint.py: `MovedClasses`).
 """
 
 from __future__ import annotations
 
-import importlib
 import io
-import pickle
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -25,12 +23,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import torch
 
 from ..channels.training import Saving
-from ..checkpoint import Checkpoint, CheckpointError, save_checkpoint
-from ..config import DecipherConfig
-from ..review import ReviewConstraints
+from ..constraints.review import ReviewConstraints
+from ..run.checkpoint import Checkpoint, CheckpointError, MovedClasses, save_checkpoint
+from ..run.config import DecipherConfig
 
 if TYPE_CHECKING:
-    from ..problem import Problem
+    from ..run.problem import Problem
 
 T = TypeVar("T")
 
@@ -134,42 +132,5 @@ def _packed(stages: dict[str, Any]) -> bytes:
     return buffer.getvalue()
 
 
-# Modules whose classes a partial checkpoint written before auto became a package names: the
-# module they moved to, or for the package itself, its modules to look in.
-_MOVED: dict[str, tuple[str, ...]] = {
-    "tui_decipher.engine.demand": ("tui_decipher.engine.methods.auto.demand",),
-    "tui_decipher.engine.capacity": ("tui_decipher.engine.methods.auto.capacity",),
-    "tui_decipher.engine.scripts": ("tui_decipher.engine.methods.auto.scripts",),
-    "tui_decipher.engine.methods.auto": tuple(
-        f"tui_decipher.engine.methods.auto.{m}"
-        for m in ("probe", "syllable_search", "fit_check", "schedule", "decisions", "training")
-    ),
-    "tui_decipher.engine.methods.neural_em": tuple(
-        f"tui_decipher.engine.methods.neural_em.{m}" for m in ("context", "fitted")
-    ),
-}
-
-
-class _Unpickler(pickle.Unpickler):
-    """Finds a class where it lives now when the checkpoint names where it lived (`_MOVED`)."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        try:
-            return super().find_class(module, name)
-        except (ModuleNotFoundError, AttributeError):
-            for moved in _MOVED.get(module, ()):
-                found = getattr(importlib.import_module(moved), name, None)
-                if found is not None:
-                    return found
-            raise
-
-
-class _MovedClasses:
-    """The pickle module torch.load reads a partial checkpoint's stages with."""
-
-    Unpickler = _Unpickler
-    load = staticmethod(pickle.load)
-
-
 def _unpacked(blob: bytes) -> dict[str, Any]:
-    return torch.load(io.BytesIO(blob), map_location="cpu", weights_only=False, pickle_module=_MovedClasses)
+    return torch.load(io.BytesIO(blob), map_location="cpu", weights_only=False, pickle_module=MovedClasses)

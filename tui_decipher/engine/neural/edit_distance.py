@@ -14,7 +14,7 @@ import torch
 from rapidfuzz.distance import Indel
 from rapidfuzz.process import cdist
 
-from ..charset import EOW_ID
+from ..corpora.charset import EOW_ID
 
 # Symbol id -> one code point, so words become plain strings for rapidfuzz.
 _CODE_OFFSET = 0x100

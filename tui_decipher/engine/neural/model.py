@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from ..charset import EOW_ID, PAD_ID, SOW_ID, UNK_ID
+from ..corpora.charset import EOW_ID, PAD_ID, SOW_ID, UNK_ID
 
 # Finite stand-in for -inf on impossible output symbols: keeps 0 * logp = 0 in the scoring matmul.
 MASKED_LOGIT = -1e4

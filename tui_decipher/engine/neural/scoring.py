@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ..charset import EOW_ID, Charset
-from ..corpus import Word
+from ..corpora.charset import EOW_ID, Charset
+from ..corpora.corpus import Word
 from .model import DecipherModel
 
 

@@ -20,7 +20,9 @@ from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
-from ...engine.config import (
+from ...engine.corpora.registry import entry_path, load_registry
+from ...engine.methods import METHODS
+from ...engine.run.config import (
     DEVICES,
     PRESETS,
     ChannelKind,
@@ -33,9 +35,7 @@ from ...engine.config import (
     build_config,
     check_field,
 )
-from ...engine.device import screen_threads
-from ...engine.methods import METHODS
-from ...engine.registry import entry_path, load_registry
+from ...engine.run.device import screen_threads
 from ..widgets.corpus_preview import CorpusPreview, CorpusSummary, summarize_corpus
 
 # The preset choice that means none: the config defaults, where `method = "auto"` decides the rest.

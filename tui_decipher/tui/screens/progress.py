@@ -13,8 +13,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, ProgressBar, RichLog, Sparkline, Static
 
 from ...app.run_views import loss_curve
-from ...engine.events import ChannelStep, EpochEnd, RoundEnd
 from ...engine.methods import method_for
+from ...engine.run.events import ChannelStep, EpochEnd, RoundEnd
 from ...store import FINISHED, RoundRow
 from ..widgets.mode_bar import ModeBar
 

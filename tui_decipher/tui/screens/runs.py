@@ -11,8 +11,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ...app.run_views import RUN_COLUMNS, percent, review_summary, run_cells
-from ...engine.checkpoint import CHECKPOINT_NAME
 from ...engine.methods import describe_refinement, describe_run
+from ...engine.run.checkpoint import CHECKPOINT_NAME
 from ...store import RUNNING, RunRow
 from ..widgets.mode_bar import ModeBar
 from .confirm import ConfirmScreen

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from ...engine.alignment import Alignment
+from ...engine.channels.alignment import Alignment
 from .shade import shade_style
 
 END = "#"  # the end-of-word position, shown as '#'

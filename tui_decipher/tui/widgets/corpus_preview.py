@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from rich.markup import escape
 from textual.widgets import Static
 
-from ...engine.corpus import CorpusError, preview_lines
-from ...engine.registry import CorpusSpec, load_corpus
+from ...engine.corpora.corpus import CorpusError, preview_lines
+from ...engine.corpora.registry import CorpusSpec, load_corpus
 
 
 @dataclass

@@ -67,13 +67,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ...checkpoint import Checkpoint
-from ...config import DecipherConfig
-from ...corpus import Corpus
-from ...events import Decided, EventCallback
-from ...problem import Problem, RunCancelled
-from ...review import ReviewConstraints
-from ...sign_values import SignValues, read_sign_values
+from ...constraints.review import ReviewConstraints
+from ...constraints.sign_values import SignValues, read_sign_values
+from ...corpora.corpus import Corpus
+from ...run.checkpoint import Checkpoint
+from ...run.config import DecipherConfig
+from ...run.events import Decided, EventCallback
+from ...run.problem import Problem, RunCancelled
 from ..base import DecipherResult, empty_result
 from ..channel import finish_channel_result, save_channel
 from ..refinement import refine_channel

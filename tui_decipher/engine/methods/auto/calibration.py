@@ -29,8 +29,8 @@ import numpy as np
 from ...channels.protocol import Channel
 from ...channels.shortlist import shortlisted
 from ...channels.trainer import ChannelFit
-from ...corpus import Word
-from ...problem import Problem
+from ...corpora.corpus import Word
+from ...run.problem import Problem
 from .demand import DemandEstimate, share_range
 from .training import _train
 

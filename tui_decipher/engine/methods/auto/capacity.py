@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...corpus import Word
+from ...corpora.corpus import Word
 
 CONFIDENT_SHARE = 0.5  # the confident words: this share of D, by margin
 SHARED_MIN = 0.04  # a confident share sharing their best known word from which C > 1

@@ -7,8 +7,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from ...config import SECTIONS, ChannelKind, DecipherConfig
-from ...sign_values import SignValues
+from ...constraints.sign_values import SignValues
+from ...run.config import SECTIONS, ChannelKind, DecipherConfig
 from .scripts import ScriptProfile
 
 

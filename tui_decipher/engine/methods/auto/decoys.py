@@ -14,9 +14,9 @@ from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
 from ...channels.protocol import Channel
-from ...charset import Charset
-from ...corpus import Word
-from ...seeds import derive
+from ...corpora.charset import Charset
+from ...corpora.corpus import Word
+from ...run.seeds import derive
 
 _START, _END = "\x02", "\x03"  # context padding of the trigram model (never a real symbol)
 NULL_WORDS = 1000  # null words q is measured on (at least as many as held-out words): its error below 1.6 points

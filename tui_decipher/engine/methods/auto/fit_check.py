@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from ...corpus import Word
+from ...corpora.corpus import Word
 from .demand import (
     paired_z,
     word_wins,

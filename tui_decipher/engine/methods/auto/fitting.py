@@ -12,14 +12,14 @@ from dataclasses import dataclass
 
 from ...channels.shortlist import shortlisted
 from ...channels.trainer import ChannelFit, score_channel
-from ...checkpoint import Checkpoint
-from ...config import ChannelKind, DecipherConfig
-from ...corpus import Corpus
-from ...events import Decided, EventCallback, RunStarted
-from ...problem import Problem
-from ...review import ReviewConstraints
-from ...seeds import derive
-from ...sign_values import SignValues
+from ...constraints.review import ReviewConstraints
+from ...constraints.sign_values import SignValues
+from ...corpora.corpus import Corpus
+from ...run.checkpoint import Checkpoint
+from ...run.config import ChannelKind, DecipherConfig
+from ...run.events import Decided, EventCallback, RunStarted
+from ...run.problem import Problem
+from ...run.seeds import derive
 from ..channel import ChannelBlend
 from ..stages import StageMemo
 from .capacity import CapacityEstimate, estimate_capacity, least_capacity

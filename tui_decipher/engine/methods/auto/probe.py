@@ -14,9 +14,9 @@ from ...channels.protocol import Channel
 from ...channels.scoring import channel_log_probs
 from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit
-from ...corpus import Word
-from ...problem import Problem
-from ...seeds import derive
+from ...corpora.corpus import Word
+from ...run.problem import Problem
+from ...run.seeds import derive
 from ..stages import StageMemo
 from .calibration import calibrated, calibrates, recalibrated
 from .decoys import NULL_WORDS, decoy_lexicon, nearest_distances, null_words, synthetic_cognates

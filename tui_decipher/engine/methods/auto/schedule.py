@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ...config import ChannelObjective, Sparsify
+from ...run.config import ChannelObjective, Sparsify
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...corpus import Word
+from ...corpora.corpus import Word
 
 # Share of the lost words' symbol tokens that the known list also writes, above which the two
 # lists count as written in one alphabet. Transliterations and IPA are far above it (Ugaritic

@@ -11,8 +11,8 @@ import numpy as np
 from ...channels.protocol import Channel
 from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit
-from ...problem import Problem
-from ...seeds import derive
+from ...run.problem import Problem
+from ...run.seeds import derive
 from ..stages import StageMemo
 from .schedule import Probe
 from .training import _seeded, _train

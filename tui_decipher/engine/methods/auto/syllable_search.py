@@ -10,10 +10,10 @@ from typing import Any
 
 from ...channels.syllable_starts import search_starts
 from ...channels.syllables import SyllableMap, known_vowels, planted_gain, value_units
-from ...device import usable_cores
-from ...events import ChannelStep
-from ...problem import Problem, RunCancelled
-from ...seeds import derive
+from ...run.device import usable_cores
+from ...run.events import ChannelStep
+from ...run.problem import Problem, RunCancelled
+from ...run.seeds import derive
 from .schedule import SyllableSearch
 
 # Two searched maps that send this share of the known words' syllables to the same signs found one

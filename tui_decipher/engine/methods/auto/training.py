@@ -13,11 +13,11 @@ from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit, fit_channel, new_channel
 from ...channels.training import ChannelTraining, Saving
 from ...channels.transport import NoCognate
-from ...config import ChannelObjective
-from ...corpus import Word
-from ...events import ChannelStep, Decided
-from ...problem import Problem, RunCancelled
-from ...seeds import derive
+from ...corpora.corpus import Word
+from ...run.config import ChannelObjective
+from ...run.events import ChannelStep, Decided
+from ...run.problem import Problem, RunCancelled
+from ...run.seeds import derive
 from .schedule import Schedule
 
 

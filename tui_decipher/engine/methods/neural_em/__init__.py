@@ -24,12 +24,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ...checkpoint import Checkpoint
-from ...config import DecipherConfig
-from ...corpus import Corpus
-from ...events import EventCallback
-from ...review import ReviewConstraints
-from ...sign_values import SignValues
+from ...constraints.review import ReviewConstraints
+from ...constraints.sign_values import SignValues
+from ...corpora.corpus import Corpus
+from ...run.checkpoint import Checkpoint
+from ...run.config import DecipherConfig
+from ...run.events import EventCallback
 from ..base import DecipherResult
 from .checkpoints import write_checkpoint
 from .context import METHOD_NAME, EMContext, prepare

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...checkpoint import Checkpoint, save_checkpoint
 from ...neural.scoring import score_all_pairs
+from ...run.checkpoint import Checkpoint, save_checkpoint
 from ..base import RoundMetrics
 from .context import METHOD_NAME, EMContext, _RestartState
 

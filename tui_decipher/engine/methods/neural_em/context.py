@@ -10,14 +10,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from ...charset import shared_symbols
-from ...config import DecipherConfig
-from ...corpus import Corpus
-from ...events import EventCallback, ignore
+from ...corpora.charset import shared_symbols
+from ...corpora.corpus import Corpus
 from ...flow import FlowSolution
 from ...neural.model import DecipherModel, build_model
 from ...neural.scoring import Scores
-from ...problem import Problem
+from ...run.config import DecipherConfig
+from ...run.events import EventCallback, ignore
+from ...run.problem import Problem
 from ..base import RoundMetrics
 
 METHOD_NAME = "neural"  # NeuralEM.name, which its checkpoints and start events record

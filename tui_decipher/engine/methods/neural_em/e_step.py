@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ...config import DecipherConfig
 from ...neural.edit_distance import expected_edit_distance, sample_strings
 from ...neural.scoring import Scores
+from ...run.config import DecipherConfig
 from .context import EMContext
 
 

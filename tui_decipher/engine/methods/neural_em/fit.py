@@ -8,11 +8,11 @@ from pathlib import Path
 
 import torch
 
-from ...checkpoint import Checkpoint
-from ...config import DecipherConfig
-from ...corpus import Corpus
-from ...events import EventCallback, RestartEnd, RunStarted
-from ...review import ReviewConstraints
+from ...constraints.review import ReviewConstraints
+from ...corpora.corpus import Corpus
+from ...run.checkpoint import Checkpoint
+from ...run.config import DecipherConfig
+from ...run.events import EventCallback, RestartEnd, RunStarted
 from ..base import DecipherResult, empty_result
 from .checkpoints import _restore_restart
 from .context import METHOD_NAME, EMContext, _new_model, _RestartState, prepare

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 import torch
 
-from ...charset import Charset
-from ...config import DecipherConfig
-from ...corpus import Word
+from ...corpora.charset import Charset
+from ...corpora.corpus import Word
 from ...neural.edit_distance import ids_to_text
 from ...neural.model import DecipherModel
 from ...neural.scoring import KnownIndex, LostBatch, score_all_pairs
-from ...seeds import derive
+from ...run.config import DecipherConfig
+from ...run.seeds import derive
 from ..base import PairScores
 from .e_step import eed_cost
 

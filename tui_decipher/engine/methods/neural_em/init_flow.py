@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ...baseline import edit_distance_costs
 from ...channels.trainer import fit_best_channel
-from ...charset import shared_symbols
+from ...corpora.charset import shared_symbols
+from ...evaluation.baseline import edit_distance_costs
 from ...flow import FlowSolution, flow_matrix
 from .context import EMContext
 

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import torch
 
-from ...alignment import attention_path
-from ...charset import EOW_ID, SPECIALS
+from ...channels.alignment import attention_path
+from ...corpora.charset import EOW_ID, SPECIALS
 from ...neural.model import DecipherModel
 from ..base import Proposal
 from .context import EMContext, _RestartState

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ...checkpoint import Checkpoint, CheckpointError
-from ...corpus import Corpus
-from ...events import EventCallback
+from ...constraints.review import ReviewConstraints
+from ...corpora.corpus import Corpus
 from ...flow import flow_matrix
-from ...problem import RunCancelled
-from ...review import ReviewConstraints
-from ...seeds import derive
+from ...run.checkpoint import Checkpoint, CheckpointError
+from ...run.events import EventCallback
+from ...run.problem import RunCancelled
+from ...run.seeds import derive
 from ..base import DecipherResult, empty_result
 from .checkpoints import _restore_restart
 from .context import EMContext, _new_model, _RestartState, prepare

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ...checkpoint import Checkpoint
-from ...events import RoundEnd
 from ...flow import flow_matrix
 from ...neural.scoring import Scores, score_all_pairs
-from ...problem import RunCancelled
-from ...seeds import derive
+from ...run.checkpoint import Checkpoint
+from ...run.events import RoundEnd
+from ...run.problem import RunCancelled
+from ...run.seeds import derive
 from ..base import RoundMetrics
 from .checkpoints import _restore_restart, write_checkpoint
 from .context import EMContext, _new_model, _RestartState

@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 import torch
 
-from ...config import DecipherConfig
-from ...events import EpochEnd, epochs_of_round
 from ...neural.model import DecipherModel
 from ...neural.regularizers import regularizer
-from ...problem import RunCancelled
+from ...run.config import DecipherConfig
+from ...run.events import EpochEnd, epochs_of_round
+from ...run.problem import RunCancelled
 from .context import EMContext
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .flow import FlowSolution
+from ..flow import FlowSolution
 
 
 def flow_predictions(solution: FlowSolution, n_lost: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""The project's own `.cog` cognate tables (engine/corpus.py reads them): any file no other format claims."""
+"""The project's own `.cog` cognate tables (engine/corpora/corpus.py reads them): any file no other format claims."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Corpus parsing: `.cog` cognate tables and plain word lists, and what every corpus reader shares.
 
 The field's formats (CLDF Wordlists, EDICTOR/LingPy wordlists) have their own readers in
-`engine/formats/`, which build the same `Corpus`.
+`engine/corpora/formats/`, which build the same `Corpus`.
 
 A `.cog` file is UTF-8, tab-separated; its first line names one language per column; each further
 line is one cognate set whose cells hold words separated by `|`, with `_` for "no word". A

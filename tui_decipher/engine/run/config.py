@@ -52,7 +52,7 @@ class DecipherConfig:
     known_pairs: str = ""
     # A sign-values file (`lost<TAB>known`: a lost symbol and the known letters it writes, e.g. from
     # a bilingual): a hard constraint on the character channel from the run's start
-    # (engine/sign_values.py). "" = none.
+    # (engine/constraints/sign_values.py). "" = none.
     known_signs: str = ""
     # --- [method] -----------------------------------------------------------------------------
     # "auto" (beyond the paper): the channel, the demand D and the capacity C chosen from the word
@@ -127,7 +127,7 @@ class DecipherConfig:
     seed: int = 1234
     device: str = "auto"  # auto | cpu | cuda
     # torch's CPU threads for the run; 0 = the front end's own: every core in `decipher run` (or
-    # OMP_NUM_THREADS), one core fewer in `decipher-tui`, whose screen needs one (engine/device.py).
+    # OMP_NUM_THREADS), one core fewer in `decipher-tui`, whose screen needs one (engine/run/device.py).
     threads: int = 0
     score_chunk: int = 256  # lost words decoded at once when scoring all pairs (bounds memory)
 
@@ -147,7 +147,7 @@ class DecipherConfig:
         for name in _RANGES:
             _check_range(name, getattr(self, name))
         _check_range("device", self.device)
-        from .methods import METHODS  # the methods import this module: they check their own settings
+        from ..methods import METHODS  # the methods import this module: they check their own settings
 
         if self.method not in METHODS:
             raise ConfigError(f"method = {self.method!r} is not one of {', '.join(METHODS)}")
@@ -234,7 +234,7 @@ def coerce_field(name: str, value: Any) -> Any:
     return value
 
 
-# Each preset's fields, its bases' included (engine/presets.py says why each differs).
+# Each preset's fields, its bases' included (engine/run/presets.py says why each differs).
 PRESETS: dict[str, dict[str, Any]] = {name: resolve_preset(name) for name in PRESET_DEFINITIONS}
 
 # The sections of a config, for TOML files and `decipher presets`: every field is in exactly one.

@@ -10,14 +10,14 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import DecipherConfig
+from ..methods import method_for
+from ..run.config import DecipherConfig
 from .corpus import Corpus, CorpusError, restrict_to_paired
 from .demo_corpus import demo_cog_text
 from .formats import read_corpus_file
 from .formats.word_lists import read_word_lists
-from .methods import method_for
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 REPO_CORPORA = REPO_ROOT / "corpora"
 REGISTRY_FILE = REPO_CORPORA / "registry.toml"
 
@@ -134,7 +134,7 @@ class CorpusSpec:
 def load_corpus(source: CorpusSpec | DecipherConfig, for_run: bool = False) -> LoadedCorpus:
     """The corpus `source` names (a `CorpusSpec`, or a run's settings): word lists, a registry
     name, or a corpus file or folder of any format (`.cog`, a CLDF Wordlist, an EDICTOR wordlist;
-    engine/formats/).
+    engine/corpora/formats/).
 
     `for_run`: the settings are about to start a run, so their demand is checked too
     (`check_demand`; `source` must be a DecipherConfig); a corpus preview leaves it False.

@@ -1,4 +1,4 @@
-"""Sound laws on segment lists (engine/generators): each a description and a function from a word's
+"""Sound laws on segment lists (engine/corpora/generators): each a description and a function from a word's
 segments to its reflex's, drawn per seed from a catalogue and applied in the catalogue's order."""
 
 from __future__ import annotations

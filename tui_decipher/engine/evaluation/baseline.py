@@ -24,8 +24,8 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
-from . import evaluation
-from .corpus import Corpus, Word
+from ..corpora.corpus import Corpus, Word
+from . import metrics
 
 
 @dataclass
@@ -61,7 +61,7 @@ def edit_distance_assignment(corpus: Corpus) -> BaselineResult:
     from scipy.optimize import linear_sum_assignment  # import on use: a second or so
 
     started = time.perf_counter()
-    evaluated = evaluation.evaluated_lost(corpus.gold)
+    evaluated = metrics.evaluated_lost(corpus.gold)
     predictions = np.full(len(corpus.lost_words), -1, dtype=np.int64)
     if not evaluated:
         return BaselineResult(None, 0, 0, predictions, time.perf_counter() - started, {})
@@ -74,6 +74,6 @@ def edit_distance_assignment(corpus: Corpus) -> BaselineResult:
     assigned_rows, assigned_cols = linear_sum_assignment(cost)  # min(n_rows, n_cols) pairs
     t2 = time.perf_counter()
     predictions[rows[assigned_rows]] = cols[assigned_cols]
-    acc, correct, n_eval = evaluation.accuracy(predictions, corpus.gold)
+    acc, correct, n_eval = metrics.accuracy(predictions, corpus.gold)
     phases = {"distance": t1 - t0, "assign": t2 - t1}
     return BaselineResult(acc, correct, n_eval, predictions, time.perf_counter() - started, phases)

@@ -1,4 +1,4 @@
-"""The known language of a synthetic corpus (engine/generators): words of 2-3 (C)V(C) syllables
+"""The known language of a synthetic corpus (engine/corpora/generators): words of 2-3 (C)V(C) syllables
 drawn from a weighted inventory, the demo corpus's Kalenic or a Greek-like one for the syllabaries."""
 
 from __future__ import annotations

@@ -18,20 +18,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from . import evaluation
-from .charset import Charset
+from ..constraints.review import ReviewConstraints
+from ..constraints.sign_values import SignValues, read_sign_values
+from ..corpora.charset import Charset
+from ..corpora.corpus import Corpus
+from ..evaluation import metrics
+from ..flow import FlowSolution, solve_sparsified
+from ..neural.edit_distance import ids_to_text
+from ..neural.scoring import KnownIndex, LostBatch
 from .config import DecipherConfig
-from .corpus import Corpus
 from .device import flush_denormals, make_repeatable, select_device, use_threads
 from .events import EventCallback, RunFinished
-from .flow import FlowSolution, solve_sparsified
-from .neural.edit_distance import ids_to_text
-from .neural.scoring import KnownIndex, LostBatch
-from .review import ReviewConstraints
-from .sign_values import SignValues, read_sign_values
 
 if TYPE_CHECKING:  # methods build on problems; a problem only stamps their result
-    from .methods.base import DecipherResult
+    from ..methods.base import DecipherResult
 
 
 class RunCancelled(Exception):
@@ -191,10 +191,10 @@ class Problem:
         As in the published evaluation, the flow is solved afresh over the evaluated lost words only
         (those with a gold cognate) with D = their number and capacity C, so each gets a prediction.
         """
-        rows = np.asarray(evaluation.evaluated_lost(self.corpus.gold), dtype=np.int64)
+        rows = np.asarray(metrics.evaluated_lost(self.corpus.gold), dtype=np.int64)
         solution = self.solve(cost[rows], len(rows), rows)
         predictions = np.full(self.n_lost, -1, dtype=np.int64)
-        predictions[rows] = evaluation.flow_predictions(solution, len(rows))
+        predictions[rows] = metrics.flow_predictions(solution, len(rows))
         return predictions
 
     def evaluate(
@@ -207,11 +207,11 @@ class Problem:
         if not self.corpus.has_gold:
             return None, None, None
         with self.timer("eval"):
-            acc_model, _, _ = evaluation.accuracy(evaluation.model_predictions(log_prob), gold)
+            acc_model, _, _ = metrics.accuracy(metrics.model_predictions(log_prob), gold)
             acc_flow = predictions = None
             if cost is not None:
                 predictions = self.flow_predictions(cost)
-                acc_flow, _, _ = evaluation.accuracy(predictions, gold)
+                acc_flow, _, _ = metrics.accuracy(predictions, gold)
         return acc_flow, acc_model, predictions
 
     def finish(self, result: DecipherResult) -> DecipherResult:

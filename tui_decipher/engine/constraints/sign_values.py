@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .charset import Charset
-from .corpus import Corpus, CorpusError, Word, check_symbols, parse_word, read_lines, word_text
+from ..corpora.charset import Charset
+from ..corpora.corpus import Corpus, CorpusError, Word, check_symbols, parse_word, read_lines, word_text
 
 HEADER = ("lost", "known")
 MAX_LETTERS = 2  # a pieces channel's piece is one or two known letters

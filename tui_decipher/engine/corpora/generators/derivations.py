@@ -1,4 +1,4 @@
-"""Derivations (engine/generators): how each kind writes a known word as lost symbols, its sound laws
+"""Derivations (engine/corpora/generators): how each kind writes a known word as lost symbols, its sound laws
 and its script fixed per seed, never per word; and a generated syllabary's key."""
 
 from __future__ import annotations

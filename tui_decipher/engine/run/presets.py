@@ -1,6 +1,6 @@
 """Presets: each is a base plus the few settings that differ, with a one-line why.
 
-A preset names config fields (engine/config.py) only; `config.preset(name)` builds and validates
+A preset names config fields (engine/run/config.py) only; `config.preset(name)` builds and validates
 it. No preset is needed: the default `method = "auto"` decides from the word lists. The paper's
 settings are the presets named `paper-*` (the paper's neural EM, per corpus). The measurements
 behind these choices are in docs/experiments.md, with the bench commands that reproduce them.

@@ -2,7 +2,7 @@
 
 - `cldf`: CLDF Wordlists (a metadata JSON, a dataset folder, a metadata-free forms.csv), with pycldf;
 - `edictor`: EDICTOR / LingPy wordlist TSVs (DOCULECT, CONCEPT, TOKENS, COGID...), with lingpy;
-- `cog`: the project's own `.cog` tables (engine/corpus.py), for every file the others leave;
+- `cog`: the project's own `.cog` tables (engine/corpora/corpus.py), for every file the others leave;
 - `word_lists`: two plain word lists, one word per line (no gold), read when both are given.
 
 A new format is one module with a `FORMAT` and one line in `FORMATS`. pycldf and lingpy are

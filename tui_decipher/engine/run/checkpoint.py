@@ -9,7 +9,9 @@ Version 1 files (written before methods had their own state) are migrated on loa
 
 from __future__ import annotations
 
+import importlib
 import os
+import pickle
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,65 @@ from .config import DecipherConfig
 CHECKPOINT_NAME = "checkpoint.pt"
 CHECKPOINT_VERSION = 2
 _V1_STATE = ("flow", "sample_gen", "current", "best", "restart_objectives")  # the neural EM's keys in v1
+
+
+_E = "tui_decipher.engine"
+# Modules whose classes a checkpoint written before a move names: the module they moved to, or for
+# a module that became a package, its modules to look in.
+_MOVED: dict[str, tuple[str, ...]] = {
+    f"{_E}.demand": (f"{_E}.methods.auto.demand",),
+    f"{_E}.capacity": (f"{_E}.methods.auto.capacity",),
+    f"{_E}.scripts": (f"{_E}.methods.auto.scripts",),
+    f"{_E}.methods.auto": tuple(
+        f"{_E}.methods.auto.{m}" for m in ("probe", "syllable_search", "fit_check", "schedule", "decisions", "training")
+    ),
+    f"{_E}.methods.neural_em": tuple(f"{_E}.methods.neural_em.{m}" for m in ("context", "fitted")),
+}
+# Modules and packages moved from the engine's root into its rooms (0.8.0): old prefix -> new.
+_MOVED_PREFIXES: dict[str, str] = {
+    **{
+        f"{_E}.{m}": f"{_E}.corpora.{m}"
+        for m in ("corpus", "registry", "charset", "demo_corpus", "formats", "generators")
+    },
+    **{
+        f"{_E}.{m}": f"{_E}.run.{m}"
+        for m in ("config", "presets", "seeds", "device", "events", "checkpoint", "problem")
+    },
+    **{f"{_E}.{m}": f"{_E}.constraints.{m}" for m in ("review", "sign_values")},
+    f"{_E}.evaluation": f"{_E}.evaluation.metrics",
+    f"{_E}.baseline": f"{_E}.evaluation.baseline",
+    f"{_E}.transfer": f"{_E}.evaluation.transfer",
+    f"{_E}.alignment": f"{_E}.channels.alignment",
+}
+
+
+def _moved_to(module: str) -> tuple[str, ...]:
+    """Where the classes of `module`, as an older checkpoint names it, live now."""
+    for old, new in _MOVED_PREFIXES.items():
+        if module == old or module.startswith(old + "."):
+            return (new + module[len(old) :],)
+    return _MOVED.get(module, ())
+
+
+class _Unpickler(pickle.Unpickler):
+    """Finds a class where it lives now when the checkpoint names where it lived."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        try:
+            return super().find_class(module, name)
+        except (ModuleNotFoundError, AttributeError):
+            for moved in _moved_to(module):
+                found = getattr(importlib.import_module(moved), name, None)
+                if found is not None:
+                    return found
+            raise
+
+
+class MovedClasses:
+    """The pickle module torch.load reads checkpoints with: classes that moved are found."""
+
+    Unpickler = _Unpickler
+    load = staticmethod(pickle.load)
 
 
 class CheckpointError(ValueError):
@@ -88,7 +149,7 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
     if not path.exists():
         raise CheckpointError(f"{path}: no checkpoint (the run did not complete a round)")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=False)
+        payload = torch.load(path, map_location="cpu", weights_only=False, pickle_module=MovedClasses)
     except Exception as exc:  # a truncated or foreign file: torch raises many kinds
         raise CheckpointError(f"{path}: not a readable checkpoint ({type(exc).__name__}: {exc})") from None
     version = payload.get("version") if isinstance(payload, dict) else None

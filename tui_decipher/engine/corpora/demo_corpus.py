@@ -282,8 +282,8 @@ def sound_changes(spec: DemoSpec = DemoSpec()) -> list[str]:
 
 
 def _default_path() -> Path:
-    # The corpora folder at the repository root: tui_decipher/engine/demo_corpus.py -> parents[2].
-    return Path(__file__).resolve().parents[2] / "corpora" / "demo.cog"
+    # The corpora folder at the repository root: tui_decipher/engine/corpora/demo_corpus.py -> parents[3].
+    return Path(__file__).resolve().parents[3] / "corpora" / "demo.cog"
 
 
 def main(argv: list[str] | None = None) -> int:

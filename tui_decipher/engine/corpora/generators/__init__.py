@@ -33,8 +33,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...constraints.sign_values import HEADER
 from ..demo_corpus import MISSING
-from ..sign_values import HEADER
 from .derivations import DERIVATIONS, Derivation, syllabary_key
 from .phonology import Segments, draw_word, word_segments
 
@@ -263,7 +263,7 @@ def write_generated(path: str | Path, spec: GeneratorSpec) -> GeneratedCorpus:
 
 
 def syllabary_key_text(generated: GeneratedCorpus) -> str:
-    """A generated syllabary's key as a known-signs file (`lost<TAB>known`, engine/sign_values.py),
+    """A generated syllabary's key as a known-signs file (`lost<TAB>known`, engine/constraints/sign_values.py),
     the signs its lost words use, most frequent first (ties by sign): its first n lines after the
     header are the n values a scholar is likeliest to know."""
     if generated.spec.kind not in SYLLABARY_KINDS:

@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from . import evaluation
-from .charset import Charset
-from .config import DecipherConfig
-from .corpus import Corpus
-from .flow import solve_sparsified
+from ..corpora.charset import Charset
+from ..corpora.corpus import Corpus
+from ..flow import solve_sparsified
+from ..run.config import DecipherConfig
+from . import metrics
 
 
 @dataclass
@@ -83,7 +83,7 @@ def evaluate_on_corpus(
     cfg = cfg or result.config
     fitted, lost_cs, known_cs = _checked_model(result, train_corpus, eval_corpus)
     phases: dict[str, float] = defaultdict(float)
-    rows = np.asarray(evaluation.evaluated_lost(eval_corpus.gold), dtype=np.int64)
+    rows = np.asarray(metrics.evaluated_lost(eval_corpus.gold), dtype=np.int64)
     lost_words = [eval_corpus.lost_words[i] for i in rows]
     unseen_lost = sorted({s for w in lost_words for s in w} - set(lost_cs.symbols))
     unseen_known = sorted(eval_corpus.known_symbols() - set(known_cs.symbols))
@@ -95,8 +95,8 @@ def evaluate_on_corpus(
     t0 = time.perf_counter()
     n_lost = len(eval_corpus.lost_words)
     model_pred = np.full(n_lost, -1, dtype=np.int64)
-    model_pred[rows] = evaluation.model_predictions(scored.log_prob)
-    acc_model, _, n_eval = evaluation.accuracy(model_pred, eval_corpus.gold)
+    model_pred[rows] = metrics.model_predictions(scored.log_prob)
+    acc_model, _, n_eval = metrics.accuracy(model_pred, eval_corpus.gold)
     phases["eval"] += time.perf_counter() - t0
 
     kind = scored.cost_kind
@@ -109,8 +109,8 @@ def evaluate_on_corpus(
         solution = solve_sparsified(cost, len(rows), cfg.capacity, cfg.top_k, cfg.sparsify)
         phases["flow"] += time.perf_counter() - t0
         predictions = np.full(n_lost, -1, dtype=np.int64)
-        predictions[rows] = evaluation.flow_predictions(solution, len(rows))
-        acc_flow, _, _ = evaluation.accuracy(predictions, eval_corpus.gold)
+        predictions[rows] = metrics.flow_predictions(solution, len(rows))
+        acc_flow, _, _ = metrics.accuracy(predictions, eval_corpus.gold)
     return TransferEvaluation(
         accuracy=acc_flow,
         accuracy_model=acc_model,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .flow import FlowEdges
+from ..flow import FlowEdges
 
 REFINE_ROUNDS = 3  # EM rounds one refinement adds (the default of `decipher run --refine-rounds`)
 ACCEPTED = "accepted"

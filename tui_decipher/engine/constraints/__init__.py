@@ -1,0 +1,1 @@
+"""What the decipherer tells the engine: reviewer judgments on pairs and known sign values."""

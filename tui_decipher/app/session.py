@@ -150,7 +150,7 @@ class RunSession:
             session.review = ReviewConstraints.from_decisions(store.decisions(run_id))
             pins = store.pins(run_id)
             if out is not None:
-                session.sources.preset = store.run(run_id).preset
+                session.sources.preset = store.find_run(run_id).preset
         session.pinned = pinned_sign_values(pins, corpus, f"run #{run_id}'s pinned signs")
         if known_signs is not None:
             session.new_pins = read_sign_values(known_signs, corpus)
@@ -220,6 +220,7 @@ class RunSession:
     def open(self) -> int:
         """Record the run in the store: a new row, or the continued run marked running. Its id."""
         if self.branch_of is not None:  # the branch's own copy of the checkpoint it continues
+            assert self.branch_source is not None  # refine() sets both
             self.out_dir.mkdir(parents=True, exist_ok=True)
             source = self.branch_source / CHECKPOINT_NAME
             tmp = self.checkpoint_path.with_name(f".{CHECKPOINT_NAME}.tmp")
@@ -239,8 +240,8 @@ class RunSession:
             else:
                 # A channel run has no EM rounds to plan; a neural run's refinement adds rounds.
                 planned = None
-                if self.review is not None and self.checkpoint.rounds:
-                    planned = self.checkpoint.round + self.refine_rounds
+                if self.review is not None and self._refined_checkpoint.rounds:
+                    planned = self._refined_checkpoint.round + self.refine_rounds
                 store.mark_running(self.run_id, planned)
             if self.new_pins:  # a --known-signs file's values become the run's pins
                 for symbol, values in self.new_pins.by_symbol().items():
@@ -256,22 +257,28 @@ class RunSession:
         with self._claim, run_log(self.out_dir):  # the cores are given back however the run ends
             if self.share is not None and self.cfg.threads == 0:
                 use_threads(self.share.threads)
-            return self._execute(on_event, cancel)
+            return self._execute(self.run_id, on_event, cancel)
 
     @property
     def log_path(self) -> Path:
         """The run's log: where an unexpected error's traceback is written (`run_log`)."""
         return self.out_dir / RUN_LOG
 
-    def _execute(self, on_event: EventCallback, cancel: threading.Event) -> DecipherResult:
+    @property
+    def _refined_checkpoint(self) -> Checkpoint:
+        """A refinement's checkpoint: the stored run's it continues."""
+        assert self.checkpoint is not None  # refine() always loads one
+        return self.checkpoint
+
+    def _execute(self, run_id: int, on_event: EventCallback, cancel: threading.Event) -> DecipherResult:
         corpus = self.loaded.corpus
-        recorder = RunRecorder(self.db_path, self.run_id, forward=on_event)
+        recorder = RunRecorder(self.db_path, run_id, forward=on_event)
         try:
             recorder.catch_up(self.checkpoint)
             if self.review is not None:
                 result = refine_decipherment(
                     corpus,
-                    self.checkpoint,
+                    self._refined_checkpoint,
                     self.review,
                     self.refine_rounds,
                     recorder,
@@ -334,7 +341,7 @@ def find_stored_run(run: str, db_path: Path) -> tuple[int | None, Path, Checkpoi
         run_id = matches[0] if matches else None
     if not (folder / CHECKPOINT_NAME).exists() and run_id is not None:
         with Store(db_path) as store:
-            method = store.run(run_id).config.get("method", "neural")  # a run stored before `method`: neural
+            method = store.find_run(run_id).config.get("method", "neural")  # a run stored before `method`: neural
         if not method_for(method).keeps_rounds:  # the generic "did not complete a round" would be untrue
             raise CheckpointError(
                 f"{folder}: no checkpoint: this {method} run stopped before it saved any progress (it saves every "

@@ -51,8 +51,13 @@ def simulate_review(
     return new
 
 
-def accuracy_on(predictions: np.ndarray, corpus: Corpus, lost_words: set[int]) -> float:
-    """Flow accuracy over the given lost words (each must have a gold cognate)."""
+def accuracy_on(predictions: np.ndarray | None, corpus: Corpus, lost_words: set[int]) -> float:
+    """Flow accuracy over the given lost words (each must have a gold cognate). A result without
+    flow predictions (a corpus without gold) has no word to score: 0.0 over none."""
+    if predictions is None:
+        if lost_words:
+            raise ValueError(f"no flow predictions to score {len(lost_words)} lost word(s) on")
+        return 0.0
     return metrics.accuracy(predictions, {i: corpus.gold[i] for i in lost_words})[0]
 
 
@@ -304,7 +309,7 @@ def run_ceiling_benchmark(
         log(f"fold {fold + 1}/{folds}: {len(known.accepted)} pairs given, {len(others)} words scored: "
             f"{before:.3f} -> {after:.3f}")  # fmt: skip
         measured.append({"given": len(known.accepted), "scored": len(others), "without": before, "with": after,
-                         "changed": sum(int(without.predictions[i] != helped.predictions[i]) for i in others),
+                         "changed": _changed(without.predictions, helped.predictions, others),
                          "seconds": helped.seconds})  # fmt: skip
     scored = sum(f["scored"] for f in measured)
 
@@ -313,3 +318,11 @@ def run_ceiling_benchmark(
 
     return CeilingBenchmark(over_words("without"), over_words("with"), scored, sum(f["changed"] for f in measured),
                             measured, without.seconds, fmean(f["seconds"] for f in measured))  # fmt: skip
+
+
+def _changed(before: np.ndarray | None, after: np.ndarray | None, lost_words: set[int]) -> int:
+    """How many of the lost words two runs' flow predictions differ on (none without predictions:
+    `accuracy_on` has refused words to score then)."""
+    if before is None or after is None:
+        return 0
+    return sum(int(before[i] != after[i]) for i in lost_words)

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
-from typer.core import TyperCommand
+from typer.core import TyperCommand, TyperOption
 
 from ..app.results import data_dir
 from ..app.run_views import percent
@@ -170,7 +170,7 @@ class BenchCommand(TyperCommand):
 
         load_plugins()
         for param in self.params:
-            if param.name == "only":
+            if param.name == "only" and isinstance(param, TyperOption):
                 param.help = (
                     f"{_ONLY_HELP} Default set: {', '.join(default_settings())}. "
                     f"Extra (with --all or --only): {', '.join(extra_settings())}."

@@ -251,6 +251,7 @@ def _continued_session(
         if out is not None:
             raise ConfigError("--resume continues a run in its own folder; drop --out")
         return RunSession.resume(db_path, resume)
+    assert refine is not None  # the caller passes --resume or --refine
     return RunSession.refine(db_path, refine, refine_rounds, out, known_signs)
 
 

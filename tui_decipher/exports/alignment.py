@@ -31,7 +31,7 @@ GAP_SCORE = -0.1
 Key = Mapping[str, Sequence[tuple[str, float]]]
 
 
-def _nw(a: Sequence[object], b: Sequence[object], score: dict[tuple[object, object], float]) -> list[list]:
+def _nw(a: Sequence[str], b: Sequence[str], score: Mapping[tuple[str, str], float]) -> list[list[str]]:
     """lingpy's global Needleman-Wunsch of two sequences under a score for each pair of their items."""
     left, right, _ = lingpy().align.pairwise.nw_align(list(a), list(b), score, GAP_SCORE)
     return [left, right]
@@ -59,7 +59,7 @@ def key_alignment(lost: list[str], known: list[str], key: Key) -> list[list[str]
         readings = key.get(x, ())
         for y in set(known):
             score[x, y] = max((p for r, p in readings if r == y or (len(r) > len(y) and y in r)), default=0.0)
-    return _nw(lost, known, score)  # type: ignore[return-value]
+    return _nw(lost, known, score)
 
 
 def sca_alignment(words: list[list[str]]) -> list[list[str]] | None:

@@ -52,7 +52,7 @@ def _tables(reviewed: ReviewedRun, include_all: bool) -> tuple[dict[str, list[di
                 ID=f"{cset.id}-{form_id}", Form_ID=form_id, Cognateset_ID=str(cset.id), Alignment=aligned,
                 Alignment_Source=cset.source, Score=round(cset.score(member), 6), Review=cset.status,
             ))  # fmt: skip
-    tables = {
+    tables: dict[str, list[dict]] = {
         "LanguageTable": languages,
         "ParameterTable": [dict(ID=pid, Name=name) for name, pid in concepts.items()],
         "FormTable": list(forms.values()),

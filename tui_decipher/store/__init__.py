@@ -7,9 +7,9 @@ the moment it is made. The schema is versioned through `PRAGMA user_version`; a 
 newer program, or one that is not a database at all, is reported and left untouched.
 
 One module per concern: `schema` (the file, the migrations), `rows` (what queries return, the
-statuses), `database` (`Store`: the connection), `runs` and `review` (its tables' queries),
-`recorder` (`RunRecorder`, the engine's event sink). Depends on the engine only; never imports a UI
-library.
+statuses), `database` (`Store`: the connection), `connection` (its transactions, the tables' base),
+`runs` and `review` (its tables' queries), `recorder` (`RunRecorder`, the engine's event sink).
+Depends on the engine only; never imports a UI library.
 """
 
 from .database import Store

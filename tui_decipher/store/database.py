@@ -1,14 +1,11 @@
-"""The connection to the run database: WAL, a busy timeout, the schema checked and migrated, short
-transactions. `Store` is that connection with the runs' and the review's tables."""
+"""The connection to the run database: WAL, a busy timeout, the schema checked and migrated (its short
+transactions: `connection`). `Store` is that connection with the runs' and the review's tables."""
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from . import schema
 from .review import ReviewTables
@@ -94,11 +91,6 @@ class Store(RunTables, ReviewTables):
                         conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {target + 1}")
 
-    def _scalar(self, sql: str, params: tuple = ()) -> Any:
-        # fetchall, never fetchone: a statement left un-finished keeps its read snapshot open in WAL
-        # mode, and this connection would stop seeing other processes' writes.
-        return self.conn.execute(sql, params).fetchall()[0][0]
-
     def close(self) -> None:
         self.conn.close()
 
@@ -107,20 +99,3 @@ class Store(RunTables, ReviewTables):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, rolled back on error (executescript manages its own BEGIN)."""
-        try:
-            yield self.conn
-            if self.conn.in_transaction:
-                self.conn.execute("COMMIT")
-        except BaseException:
-            if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
-            raise
-
-    def _write(self, sql: str, params: tuple | dict = ()) -> sqlite3.Cursor:
-        self.conn.execute("BEGIN IMMEDIATE")
-        with self.transaction():
-            return self.conn.execute(sql, params)

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from .rows import DECIDED, OPEN, STATUSES, UNKNOWN_VALUE, ProposalRow, StoreError, proposal_row
+from .connection import Connection
+from .rows import DECIDED, OPEN, STATUSES, UNKNOWN_VALUE, ProposalRow, RunRow, StoreError, proposal_row
 
 
-class ReviewTables:
-    """Proposals, decisions, the character map and pins (a part of `Store`, which holds the connection)."""
+class ReviewTables(Connection):
+    """Proposals, decisions, the character map and pins (a part of `Store`, which opens the connection)."""
+
+    if TYPE_CHECKING:  # the runs' table's, which `Store` also is (store/runs.py)
+
+        def run(self, run_id: int) -> RunRow | None: ...
 
     def proposals(self, run_id: int) -> list[ProposalRow]:
         """The run's proposals by rank (best first) with their review status."""

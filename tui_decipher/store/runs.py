@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.corpora.corpus import Corpus, word_text, word_tokens
 from ..engine.methods import DecipherResult
 from ..engine.run.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
+from .connection import Connection
 from .rows import FAILED, INTERRUPTED, RUNNING, RoundRow, RunRow, StoreError
 
 if TYPE_CHECKING:  # annotations only: the store itself never loads torch's checkpoint reader
@@ -26,8 +27,8 @@ _RUNS_QUERY = """SELECT runs.*,
     FROM runs"""
 
 
-class RunTables:
-    """The runs and their metrics (a part of `Store`, which holds the connection)."""
+class RunTables(Connection):
+    """The runs and their metrics (a part of `Store`, which opens the connection)."""
 
     def create_run(
         self,
@@ -54,7 +55,9 @@ class RunTables:
                 socket.gethostname(), rounds_planned, run_dir, json.dumps(languages, ensure_ascii=False),
             ),
         )  # fmt: skip
-        return int(cur.lastrowid)
+        run_id = cur.lastrowid
+        assert run_id is not None  # an INSERT's cursor holds the new row's id
+        return run_id
 
     def record_started(self, run_id: int, event: RunStarted) -> None:
         self._write("UPDATE runs SET device = ?, n_cognates = ? WHERE id = ?", (event.device, event.n_cognates, run_id))

@@ -144,6 +144,7 @@ class DecipherApp(App[None]):
         )
         if launched:  # the worker's messages are handled after this returns, so this is in time
             self.refinement = Refinement(run_id, before, out, run_id if out is None else None)
+            assert self.live is not None  # set by _launch
             self.live.refining = True
             if out is None:
                 self.selected_run = run_id
@@ -183,7 +184,11 @@ class DecipherApp(App[None]):
         for warning in session.warnings:
             self.call_from_thread(self.notify, warning, title="warning", severity="warning", timeout=10)
         self.post_message(RunCreated(run_id))
-        result = session.execute(lambda event: self.post_message(EngineEvent(run_id, event)), worker.cancelled_event)
+
+        def on_event(event: object) -> None:
+            self.post_message(EngineEvent(run_id, event))
+
+        result = session.execute(on_event, worker.cancelled_event)
         self.post_message(RunDone(run_id, result.status))
 
     @on(Worker.StateChanged)
@@ -202,13 +207,14 @@ class DecipherApp(App[None]):
         self.notify(f"{type(error).__name__}: {error}{where}", title="error", severity="error", timeout=10)
 
     def on_run_created(self, message: RunCreated) -> None:
-        branch = self.refinement is not None and self.refinement.run_id is None
+        refinement = self.refinement
+        branch = refinement if refinement is not None and refinement.run_id is None else None  # into a new run
         if self.live is not None:
             self.live.run_id = message.run_id
-            note = f": a branch of run #{self.refinement.source}" if branch else ""
+            note = f": a branch of run #{branch.source}" if branch is not None else ""
             self.live.log.append(f"run #{message.run_id} recorded{note}")
-        if branch:  # Review stays on the refined run until the branch has proposals to show
-            self.refinement.run_id = message.run_id
+        if branch is not None:  # Review stays on the refined run until the branch has proposals to show
+            branch.run_id = message.run_id
         else:
             self.selected_run = message.run_id
         self._refresh_screen()

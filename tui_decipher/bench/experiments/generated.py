@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +60,11 @@ def generated_kinds(**changes: Any) -> Experiment:
 
 def _generator_writers(specs: dict[str, dict[str, Any]]) -> dict[str, Callable[[Path], Any]]:
     """Per key, a writer of the generated corpus of its spec at GENERATED_SEED."""
-    return {key: lambda path, spec=spec: write_generated(path, GeneratorSpec(seed=GENERATED_SEED, **spec))
-            for key, spec in specs.items()}  # fmt: skip
+    return {key: partial(_write_spec, spec=spec) for key, spec in specs.items()}
+
+
+def _write_spec(path: Path, spec: dict[str, Any]) -> Any:
+    return write_generated(path, GeneratorSpec(seed=GENERATED_SEED, **spec))
 
 
 # --- how many lost words have a cognate: D against a known share (issue 64) -----------------------
@@ -130,9 +134,13 @@ def small_syllabary(**changes: Any) -> Experiment:
 def small_romance(**changes: Any) -> Experiment:
     """auto on Romance pairs cut to SMALL_ROMANCE's sizes (`write_romance_cut`), a job each, with their average."""
     return _corpus_set(
-        {key: lambda path, key=key: write_romance_cut(path, *SMALL_ROMANCE[key]) for key in SMALL_ROMANCE},
+        {key: partial(_write_small_romance, key=key) for key in SMALL_ROMANCE},
         changes, small_path,
     )  # fmt: skip
+
+
+def _write_small_romance(path: Path, key: str) -> None:
+    write_romance_cut(path, *SMALL_ROMANCE[key])
 
 
 def small_path(key: str) -> Path:
@@ -147,7 +155,7 @@ def write_romance_cut(path: Path, lost: str, known: str, n: int) -> None:
     half as many unrelated known words again. The same pair and size always give the same file."""
     source = entry_path(load_registry()["romance"])
     if source is None:
-        raise CorpusError("romance: the corpus file is not here (see README, Corpora)")
+        raise CorpusError("romance", None, "the corpus file is not here (see README, Corpora)")
     lines = source.read_text(encoding="utf-8").splitlines()
     header = lines[0].split("\t")
     rows = [line.split("\t") for line in lines[1:] if line.strip()]

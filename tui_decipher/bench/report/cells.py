@@ -49,7 +49,8 @@ def user_metric_cells(row: SummaryRow) -> list[str]:
     if row.f1.mean is None:
         return ["-", "-", "-", "-"]
     ratio = "-" if row.demand_ratio.mean is None else f"{row.demand_ratio.mean:.2f}"
-    pr = f"{100 * row.precision.mean:.1f} / {100 * row.recall.mean:.1f}" if row.precision.mean is not None else "-"
+    p, r = row.precision.mean, row.recall.mean
+    pr = f"{100 * p:.1f} / {100 * r:.1f}" if p is not None and r is not None else "-"
     return [percent(row.f1), pr, ratio, percent(row.calibration_error)]
 
 

@@ -58,7 +58,7 @@ def restart_choices(report: BenchReport) -> list[RestartChoice]:
         jobs = [j for j in report.jobs if j.setting == name and (j.seed, j.part) in objective and j.status == "ok"]
         chosen_rows: list[RowResult] = []
         for part in setting.parts or (None,):
-            own = {j.seed: j for j in jobs if j.part == part}
+            own = {j.seed: j for j in jobs if j.part == part and j.seed is not None}
             if len(own) < 2:  # one seed is no choice
                 continue
             best = min(own, key=lambda seed: (objective[seed, part], seed))
@@ -71,25 +71,27 @@ def restart_choices(report: BenchReport) -> list[RestartChoice]:
                 if best not in rows:
                     continue
                 chosen_rows.append(rows[best])
+                # every row here has an accuracy (`rows` holds no other)
+                accuracy = {seed: r.accuracy for seed, r in sorted(rows.items()) if r.accuracy is not None}
                 out.append(
                     RestartChoice(
-                        name, spec.key, spec.label, spec.paper,
-                        {seed: r.accuracy for seed, r in sorted(rows.items())},  # type: ignore[misc]
-                        {seed: objective[seed, part] for seed in rows},
-                        best, rows[best].accuracy,  # type: ignore[arg-type]
+                        name, spec.key, spec.label, spec.paper, accuracy,
+                        {seed: objective[seed, part] for seed in rows}, best, accuracy[best],
                     )
                 )  # fmt: skip
         if setting.parts and setting.combine is not None and len(chosen_rows) == len(setting.parts):
             specs = {spec.key: spec for spec in setting.rows}
             for row in setting.combine(chosen_rows):
-                spec = specs.get(row.key)
-                if spec is None or row.accuracy is None:
+                row_spec = specs.get(row.key)
+                if row_spec is None or row.accuracy is None:
                     continue
                 per_seed = {
                     j.seed: r.accuracy
                     for j in combined_jobs(setting, jobs)
                     for r in j.rows
-                    if r.key == row.key and r.accuracy is not None
+                    if r.key == row.key and r.accuracy is not None and j.seed is not None
                 }
-                out.append(RestartChoice(name, spec.key, spec.label, spec.paper, per_seed, {}, None, row.accuracy))  # type: ignore[arg-type]
+                out.append(
+                    RestartChoice(name, row_spec.key, row_spec.label, row_spec.paper, per_seed, {}, None, row.accuracy)
+                )
     return out

@@ -3,6 +3,8 @@ corpus of every kind, generated shares with a cognate, and small lexica."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..core import BenchSetting, RowSpec
 from ..experiments.generated import (
     GENERATED,
@@ -43,17 +45,23 @@ def _small_settings() -> tuple[BenchSetting, ...]:
     SMALL_ROMANCE): the size of a user's real pair, generated and cut from Romance."""
     made = []
 
-    def generated(key: str, spec: dict) -> str:
-        friends = ", 30% false friends" if spec.get("false_friends") else ""
-        return f"generated {spec['kind']}{friends}, {spec['lost_words']} lost words (generator seed {GENERATED_SEED})"
+    def generated(specs: dict[str, dict[str, Any]]) -> tuple[RowSpec, ...]:
+        rows = []
+        for key, spec in specs.items():
+            friends = ", 30% false friends" if spec.get("false_friends") else ""
+            rows.append(RowSpec(key, f"generated {spec['kind']}{friends}, {spec['lost_words']} lost words "
+                                     f"(generator seed {GENERATED_SEED})"))  # fmt: skip
+        return tuple(rows)
 
-    for name, exp, specs, corpora, what, sizes in (
-        ("small-generated-auto", small_generated(), SMALL_GENERATED, (), generated, "40-150"),
-        ("small-syllabary-auto", small_syllabary(), SMALL_SYLLABARY, (), generated, "150-250"),
-        ("small-romance-auto", small_romance(), SMALL_ROMANCE, ("romance",),
-         lambda key, spec: f"romance {spec[0]} -> {spec[1]} cut to {spec[2]} lost words", "50-150"),
-    ):  # fmt: skip
-        rows = tuple(RowSpec(key, what(key, spec)) for key, spec in specs.items())
+    romance = tuple(
+        RowSpec(key, f"romance {lost} -> {known} cut to {n} lost words")
+        for key, (lost, known, n) in SMALL_ROMANCE.items()
+    )
+    for name, exp, rows, corpora, sizes in (
+        ("small-generated-auto", small_generated(), generated(SMALL_GENERATED), (), "40-150"),
+        ("small-syllabary-auto", small_syllabary(), generated(SMALL_SYLLABARY), (), "150-250"),
+        ("small-romance-auto", small_romance(), romance, ("romance",), "50-150"),
+    ):
         made.append(BenchSetting(
             name, f"auto (no flag) on {name.split('-')[1]} small lexica: {sizes} lost words, as a user's real pair",
             (*rows, RowSpec("average", f"{name.split('-')[1]} small lexica, average")),

@@ -74,10 +74,10 @@ def best_path(n_known: int, n_lost: int, into: Callable[[int, int], Iterable[Ste
     path: list[Step] = []
     m, k = n_known, n_lost
     while (m, k) != (0, 0):
-        step = best[m, k][1]
-        assert step is not None
-        path.append(step)
-        m, k = m - step[0], k - step[1]
+        back = best[m, k][1]
+        assert back is not None
+        path.append(back)
+        m, k = m - back[0], k - back[1]
     return path[::-1]
 
 

@@ -43,6 +43,8 @@ STOP = WRITE
 class EditChannel(nn.Module):
     """P(x | y): a known word y writes a lost word x letter by letter (write, drop, insert)."""
 
+    special: torch.Tensor  # a buffer (register_buffer in __init__)
+
     def __init__(
         self, lost_charset: Charset, known_charset: Charset, generator: torch.Generator, init_scale: float,
         copy_bias: float,

@@ -80,7 +80,7 @@ class _Lattice(torch.autograd.Function):
     backward, written out")."""
 
     @staticmethod
-    def forward(ctx, write, insert, drop, lost, lost_len, known_len):  # type: ignore[override]
+    def forward(ctx, write, insert, drop, lost, lost_len, known_len):
         cells = _alphas(write, insert, drop, lost, keep=True)
         logs, finals = scaled_log_probs(cells.alphas, cells.log_c, lost_len, known_len)
         ctx.save_for_backward(lost, lost_len, known_len, finals)
@@ -88,7 +88,7 @@ class _Lattice(torch.autograd.Function):
         return logs
 
     @staticmethod
-    def backward(ctx, grad):  # type: ignore[override]
+    def backward(ctx, grad):
         lost, lost_len, known_len, finals = ctx.saved_tensors
         cells, n_symbols = ctx.lattice  # kept: a graph may be walked back twice
         p_drop = cells.drop
@@ -127,12 +127,13 @@ def _pair_alphas(write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, 
     log-probabilities of each pair's operations already read at its lost word's symbols."""
     n_p, big_m, big_n = write.shape
     log_c = emission_scale(n_symbols, big_n)
-    cells = _Cells([], log_c, (write + log_c).exp(), (insert + log_c).exp(), drop.exp())
+    scaled_write, scaled_insert = (write + log_c).exp(), (insert + log_c).exp()
+    cells = _Cells([], log_c, scaled_write, scaled_insert, drop.exp())
 
     def with_insertions(alpha: torch.Tensor, m: int) -> torch.Tensor:
         rows = [alpha[:, 0]]  # (P,) each, along k
         for k in range(1, big_n + 1):
-            rows.append(torch.addcmul(alpha[:, k], rows[-1], cells.insert[:, m, k - 1]))
+            rows.append(torch.addcmul(alpha[:, k], rows[-1], scaled_insert[:, m, k - 1]))
         return torch.stack(rows, 1)
 
     start = write.new_zeros((n_p, big_n + 1))
@@ -141,7 +142,7 @@ def _pair_alphas(write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, 
     for m in range(1, big_m + 1):
         prev = cells.alphas[-1]
         new = prev * cells.drop[:, m - 1, None]  # letter m dropped
-        new[:, 1:] += prev[:, :-1] * cells.write[:, m - 1]  # or written as lost symbol k
+        new[:, 1:] += prev[:, :-1] * scaled_write[:, m - 1]  # or written as lost symbol k
         cells.alphas.append(with_insertions(new, m))
     return cells
 
@@ -151,7 +152,7 @@ class _PairedLattice(torch.autograd.Function):
     `_Lattice`'s written-out backward for one pair a row."""
 
     @staticmethod
-    def forward(ctx, write, insert, drop, lost_len, known_len, n_symbols):  # type: ignore[override]
+    def forward(ctx, write, insert, drop, lost_len, known_len, n_symbols):
         cells = _pair_alphas(write, insert, drop, n_symbols)
         logs, finals = scaled_pair_log_probs(cells.alphas, cells.log_c, lost_len, known_len)
         ctx.save_for_backward(lost_len, known_len, finals)
@@ -159,7 +160,7 @@ class _PairedLattice(torch.autograd.Function):
         return logs
 
     @staticmethod
-    def backward(ctx, grad):  # type: ignore[override]
+    def backward(ctx, grad):
         lost_len, known_len, finals = ctx.saved_tensors
         cells = ctx.lattice
         big_m, big_n = cells.write.shape[1:]

@@ -6,7 +6,8 @@ alphas[m] (P, N+1), for aligned pairs only (`log_prob_pairs`), holds the same fo
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Protocol
 
 import torch
 
@@ -19,13 +20,19 @@ NEG = -1e4  # log-probability of an impossible state (finite, so gradients stay 
 LOG_SCALE_CAP = 60.0
 
 
-def channel_device(channel: torch.nn.Module) -> torch.device:
+class _HasParameters(Protocol):
+    """A torch module, or a channel (engine/channels/protocol.py): what has parameters."""
+
+    def parameters(self, recurse: bool = True) -> Iterator[torch.nn.Parameter]: ...
+
+
+def channel_device(channel: _HasParameters) -> torch.device:
     """Where a channel's parameters live: its dynamic programmes run there (cuda when the run
     selected it), while words are encoded, and tables for the flow are kept, on the CPU."""
     return next(channel.parameters()).device
 
 
-def on_channel(channel: torch.nn.Module, *tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
+def on_channel(channel: _HasParameters, *tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
     """The tensors on the channel's device (each unchanged where it is there already)."""
     device = channel_device(channel)
     return tuple(t.to(device) for t in tensors)

@@ -157,8 +157,8 @@ class CharacterChannel(nn.Module):
         action = torch.log_softmax(self.action, -1).cpu().tolist()  # (K+1, 3)
         one = torch.log_softmax(self._one_logits(), -1).cpu().tolist()  # (K+1, S)
         letters = torch.arange(self.none + 1, device=self.first.device)
-        two = torch.log_softmax(self._two_logits(letters[:, None], letters[None, :]), -1)  # (K+1, K+1, S)
-        two = two.cpu().tolist()
+        two_t = torch.log_softmax(self._two_logits(letters[:, None], letters[None, :]), -1)  # (K+1, K+1, S)
+        two = two_t.cpu().tolist()
 
         def path(x: Sequence[int], y: Sequence[int]) -> list[Step]:
             def into(m: int, k: int) -> list[Step]:

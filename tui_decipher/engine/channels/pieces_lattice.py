@@ -74,7 +74,7 @@ class _Lattice(torch.autograd.Function):
     lattice backward, written out")."""
 
     @staticmethod
-    def forward(ctx, one, two, drop, lost, lost_len, known_len):  # type: ignore[override]
+    def forward(ctx, one, two, drop, lost, lost_len, known_len):
         lattice = _alphas(one, two, drop, lost, keep=True)
         logs, cells = scaled_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)
         ctx.save_for_backward(lost, lost_len, known_len, cells)
@@ -82,7 +82,7 @@ class _Lattice(torch.autograd.Function):
         return logs
 
     @staticmethod
-    def backward(ctx, grad):  # type: ignore[override]
+    def backward(ctx, grad):
         lost, lost_len, known_len, cells = ctx.saved_tensors
         lattice, n_symbols = ctx.lattice  # kept: a graph may be walked back twice
         alphas, e1, e2, p_drop = lattice.alphas, lattice.e1, lattice.e2, lattice.drop
@@ -144,7 +144,7 @@ class _PairedLattice(torch.autograd.Function):
     space")."""
 
     @staticmethod
-    def forward(ctx, one, two, drop, lost_len, known_len, n_symbols):  # type: ignore[override]
+    def forward(ctx, one, two, drop, lost_len, known_len, n_symbols):
         lattice = _pair_alphas(one, two, drop, n_symbols)
         logs, finals = scaled_pair_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)
         ctx.save_for_backward(lost_len, known_len, finals)
@@ -152,7 +152,7 @@ class _PairedLattice(torch.autograd.Function):
         return logs
 
     @staticmethod
-    def backward(ctx, grad):  # type: ignore[override]
+    def backward(ctx, grad):
         lost_len, known_len, finals = ctx.saved_tensors
         alphas, e1, e2, p_drop = ctx.lattice.alphas, ctx.lattice.e1, ctx.lattice.e2, ctx.lattice.drop
         big_m, big_n = e1.shape[1:]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Protocol, Self
 
 import torch
 
@@ -36,7 +36,14 @@ class Channel(Protocol):
     @property
     def sizes(self) -> tuple[int, int]: ...
 
-    def parameters(self): ...  # torch.nn.Module's
+    # torch.nn.Module's, which every channel is:
+    def parameters(self, recurse: bool = True) -> Iterator[torch.nn.Parameter]: ...
+
+    def state_dict(self) -> dict[str, Any]: ...
+
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False) -> Any: ...
+
+    def to(self, device: torch.device | str) -> Self: ...
 
     def log_prob(
         self, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor

@@ -145,5 +145,5 @@ def pair_log_probs(
     """log P(x_i | y_j) for the listed pairs only (lost_idx[p], known_idx[p]): (P,), float32, on
     the CPU; the cells of `channel_log_probs` at those pairs, at the cost of P pairs (`score_pairs`)."""
     encoded = encode_both(channel, lost_words, known_words, lost_charset, known_charset)
-    lost_idx, known_idx = torch.as_tensor(lost_idx, dtype=torch.long), torch.as_tensor(known_idx, dtype=torch.long)
-    return score_pairs(channel, *encoded, lost_idx, known_idx, block).cpu()
+    lost_t, known_t = torch.as_tensor(lost_idx, dtype=torch.long), torch.as_tensor(known_idx, dtype=torch.long)
+    return score_pairs(channel, *encoded, lost_t, known_t, block).cpu()

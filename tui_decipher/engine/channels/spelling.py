@@ -63,8 +63,8 @@ def spelled_readings(word: Word, vowels: frozenset[str], most: int) -> list[Read
             onset = consonants[0] if consonants else ""
             options.append([(((onset, letter),), 1.0, 0, 0)])
         else:
-            full = (tuple((c, letter) for c in cluster), 1.0, 1, 0)
-            options.append([full, *((((c, letter),), 1.0 / len(consonants), 0, 1) for c in consonants)])
+            written_in_full = (tuple((c, letter) for c in cluster), 1.0, 1, 0)
+            options.append([written_in_full, *((((c, letter),), 1.0 / len(consonants), 0, 1) for c in consonants)])
         cluster = []
     if not options:
         return []

@@ -15,7 +15,7 @@ import pickle
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 
 from ..corpora.corpus import Word
@@ -34,7 +34,7 @@ def search_starts(
     should_stop: Callable[[], bool] = lambda: False,
     on_progress: Callable[[int, float], None] | None = None,
     fixed: dict[tuple[str, str], str] | None = None,
-) -> Iterator[SyllableMap | None]:
+) -> Generator[SyllableMap | None, None, None]:
     """`search_syllables` from a random start for each of `seeds`, yielding the maps in the seeds'
     order; the caller stops whenever it has enough (close the iterator: starts still running are
     stopped). With `workers` > 1, up to that many starts anneal at once, each in a worker process
@@ -74,7 +74,7 @@ def _in_workers(
     one_here: Callable[[int], SyllableMap | None],
     should_stop: Callable[[], bool],
     on_progress: Callable[[int, float], None] | None,
-) -> Iterator[SyllableMap | None]:
+) -> Generator[SyllableMap | None, None, None]:
     """`search_starts` with up to `workers` starts in worker processes at once, each sent `request`
     and its seed; `progress` (each start's moves done so far) updated in place, `one_here(k)` start
     k run in this process."""
@@ -119,7 +119,8 @@ class _Worker:
 
     def __init__(self, request: bytes, seed: int) -> None:
         """Start a worker on `request` (the pickled word lists, moves and fixed units) and `seed`."""
-        self.moves, self.loss, self.found = 0, math.nan, None
+        self.moves, self.loss = 0, math.nan
+        self.found: SyllableMap | None = None
         path = os.pathsep.join(p for p in (_PACKAGE_ROOT, os.environ.get("PYTHONPATH")) if p)
         self.process: subprocess.Popen[bytes] | None = None
         try:

@@ -300,7 +300,8 @@ class SyllableModel:
         string's log P(x) under it; with each unit's share of the known words' syllables."""
         readings, pad = self.readings, len(self.readings.units)
         mass = np.repeat(readings.mass, readings.keys.shape[1])  # (n_keys * longest,) each key's at each place
-        weight = np.bincount(readings.keys.ravel(), mass, minlength=pad + 1)[:pad]  # (n_units,)
+        # (n_units,) float: weighted (numpy's stubs type every bincount as int)
+        weight: np.ndarray = np.bincount(readings.keys.ravel(), mass, minlength=pad + 1)[:pad]
         weight /= max(weight.sum(), 1e-300)
         return SyllableMap(
             tuple(sorted(readings.vowels)), {u: self.signs[signs_of[k] - 1] for k, u in enumerate(readings.units)},

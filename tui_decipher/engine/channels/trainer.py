@@ -41,7 +41,7 @@ from .training import SAVE_EVERY, SAVE_SECONDS, ChannelTraining, Saving, Trainin
 from .transport import PLAN_EVERY, listed_transport_plan, transport_plan
 
 # One class per channel kind: a new channel is one module and one line here.
-CHANNEL_KINDS: dict[str, type] = {"pieces": CharacterChannel, "edit": EditChannel}
+CHANNEL_KINDS: dict[str, type[Channel]] = {"pieces": CharacterChannel, "edit": EditChannel}
 
 
 def new_channel(
@@ -250,7 +250,9 @@ class _Fit:
         self.demand = training.n_cognates if training.n_cognates is not None else self.n_lost
         self.corpus_rows = rows if rows is not None else np.arange(self.n_lost)
         self.judged = review is not None and len(review) > 0
-        sure_lost, sure_known = review.accepted_rows(rows) if self.judged else (np.zeros(0, np.int64),) * 2
+        sure_lost, sure_known = (
+            review.accepted_rows(rows) if review is not None and self.judged else (np.zeros(0, np.int64),) * 2
+        )
         self.sure_lost = torch.from_numpy(sure_lost).to(self.on)  # (A,)
         self.sure_known = torch.from_numpy(sure_known).to(self.on)  # (A,)
         # Long lists train through each lost word's listed known words (engine/channels/shortlist.py):
@@ -395,4 +397,5 @@ def fit_best_channel(problem: Problem, restart: int, stages: Stages | None = Non
                                 problem.lost_charset, problem.known_charset)  # fmt: skip
         if best is None or fit.loss < best.loss:
             best = fit
+    assert best is not None  # channel_restarts >= 1 (DecipherConfig.validate, which every run passes)
     return best

@@ -95,7 +95,9 @@ class ReviewConstraints:
         """
         lost, known = self._rows(self.accepted, rows)
         d = cost[lost, known].astype(np.float64) if lost.size else np.zeros(0)
-        keep_lost, keep_known, keep_cost = [], [], []
+        keep_lost: list[int] = []
+        keep_known: list[int] = []
+        keep_cost: list[float] = []
         lost_used: set[int] = set()
         known_used: dict[int, int] = {}
         for n in np.argsort(d, kind="stable"):
@@ -184,7 +186,7 @@ class ReviewConstraints:
             lost, known = self._rows(self.rejected, None)
             flow[torch.from_numpy(lost).to(flow.device), torch.from_numpy(known).to(flow.device)] = 0.0
         if self.accepted:
-            lost, known = (torch.from_numpy(a).to(flow.device) for a in self._rows(self.accepted, None))
-            flow[lost.unique()] = 0.0
-            flow[lost, known] = 1.0
+            lost_t, known_t = (torch.from_numpy(a).to(flow.device) for a in self._rows(self.accepted, None))
+            flow[lost_t.unique()] = 0.0
+            flow[lost_t, known_t] = 1.0
         return flow

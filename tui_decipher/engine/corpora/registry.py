@@ -160,11 +160,11 @@ def _load_corpus(cfg: CorpusSpec) -> LoadedCorpus:
     registry = load_registry()
     entry = registry.get(cfg.corpus)
     if entry is None:
-        path = Path(cfg.corpus).expanduser()
-        if not path.exists() and not any(sep in cfg.corpus for sep in ("/", "\\", ".")):
+        file = Path(cfg.corpus).expanduser()
+        if not file.exists() and not any(sep in cfg.corpus for sep in ("/", "\\", ".")):
             raise CorpusError(cfg.corpus, None, f"no such corpus name or file (known names: {', '.join(registry)})")
-        corpus = read_corpus_file(path, cfg.lost or None, cfg.known or None)
-        return LoadedCorpus(corpus, None, str(path))
+        corpus = read_corpus_file(file, cfg.lost or None, cfg.known or None)
+        return LoadedCorpus(corpus, None, str(file))
     path = entry_path(entry)
     warnings: list[str] = []
     if path is None and entry.name == "demo":

@@ -18,6 +18,7 @@ result depends on the words only, never on where the gold pairs sit in the file.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +39,7 @@ class BaselineResult:
     phase_seconds: dict[str, float]  # "distance" (all pairs), "assign" (Hungarian)
 
 
-def symbol_strings(words: list[Word], table: dict[str, int]) -> list[str]:
+def symbol_strings(words: Sequence[Word], table: dict[str, int]) -> list[str]:
     """Each word as a string of one private code point per symbol; `table` (shared by both
     languages, so equal symbols get equal code points) grows as new symbols appear."""
     out = []
@@ -47,7 +48,7 @@ def symbol_strings(words: list[Word], table: dict[str, int]) -> list[str]:
     return out
 
 
-def edit_distance_costs(lost: list[Word], known: list[Word]) -> np.ndarray:
+def edit_distance_costs(lost: Sequence[Word], known: Sequence[Word]) -> np.ndarray:
     """(len(lost), len(known)) float32: Levenshtein distance / length of the longer word."""
     table: dict[str, int] = {}
     for s in sorted({s for w in (*lost, *known) for s in w}):

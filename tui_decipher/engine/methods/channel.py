@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,8 +52,8 @@ class ChannelBlend:
     def mix(
         self,
         log_p: torch.Tensor,
-        lost_words: list[Word],
-        known_words: list[Word],
+        lost_words: Sequence[Word],
+        known_words: Sequence[Word],
         lost_charset: Charset,
         known_charset: Charset,
     ) -> torch.Tensor:

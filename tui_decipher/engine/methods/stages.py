@@ -44,7 +44,8 @@ class StageMemo:
         # A stage under way: what it saved so far (a channel's TrainingState every SAVE_EVERY
         # steps, the syllable search's maps start by start).
         self.training: dict[str, Any] = dict(training or {})
-        self._packed_stages, self._packed_names = b"", None  # the stages as last saved
+        self._packed_stages = b""  # the stages as last saved
+        self._packed_names: list[str] | None = None
         self.review = review  # the run's known pairs, which a resumed session no longer reads
         self.seconds, self.phases = seconds, dict(phases or {})
         self.path: Path | None = None

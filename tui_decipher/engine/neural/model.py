@@ -43,6 +43,8 @@ class Decoded:
 class DecipherModel(nn.Module):
     """Universal character embedding + BiLSTM encoder + attentive LSTM decoder, output tied to E_y."""
 
+    output_mask: torch.Tensor  # a buffer (register_buffer in __init__)
+
     def __init__(
         self,
         n_lost_chars: int,

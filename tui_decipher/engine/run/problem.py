@@ -13,7 +13,7 @@ import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 import torch
@@ -92,7 +92,7 @@ class Problem:
         phases_before: dict[str, float] | None = None,
         signs: SignValues | None = None,
         **run_state: Any,
-    ) -> Problem:
+    ) -> Self:
         """Encode the vocabularies once for the whole run; `seconds_before` and `phases_before`
         carry the time of an interrupted run this one continues. `signs`: known sign values (None:
         those of the `known_signs` file, if the settings name one), checked against the channel

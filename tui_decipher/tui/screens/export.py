@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -14,9 +15,17 @@ from textual.widgets import Button, Checkbox, Input, Select, Static
 from ...exports import EXPORTS, ExportError, ReviewedRun, default_export_path, write_export
 from ...store import ACCEPTED, ProposalRow, RunRow
 
+if TYPE_CHECKING:
+    from textual import getters
+
+    from ..app import DecipherApp
+
 
 class ExportScreen(ModalScreen[list[Path] | None]):
     """Pick a format and where to write; enter or the button writes, escape cancels."""
+
+    if TYPE_CHECKING:
+        app = getters.app(DecipherApp)  # the typed app, for the type checker only
 
     BINDINGS = [Binding("escape", "dismiss_none", "Cancel", id="export.cancel")]
 

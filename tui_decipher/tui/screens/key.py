@@ -6,6 +6,8 @@ stored alignments, so a doubtful value can be checked against its words."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.markup import escape
 from rich.text import Text
 from textual import on
@@ -25,6 +27,11 @@ from ..widgets.shade import shade_style
 from .pin import PinScreen
 from .refine import ask_refinement
 
+if TYPE_CHECKING:
+    from textual import getters
+
+    from ..app import DecipherApp
+
 # The side panel lists a sign's most used readings and, under each, its best proposals; the rest
 # are counted. A frequent sign of a large list has thousands of uses: listing them all re-rendered
 # hundreds of lines at every cursor move.
@@ -32,8 +39,11 @@ SHOWN_READINGS = 8
 SHOWN_PAIRS = 6
 
 
-class KeyScreen(Screen):
+class KeyScreen(Screen[None]):
     """Each lost symbol with its top known symbols, shaded by probability; refreshed when a run ends."""
+
+    if TYPE_CHECKING:
+        app = getters.app(DecipherApp)  # the typed app, for the type checker only
 
     HELP_TITLE = "Key"
     BINDINGS = [
@@ -113,7 +123,7 @@ class KeyScreen(Screen):
     def load(self) -> None:
         run_id = self.app.selected_run
         run = self.app.store.run(run_id) if run_id is not None else None
-        char_map = self.app.store.char_map(run_id) if run is not None else {}
+        char_map = self.app.store.char_map(run.id) if run is not None else {}
         table = self.query_one("#key-table", DataTable)
         table.clear(columns=True)
         head = self.query_one("#key-head", Static)

@@ -7,7 +7,7 @@ an invalid value is marked on the field with the allowed range, and Start refuse
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from rich.markup import escape
 from rich.text import Text
@@ -37,6 +37,11 @@ from ...engine.run.config import (
 )
 from ...engine.run.device import screen_threads
 from ..widgets.corpus_preview import CorpusPreview, CorpusSummary, summarize_corpus
+
+if TYPE_CHECKING:
+    from textual import getters
+
+    from ..app import DecipherApp
 
 # The preset choice that means none: the config defaults, where `method = "auto"` decides the rest.
 NO_PRESET, NO_PRESET_LABEL = "-", "none (auto decides)"
@@ -86,8 +91,11 @@ class FieldValidator(Validator):
         return self.success()
 
 
-class NewRunScreen(Screen):
+class NewRunScreen(Screen[None]):
     """Configure and start a run. ctrl+s starts, escape goes back."""
+
+    if TYPE_CHECKING:
+        app = getters.app(DecipherApp)  # the typed app, for the type checker only
 
     HELP_TITLE = "New run"
     AUTO_FOCUS = "#corpus-select"  # not the scroll container: typing and tab go straight to the fields

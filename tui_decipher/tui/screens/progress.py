@@ -4,6 +4,7 @@ the per-round table (loss, flow, cost, accuracy), elapsed and remaining time, an
 from __future__ import annotations
 
 from statistics import fmean
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from textual.app import ComposeResult
@@ -17,6 +18,12 @@ from ...engine.methods import method_for
 from ...engine.run.events import ChannelStep, EpochEnd, RoundEnd
 from ...store import FINISHED, RoundRow
 from ..widgets.mode_bar import ModeBar
+
+if TYPE_CHECKING:
+    from textual import getters
+
+    from ..app import DecipherApp
+    from ..live import LiveRun
 
 
 def clock(seconds: float | None) -> str:
@@ -34,8 +41,11 @@ def pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
-class ProgressScreen(Screen):
+class ProgressScreen(Screen[None]):
     """Watch EM learn. `c` cancels the running run within one epoch; finished rounds are kept."""
+
+    if TYPE_CHECKING:
+        app = getters.app(DecipherApp)  # the typed app, for the type checker only
 
     HELP_TITLE = "Progress"
     BINDINGS = [
@@ -79,23 +89,27 @@ class ProgressScreen(Screen):
 
     # --- rendering ----------------------------------------------------------------------------
 
-    def _is_live(self) -> bool:
-        # A run in progress is always what this screen shows; otherwise the selected stored run.
+    def _shown_live(self) -> LiveRun | None:
+        # The live run, or None when the screen shows a stored run. A run in progress is always what
+        # this screen shows; otherwise the selected stored run.
         live = self.app.live
-        return live is not None and (self.app.running or live.run_id in (None, self.app.selected_run))
+        if live is not None and (self.app.running or live.run_id in (None, self.app.selected_run)):
+            return live
+        return None
 
     def refresh_from_app(self, event: object = None) -> None:
-        if not self._is_live():
+        live = self._shown_live()
+        if live is None:
             return
         if isinstance(event, EpochEnd):
             self._render_bars()
-            self._render_loss(*self.app.live.loss_curve())
+            self._render_loss(*live.loss_curve())
         elif isinstance(event, ChannelStep):
             self._render_bars()
         elif isinstance(event, RoundEnd):
             self._add_round_row(event)
             self._render_bars()
-            self._render_acc([e.accuracy for e in self.app.live.round_ends])
+            self._render_acc([e.accuracy for e in live.round_ends])
         self._render_log()
         self._tick()
 
@@ -106,8 +120,8 @@ class ProgressScreen(Screen):
         log = self.query_one("#log", RichLog)
         log.clear()
         self._log_lines = 0
-        if self._is_live():
-            live = self.app.live
+        live = self._shown_live()
+        if live is not None:
             for event in live.round_ends:
                 self._add_round_row(event)
             self._render_loss(*live.loss_curve())
@@ -203,9 +217,9 @@ class ProgressScreen(Screen):
         self._log_lines = len(live.log)
 
     def _tick(self) -> None:
-        if not self._is_live():
+        live = self._shown_live()
+        if live is None:
             return
-        live = self.app.live
         label, losses = live.loss_curve()
         if (label, len(losses)) != self._loss_shown:  # channel steps: redrawn once a second
             self._render_loss(label, losses)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.validation import Integer
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
@@ -17,6 +18,10 @@ from ...app.results import branch_run_dir
 from ...engine.constraints.review import REFINE_ROUNDS
 from ...engine.run.checkpoint import CHECKPOINT_NAME
 from ...store import ACCEPTED, REJECTED, UNKNOWN_VALUE, RunRow
+
+if TYPE_CHECKING:
+    from .key import KeyScreen
+    from .review import ReviewScreen
 
 MAX_ROUNDS = 1000
 
@@ -104,7 +109,7 @@ class RefineScreen(ModalScreen[RefineChoice | None]):
         self.dismiss(None)
 
 
-def ask_refinement(screen: Screen, run: RunRow | None, where_after: str) -> None:
+def ask_refinement(screen: ReviewScreen | KeyScreen, run: RunRow | None, where_after: str) -> None:
     """From Review or Key: check that `run` can be refined, ask how (RefineScreen), start it and say
     what it holds (its accepted and rejected pairs, its pinned sign values). `where_after`: where
     the new proposals show when an in-place refinement ends."""
@@ -115,7 +120,8 @@ def ask_refinement(screen: Screen, run: RunRow | None, where_after: str) -> None
     if app.running:
         screen.notify("A run is already in progress: cancel it first (c on Progress).", severity="warning")
         return
-    if not run.run_dir or not (Path(run.run_dir) / CHECKPOINT_NAME).exists():
+    run_dir = run.run_dir
+    if not run_dir or not (Path(run_dir) / CHECKPOINT_NAME).exists():
         screen.notify(f"Run #{run.id} has no checkpoint to continue from.", severity="warning")
         return
     decisions = list(app.store.decisions(run.id).values())
@@ -123,7 +129,7 @@ def ask_refinement(screen: Screen, run: RunRow | None, where_after: str) -> None
     pinned = sum(value != UNKNOWN_VALUE for _, value in app.store.pins(run.id))
 
     def start(choice: RefineChoice | None) -> None:
-        if choice is None or not app.refine_run(run.id, run.run_dir, choice.rounds, choice.out):
+        if choice is None or not app.refine_run(run.id, run_dir, choice.rounds, choice.out):
             return
         if choice.out is None:
             where, after = "in place", f"the new proposals appear {where_after} when it ends, your decisions kept"

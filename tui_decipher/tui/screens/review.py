@@ -9,6 +9,8 @@ corpus has them, the gold cognates. After a refinement
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.markup import escape
 from rich.text import Text
 from textual import on
@@ -25,14 +27,22 @@ from ..widgets.mode_bar import ModeBar
 from .export import ExportScreen
 from .refine import ask_refinement
 
+if TYPE_CHECKING:
+    from textual import getters
+
+    from ..app import DecipherApp, Refinement
+
 CYCLE = {OPEN: ACCEPTED, ACCEPTED: REJECTED, REJECTED: UNSURE, UNSURE: OPEN}
 STATUS_FILTERS = ("all", OPEN, ACCEPTED, REJECTED, UNSURE)
 STATUS_STYLE = {OPEN: "dim", ACCEPTED: "bold green", REJECTED: "bold red", UNSURE: "bold yellow"}
 CHANGED = Text("Δ", style="bold cyan")  # the mark of a proposal the last refinement changed
 
 
-class ReviewScreen(Screen):
+class ReviewScreen(Screen[None]):
     """Accept, reject or question proposed cognates by keyboard."""
+
+    if TYPE_CHECKING:
+        app = getters.app(DecipherApp)  # the typed app, for the type checker only
 
     HELP_TITLE = "Review"
     AUTO_FOCUS = "#pairs"
@@ -79,7 +89,7 @@ class ReviewScreen(Screen):
         # (lost index, known index, status before the change): by pair, as a refinement renumbers ranks
         self.undo_stack: list[tuple[int, int, str]] = []
         self.changed: set[int] = set()  # ranks whose proposal the run's last refinement changed
-        self.refinement = None  # the run's last refinement that ended in this session (app.refined)
+        self.refinement: Refinement | None = None  # the run's last refinement that ended in this session (app.refined)
         self.status_filter = "all"
         self.query_one("#filter", Input).display = False
         self.load()
@@ -100,7 +110,8 @@ class ReviewScreen(Screen):
 
     def _refined_here(self) -> bool:
         """Whether the selected run is the shown run or a branch of it, and a refinement of it has ended."""
-        refinement = self.app.refined.get(self.app.selected_run)
+        selected = self.app.selected_run
+        refinement = self.app.refined.get(selected) if selected is not None else None
         return refinement is not None and refinement.source == self.run_id
 
     def refresh_from_app(self, event: object = None) -> None:
@@ -118,9 +129,9 @@ class ReviewScreen(Screen):
         run = self.app.store.run(self.run_id) if self.run_id is not None else None
         self.run_row = run
         self.loaded_stamp = None if run is None else (run.status, run.seconds)
-        self.rows = self.app.store.proposals(self.run_id) if run is not None else []
+        self.rows = self.app.store.proposals(run.id) if run is not None else []
         self.by_rank = {r.rank: r for r in self.rows}
-        self.refinement = self.app.refined.get(self.run_id) if run is not None else None
+        self.refinement = self.app.refined.get(run.id) if run is not None else None
         self.changed = {r.rank for r in self.rows if self.refinement.changed(r)} if self.refinement else set()
         table = self.query_one("#pairs", DataTable)
         table.clear(columns=True)
@@ -255,6 +266,7 @@ class ReviewScreen(Screen):
         row = self.by_rank[rank]
         if record_undo:
             self.undo_stack.append((row.lost_index, row.known_index, row.status))
+        assert self.run_id is not None  # rows are only loaded for a run
         self.app.store.set_decision(self.run_id, row.lost_index, row.known_index, status)  # committed now
         row.status = status
         table = self.query_one("#pairs", DataTable)
@@ -282,6 +294,7 @@ class ReviewScreen(Screen):
         lost, known, previous = self.undo_stack.pop()
         rank = next((r.rank for r in self.rows if (r.lost_index, r.known_index) == (lost, known)), None)
         if rank is None:  # a refinement no longer proposes the pair: its decision is still the store's
+            assert self.run_id is not None  # undo entries are only recorded for the loaded run
             self.app.store.set_decision(self.run_id, lost, known, previous)
             self._update_counts()
             self.notify(f"Undone: a pair no longer proposed is {previous} again.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,9 +19,17 @@ from ..widgets.mode_bar import ModeBar
 from .confirm import ConfirmScreen
 from .new_run import NewRunScreen
 
+if TYPE_CHECKING:
+    from textual import getters
 
-class RunsScreen(Screen):
+    from ..app import DecipherApp
+
+
+class RunsScreen(Screen[None]):
     """The list of past runs; `n` opens the new-run form."""
+
+    if TYPE_CHECKING:
+        app = getters.app(DecipherApp)  # the typed app, for the type checker only
 
     HELP_TITLE = "Runs"
     AUTO_FOCUS = "#runs-table"

@@ -54,8 +54,8 @@ class AlignmentGrid(Static):
             middle.append(_pad(cells[1], cell_width), style=warning if weak else "")
             bottom.append(_pad(cells[2], cell_width), style=style)
         lines += [top, middle, bottom]
-        weak = sum(seg.p < WEAK for seg in alignment)
-        lines.append(Text(f"lost / known / p{f', {weak} weak (p < {WEAK:g})' if weak else ''}", style="dim"))
+        n_weak = sum(seg.p < WEAK for seg in alignment)
+        lines.append(Text(f"lost / known / p{f', {n_weak} weak (p < {WEAK:g})' if n_weak else ''}", style="dim"))
         return Group(*lines)
 
     def _grid(self, lost: list[str], known: list[str], attention: list[list[float]]) -> RenderableType:

@@ -10,7 +10,7 @@ from ..corpus import Corpus, Word
 
 # read(path, lost, known, name): lost / known pick languages by code or 0-based index ("" or None:
 # the first two), name overrides the corpus's name.
-Reader = Callable[[Path, str | None, str | None, str | None], Corpus]
+Reader = Callable[[Path, str | int | None, str | int | None, str | None], Corpus]
 
 
 @dataclass(frozen=True)

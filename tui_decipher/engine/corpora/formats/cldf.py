@@ -130,10 +130,15 @@ def _concepts(ds: Any) -> dict[str, str]:
         return {}
     id_col = _column(ds, "ParameterTable", "id") or "ID"
     name_col = _column(ds, "ParameterTable", "name")
-    return {str(row[id_col]): str(row.get(name_col) or row[id_col]) for _, _, row in _rows(ds, "ParameterTable")}
+    return {
+        str(row[id_col]): str((row.get(name_col) if name_col else None) or row[id_col])
+        for _, _, row in _rows(ds, "ParameterTable")
+    }
 
 
-def read_cldf(path: str | Path, lost: str | None = None, known: str | None = None, name: str | None = None) -> Corpus:
+def read_cldf(
+    path: str | Path, lost: str | int | None = None, known: str | int | None = None, name: str | None = None
+) -> Corpus:
     """Read a CLDF Wordlist as a lost/known corpus (see the module's docstring)."""
     path = Path(path).expanduser()
     ds = open_dataset(path)
@@ -208,7 +213,7 @@ def _form_columns(ds: Any, path: Path) -> tuple[str, str, str | None, str | None
 
 
 def _chosen_languages(
-    ds: Any, path: Path, languages: list[Language], lost: str | None, known: str | None, where: str
+    ds: Any, path: Path, languages: list[Language], lost: str | int | None, known: str | int | None, where: str
 ) -> tuple[int, int]:
     """The indices of the lost and the known language among `languages` (by ID or Glottocode;
     unnamed: the first two), never the same one."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 from ..corpus import (
     Corpus,
@@ -77,7 +78,9 @@ def sniff(path: Path) -> bool:
     if not path.is_file():
         return False
     header = _header(path)
-    return bool(header) and any(c in header for c in DOCULECT) and any(c in header for c in CONCEPT)
+    if not header:
+        return False
+    return any(c in header for c in DOCULECT) and any(c in header for c in CONCEPT)
 
 
 def _check_rows(path: Path) -> tuple[dict[str, int], dict[int, int], list[str]]:
@@ -124,8 +127,8 @@ def _check_rows(path: Path) -> tuple[dict[str, int], dict[int, int], list[str]]:
     return columns, lines, list(doculects)
 
 
-def _word(path: Path, line: int, entry: dict[str, object]) -> tuple[Word, bool]:
-    """A row's word and whether it came from its TOKENS."""
+def _word(path: Path, line: int, entry: dict[str, Any]) -> tuple[Word, bool]:
+    """A row's word and whether it came from its TOKENS (`entry`: lingpy's cells, untyped)."""
     tokens = entry.get("tokens")
     if tokens:
         symbols = segments(tokens)  # lingpy's `lists` of segments
@@ -137,7 +140,7 @@ def _word(path: Path, line: int, entry: dict[str, object]) -> tuple[Word, bool]:
 
 
 def read_edictor(
-    path: str | Path, lost: str | None = None, known: str | None = None, name: str | None = None
+    path: str | Path, lost: str | int | None = None, known: str | int | None = None, name: str | None = None
 ) -> Corpus:
     """Read an EDICTOR / LingPy wordlist TSV as a lost/known corpus (see the module's docstring)."""
     path = Path(path).expanduser()

@@ -90,15 +90,16 @@ class GeneratorSpec:
         if self.kind == "large-known" and self.base not in BASE_KINDS:
             raise ValueError(f"unknown base kind {self.base!r} (base kinds: {', '.join(BASE_KINDS)})")
         share, ratio = KIND_DEFAULTS[self.kind]
+        cognate_share = share if self.cognate_share is None else self.cognate_share
         spec = dataclasses.replace(
             self,
-            cognate_share=share if self.cognate_share is None else self.cognate_share,
+            cognate_share=cognate_share,
             known_ratio=ratio if self.known_ratio is None else self.known_ratio,
         )
         if spec.lost_words < 1:
             raise ValueError(f"lost words must be at least 1, got {spec.lost_words}")
-        if not 0.0 <= spec.cognate_share <= 1.0:
-            raise ValueError(f"cognate share must be in 0..1, got {spec.cognate_share:g}")
+        if not 0.0 <= cognate_share <= 1.0:
+            raise ValueError(f"cognate share must be in 0..1, got {cognate_share:g}")
         if not 0.0 <= spec.noise <= 1.0:
             raise ValueError(f"noise must be in 0..1, got {spec.noise:g}")
         if not 0.0 <= spec.variants <= 1.0:

@@ -40,15 +40,15 @@ def decoy_lexicon(
     for target in known_words:
         best: Word = target
         for _try in range(max_tries):
-            word: list[str] = []
+            letters: list[str] = []
             context = (_START, _START)
-            while len(word) <= len(target):
+            while len(letters) <= len(target):
                 nxt = rng.choice(follow[context])
                 if nxt == _END:
                     break
-                word.append(nxt)
+                letters.append(nxt)
                 context = (context[1], nxt)
-            candidate = tuple(word)
+            candidate = tuple(letters)
             if len(candidate) == len(target) and (candidate not in real or best == target):
                 best = candidate
                 if candidate not in real:
@@ -66,7 +66,8 @@ def null_words(
     none of them a word of `source` or of `avoid` (every lost and known word: a real word might
     have a cognate), none twice. Where the model can only repeat its words (a list of a few),
     fewer or none."""
-    avoided, drawn = set(source) | set(avoid), {}
+    avoided = set(source) | set(avoid)
+    drawn: dict[Word, None] = {}
     for k in range(passes):
         for word in decoy_lexicon(source, derive(seed, "null word pass", k), avoid=avoid):
             if word not in avoided:

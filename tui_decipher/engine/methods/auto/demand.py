@@ -197,9 +197,17 @@ def estimate_demand(
     wins = win_count(real_log_p, decoy_log_p)
     p = wins / n_lost
     n_synth = 0 if synthetic_real_log_p is None or synthetic_decoy_log_p is None else synthetic_real_log_p.shape[0]
-    synth_wins = win_count(synthetic_real_log_p, synthetic_decoy_log_p) if n_synth else 0.0
+    synth_wins = (
+        win_count(synthetic_real_log_p, synthetic_decoy_log_p)
+        if n_synth and synthetic_real_log_p is not None and synthetic_decoy_log_p is not None  # n_synth: both given
+        else 0.0
+    )
     n_null = 0 if null_real_log_p is None or null_decoy_log_p is None else null_real_log_p.shape[0]
-    each = word_wins(null_real_log_p, null_decoy_log_p).numpy() if n_null else np.zeros(0)  # (n_null,)
+    each = (  # (n_null,)
+        word_wins(null_real_log_p, null_decoy_log_p).numpy()
+        if n_null and null_real_log_p is not None and null_decoy_log_p is not None  # n_null: both given
+        else np.zeros(0)
+    )
     null_wins = float(each.sum())
     matched = None
     if n_null and null_distance is not None and held_distance is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ from .demand import (
 DRIFT_Z = 2.0
 
 
-def identity_reads(real_log_p: torch.Tensor, lost: list[Word], known_words: list[Word]) -> torch.Tensor:
+def identity_reads(real_log_p: torch.Tensor, lost: list[Word], known_words: Sequence[Word]) -> torch.Tensor:
     """Of the lost words spelled exactly as some known word, whether the channel reads each as a
     known word of that spelling (1) or as another (0): (n_identical,), in `lost`'s order. From
     log P(x | y) of `lost` against every known word (n, n_known); empty where no spelling is shared."""
@@ -62,14 +63,11 @@ class FitCheck:
     ) -> FitCheck:  # fmt: skip
         """From the two channels' `word_wins` on the same held-out words (n,), and their
         `identity_reads` on the same words (n_identical,) where given."""
-        identity = {}
+        wins = (len(probe_wins), float(probe_wins.sum()), float(fit_wins.sum()), paired_z(probe_wins, fit_wins))
         if probe_reads is not None and fit_reads is not None and len(probe_reads):
-            identity = {
-                "n_identical": len(probe_reads), "probe_identical": float(probe_reads.sum()),
-                "fit_identical": float(fit_reads.sum()), "identity_z": paired_z(probe_reads, fit_reads),
-            }  # fmt: skip
-        return cls(len(probe_wins), float(probe_wins.sum()), float(fit_wins.sum()), paired_z(probe_wins, fit_wins),
-                   **identity)  # fmt: skip
+            return cls(*wins, n_identical=len(probe_reads), probe_identical=float(probe_reads.sum()),
+                       fit_identical=float(fit_reads.sum()), identity_z=paired_z(probe_reads, fit_reads))  # fmt: skip
+        return cls(*wins)
 
     @property
     def kept_fit(self) -> bool:
@@ -93,7 +91,7 @@ class FitCheck:
 
 
 def _fit_check_evidence(
-    real: torch.Tensor, fake: torch.Tensor, held_words: list[Word], known_words: list[Word]
+    real: torch.Tensor, fake: torch.Tensor, held_words: list[Word], known_words: Sequence[Word]
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """One channel's evidence for `FitCheck` from its `_against` scores of the held-out words: its
     `word_wins` (n_held,) and its `identity_reads` (n_identical,). The probe's and the fit's are

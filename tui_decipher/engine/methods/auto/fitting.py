@@ -106,10 +106,11 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage) -> Fitted:
     resumes after the last it completed). Raises RunCancelled when the cancel flag is set."""
     problem, schedule, chosen, corpus = run.problem, run.schedule, run.chosen, run.problem.corpus
     syllables, searched = None, 0
-    if schedule.syllables is not None and run.profile.syllabary:
+    search = schedule.syllables
+    if search is not None and run.profile.syllabary:
         before, on_map = memo.progress("syllables")  # the starts a stopped run had found
-        syllables = memo.run("syllables", lambda: _search_syllables(problem, schedule.syllables, before, on_map))
-        searched = len(syllables.starts) * schedule.syllables.steps_each
+        syllables = memo.run("syllables", lambda: _search_syllables(problem, search, before, on_map))
+        searched = len(syllables.starts) * search.steps_each
         problem.on_event(Decided("syllables", syllables.why, problem.elapsed()))
     probed = memo.run("probe", lambda: probe(problem, schedule, syllables, searched, memo))
     estimate = probed.estimate

@@ -142,7 +142,8 @@ def _tried_probes(
     single = syllables.map if syllables and syllables.single else None
     from_map: list[bool] = []
     for attempt, probe in enumerate(schedule.probes):
-        start, starts = None, []
+        start: Channel | None = None
+        starts: list[dict[str, Any]] = []
         if probe.search is not None:
             seed = derive(cfg.seed, "channel start", 0, attempt)
             start, starts = searched_channel(problem, probe, done, seed, found, memo, f"probe {attempt + 1} search",

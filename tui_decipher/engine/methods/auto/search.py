@@ -31,15 +31,16 @@ def searched_channel(
     reporting steps after the `done` ones. Returns the kept channel, and each start's final loss
     (mean over its last SEARCH_LOSS_TAIL of steps) and whether it was kept. Each start is a stage
     of `memo` (`stage` and its number): its batch losses decide, so it is saved whole, not mid-way."""
-    assert probe.search is not None
+    search = probe.search
+    assert search is not None
     losses, channels = [], []
-    for k in range(probe.search.starts):
+    for k in range(search.starts):
 
         def start(k: int = k) -> tuple[ChannelFit, list[float]]:
             batch_losses: list[float] = []
             words = [problem.corpus.lost_words[i] for i in rows]
             start_seed = derive(seed, "probe search start", k)
-            fit = _train(problem, words, probe.search.steps, done + k * probe.search.steps,
+            fit = _train(problem, words, search.steps, done + k * search.steps,
                          start_seed, max(1, len(words) // 2), 1, rows=rows, objective=probe.objective,
                          losses=batch_losses, start=_seeded(problem, found, start_seed),
                          channel=f"search start {k + 1}")  # fmt: skip

@@ -145,11 +145,11 @@ def _search_syllables(
                 if enough():  # the starts taken so far: is another needed?
                     break
     kept, agrees = kept_syllable_map(maps)
-    starts = [
+    start_rows = [
         {"start": k, "gain": round(m.gain, 4), "agrees": a, "kept": k == kept}
         for k, (m, a) in enumerate(zip(maps, agrees, strict=True))
     ]
-    return _Syllables(maps[kept], starts, chance_of)
+    return _Syllables(maps[kept], start_rows, chance_of)
 
 
 def _chance_level(gains: list[float], planted: float) -> bool:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import torch
 
@@ -88,7 +90,7 @@ def _train_reverse(problem: Problem, demand: int, steps: int, done: int, saving:
 
 def _train(
     problem: Problem,
-    lost_words: list[Word],
+    lost_words: Sequence[Word],
     steps: int,
     done: int,
     seed: int,

@@ -4,6 +4,7 @@ resume a run or to refine it."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from ...neural.scoring import score_all_pairs
 from ...run.checkpoint import Checkpoint, save_checkpoint
@@ -42,7 +43,8 @@ def write_checkpoint(ctx: EMContext, state: _RestartState, round_: int) -> None:
     """Save the run after a complete round (atomically), if the run has a checkpoint path."""
     if ctx.checkpoint_path is None:
         return
-    own = {
+    assert state.sample_gen is not None  # set when the restart starts, before its first round
+    own: dict[str, Any] = {
         "flow": state.flow.cpu(),
         "sample_gen": state.sample_gen.get_state(),
         "current": _snapshot(state),

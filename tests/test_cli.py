@@ -181,7 +181,7 @@ def test_presets_toml_round_trips_through_config(tmp_path):
     assert data["method"] == "neural"
     assert set(data) == {"preset", "method", "auto_steps", "corpus", "flow", "neural", "channel", "run"}
     data["corpus"]["corpus"] = "demo"
-    data["neural"].update(rounds=1, epochs=2, embed_dim=16, hidden_dim=16, n_universal=8)
+    data["neural"].update(rounds=1, epochs=2, first_epochs=2, embed_dim=16, hidden_dim=16, n_universal=8)
     lines = [f"{k} = {json.dumps(v)}" for k, v in data.items() if not isinstance(v, dict)]
     for section, table in ((k, v) for k, v in data.items() if isinstance(v, dict)):
         lines += [f"[{section}]"] + [f"{k} = {json.dumps(v)}" for k, v in table.items()]

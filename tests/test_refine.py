@@ -288,7 +288,8 @@ def test_refine_benchmark_measures_unjudged_words_only(single_thread):
     from tui_decipher import bench
     from tui_decipher.bench.reviewer_simulation import run_refine_benchmark
 
-    cfg = preset("demo").replace(epochs=40, rounds=2)  # enough to find correct pairs to accept
+    # a smaller model than the preset's, still enough to find correct pairs to accept
+    cfg = preset("demo").replace(epochs=40, rounds=2, embed_dim=32, hidden_dim=32, n_universal=16)
     corpus = load_corpus(cfg).corpus
     out = run_refine_benchmark(corpus, cfg, iterations=2, refine_rounds=1, n_accept=3, n_reject=3)
     assert [s["iteration"] for s in out.iterations] == [1, 2]

@@ -18,7 +18,7 @@ from tui_decipher.cli import app
 from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
 from tui_decipher.store import INTERRUPTED, Store, default_path
 
-RUN = ["run", "--quiet", "--preset", "demo", "--epochs", "60", "--rounds", "3", "--set", "embed_dim=16",
+RUN = ["run", "--quiet", "--preset", "demo", "--epochs", "30", "--rounds", "3", "--set", "embed_dim=16",
        "--set", "hidden_dim=16", "--set", "n_universal=8"]  # fmt: skip
 
 
@@ -122,7 +122,7 @@ def test_ctrl_c_cancels_keeps_the_checkpoint_and_exits_130(tmp_path):
     data, out = tmp_path / "data", tmp_path / "run"
     # The child gets SIGINT's default action back: a test run started in the background by a
     # non-interactive shell inherits SIGINT ignored, and Python would then never see the Ctrl-C.
-    proc = subprocess.Popen([sys.executable, "-m", "tui_decipher.cli", *RUN, "--epochs", "100", "--out", str(out)],
+    proc = subprocess.Popen([sys.executable, "-m", "tui_decipher.cli", *RUN, "--epochs", "60", "--out", str(out)],
                             env=_env(data), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     deadline = time.monotonic() + 240
@@ -191,7 +191,7 @@ def test_resume_records_a_round_that_was_checkpointed_but_not_stored(tmp_path, s
 
 # --- auto resumes from its last completed stage ------------------------------------------------
 
-AUTO_RUN = ["run", "--quiet", "--set", "auto_steps=300", "--seed", "4"]
+AUTO_RUN = ["run", "--quiet", "--set", "auto_steps=150", "--seed", "4"]
 
 
 @pytest.mark.slow
@@ -317,8 +317,30 @@ def test_auto_killed_while_its_fit_trains_resumes_from_the_saved_step(tmp_path, 
     assert fit_steps(again) == fit_steps(seen)[state.step :]  # from the saved step on, none trained twice
 
 
+@pytest.fixture(scope="module")
+def uninterrupted_channel_run():
+    """The channel method on the demo (two channels of 120 steps), run once, uninterrupted: what
+    each stopped and resumed run below must reach."""
+    import torch
+
+    from tui_decipher.engine.corpora.registry import load_corpus
+    from tui_decipher.engine.methods import run_decipherment
+    from tui_decipher.engine.run.config import preset
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        cfg = preset("demo").replace(method="channel", channel_steps=120, channel_restarts=2, device="cpu")
+        corpus = load_corpus(cfg).corpus
+        yield cfg, corpus, run_decipherment(corpus, cfg)
+    finally:
+        torch.set_num_threads(threads)
+
+
 @pytest.mark.parametrize("by_time", [False, True], ids=["every 50 steps", "every 30 seconds"])
-def test_the_channel_method_resumes_from_its_saved_training_state(by_time, tmp_path, monkeypatch, single_thread):
+def test_the_channel_method_resumes_from_its_saved_training_state(
+    by_time, uninterrupted_channel_run, tmp_path, monkeypatch, single_thread
+):
     """The channel method saves each trained channel, and its training every SAVE_EVERY steps (or
     sooner, every SAVE_SECONDS, at a step where the plan is drawn afresh: here every step allowed):
     stopped mid-training (its second channel of two), it resumes to the uninterrupted proposals."""
@@ -329,15 +351,11 @@ def test_the_channel_method_resumes_from_its_saved_training_state(by_time, tmp_p
     if by_time:
         monkeypatch.setattr(trainer, "SAVE_SECONDS", 0.0)
 
-    from tui_decipher.engine.corpora.registry import load_corpus
     from tui_decipher.engine.methods import run_decipherment
     from tui_decipher.engine.methods.stages import _unpacked
-    from tui_decipher.engine.run.config import preset
     from tui_decipher.engine.run.events import ChannelStep
 
-    cfg = preset("demo").replace(method="channel", channel_steps=120, channel_restarts=2, device="cpu")
-    corpus = load_corpus(cfg).corpus
-    whole = run_decipherment(corpus, cfg)
+    cfg, corpus, whole = uninterrupted_channel_run
     path, cancel = tmp_path / "ck.pt", threading.Event()
 
     def stop_in_the_second_channel(event):

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.widgets import DataTable, Input, ProgressBar, RadioButton, RichLog, Select, Sparkline, Static
 from tui_support import seed_store
 from typer.testing import CliRunner
@@ -46,6 +47,16 @@ async def set_field(pilot, selector: str, text: str) -> None:
     """Focus a form field and retype it by keyboard."""
     pilot.app.screen.query_one(selector, Input).focus()
     await pilot.press("end", "ctrl+u", *list(text))
+
+
+async def paste_field(pilot, selector: str, text: str) -> None:
+    """Focus a form field, clear it by keyboard and paste `text` (a path), as a terminal delivers a
+    paste: one event, where typing a long temporary path key by key costs seconds."""
+    field = pilot.app.screen.query_one(selector, Input)
+    field.focus()
+    await pilot.press("end", "ctrl+u")
+    field.post_message(events.Paste(text))
+    await pilot.pause()
 
 
 async def open_new_run_form(pilot) -> NewRunScreen:
@@ -194,7 +205,7 @@ async def test_export_dialog_writes_each_format(data_dir, tmp_path):
         if every:
             pilot.app.screen.query_one("#export-all", Checkbox).value = True
             await pilot.pause()
-        await set_field(pilot, "#export-path", str(target))
+        await paste_field(pilot, "#export-path", str(target))
         await pilot.press("enter")
         await pilot.pause()
 
@@ -253,7 +264,7 @@ async def test_bad_corpus_path_is_reported_and_nothing_is_stored(data_dir, tmp_p
     app = DecipherApp(data_dir)
     async with app.run_test(size=SIZE) as pilot:
         await open_new_run_form(pilot)
-        await set_field(pilot, "#corpus-path", str(bad))
+        await paste_field(pilot, "#corpus-path", str(bad))
         await app.workers.wait_for_complete()
         await pilot.pause()
         preview = str(app.screen.query_one("#corpus-preview").render())
@@ -278,7 +289,7 @@ async def test_a_bad_known_signs_file_on_the_form_is_refused_with_its_line(data_
     app = DecipherApp(data_dir)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_new_run_form(pilot)
-        await set_field(pilot, "#known-signs", str(signs))
+        await paste_field(pilot, "#known-signs", str(signs))
         assert screen.overrides()["known_signs"] == str(signs)  # the field maps to config known_signs
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
@@ -372,9 +383,11 @@ async def test_the_refine_dialog_asks_rounds_and_where(data_dir, tmp_path):
         assert app.screen.focused is out
         taken = str(folder.with_name(f"{folder.name}-branch-1"))
         (folder.with_name(f"{folder.name}-branch-1") / "x").write_text("")  # not empty: refused
-        await pilot.press("end", "ctrl+u", *taken, "enter")
+        await paste_field(pilot, "#refine-out", taken)
+        await pilot.press("enter")
         assert app.screen is dialog and refined == []
-        await pilot.press("ctrl+u", *str(tmp_path / "mine"), "enter")
+        await paste_field(pilot, "#refine-out", str(tmp_path / "mine"))
+        await pilot.press("enter")
         assert app.screen is review
         assert refined == [(run_id, 2, tmp_path / "mine")]
 
@@ -467,7 +480,7 @@ async def test_resume_continues_a_cancelled_run_to_the_end(data_dir, single_thre
 @pytest.mark.slow
 async def test_refine_on_review_replaces_proposals_in_place_keeping_decisions(data_dir, single_thread):
     # Enough epochs that the refinement is still running when Progress is shown.
-    flags = ["run", "--quiet", "--preset", "demo", "--rounds", "2", "--epochs", "60", "--set", "embed_dim=16",
+    flags = ["run", "--quiet", "--preset", "demo", "--rounds", "2", "--epochs", "30", "--set", "embed_dim=16",
              "--set", "hidden_dim=16", "--set", "n_universal=8"]  # fmt: skip
     assert CliRunner().invoke(cli_app, flags).exit_code == 0
     app = DecipherApp(data_dir)

@@ -21,7 +21,7 @@ from tui_decipher.engine.constraints.review import ReviewConstraints
 from tui_decipher.engine.constraints.sign_values import read_sign_values
 from tui_decipher.engine.corpora.charset import Charset
 from tui_decipher.engine.corpora.corpus import Corpus, CorpusError
-from tui_decipher.engine.corpora.generators import GeneratorSpec, syllabary_key, syllabary_key_text, write_generated
+from tui_decipher.engine.corpora.generators import syllabary_key, syllabary_key_text
 from tui_decipher.engine.corpora.registry import load_corpus
 from tui_decipher.engine.methods import describe_refinement, refine_decipherment, run_decipherment
 from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME, load_checkpoint
@@ -125,26 +125,24 @@ def test_a_pinned_symbol_is_written_from_its_letter_only_in_the_edit_channel() -
 
 
 @pytest.fixture(scope="module")
-def syllabary(tmp_path_factory):
-    """The generated syllabary the pieces channel alone reads at a few percent, and a file of the
-    key's values for its 10 most frequent signs."""
+def syllabary(syllabary_channel_run, tmp_path_factory):
+    """The generated syllabary the pieces channel alone reads at a few percent (conftest), and a
+    file of the key's values for its 10 most frequent signs; this module's tests on one thread."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     folder = tmp_path_factory.mktemp("signs")
-    path = folder / "syllabary.cog"
-    written = write_generated(path, GeneratorSpec(kind="syllabary", seed=1, lost_words=200))
-    cfg = DecipherConfig(corpus=str(path), device="cpu", **CHANNEL)
-    corpus = load_corpus(cfg).corpus
-    key_lines = syllabary_key_text(written).splitlines()
+    corpus, cfg = syllabary_channel_run.corpus, syllabary_channel_run.cfg
+    assert cfg == DecipherConfig(corpus=cfg.corpus, device="cpu", **CHANNEL)
+    key_lines = syllabary_key_text(syllabary_channel_run.written).splitlines()
     signs = folder / "signs.tsv"
     signs.write_text("\n".join(key_lines[:11]) + "\n", encoding="utf-8")  # the header and the 10 most frequent
     yield corpus, cfg, signs
     torch.set_num_threads(threads)
 
 
-def test_ten_sign_values_read_what_the_channel_alone_cannot(syllabary, tmp_path) -> None:
+def test_ten_sign_values_read_what_the_channel_alone_cannot(syllabary, syllabary_channel_run, tmp_path) -> None:
     corpus, cfg, signs = syllabary
-    alone = run_decipherment(corpus, cfg)
+    alone = syllabary_channel_run.result  # the same run without the values
     helped = run_decipherment(corpus, cfg.replace(known_signs=str(signs)), checkpoint=tmp_path / CHECKPOINT_NAME)
     # Measured when written: 4.2% alone, 28.3% with the 10 most frequent signs' values.
     assert helped.accuracy >= alone.accuracy + 0.15

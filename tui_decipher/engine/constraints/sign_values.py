@@ -6,9 +6,11 @@ spell it) and the known letters it writes, e.g. `𐀀<TAB>a` or `𐀒<TAB>ko`. A
 values (Linear B's k- signs write k, g and kh), one a line; blank lines and `#` comments are skipped.
 
 A value is a hard constraint on the character channel (engine/channels/): its known letters write
-the symbol, and the symbol is written from its values only. One-letter values suit both channels; a
-two-letter value (a syllable) suits the pieces channel only. The values are checked whole against
-the corpus before a run starts: the first bad line is one `FILE:LINE: problem` (CorpusError).
+the symbol, and the symbol is written from its values only, a syllable value's consonant alone
+included (`with_dead_vowels`: syllabaries write a cluster's consonant with a syllable's sign).
+One-letter values suit both channels; a two-letter value (a syllable) suits the pieces channel only.
+The values are checked whole against the corpus before a run starts: the first bad line is one
+`FILE:LINE: problem` (CorpusError).
 """
 
 from __future__ import annotations
@@ -54,6 +56,25 @@ class SignValues:
     def longest(self) -> int:
         """The most known letters one value has (0 when there is none)."""
         return max((len(v.known) for v in self.values), default=0)
+
+    def with_dead_vowels(self, vowels: frozenset[str]) -> SignValues:
+        """These values, and for each syllable value (a consonant, then a vowel of `vowels`) its
+        consonant alone where not given: a syllabary writes the consonant of a cluster, or of a coda
+        it spells, with the sign of a syllable whose vowel is not read (Linear B ko-no-so for Knossos,
+        ke-re-te for Krētes), so a pinned `ko` must not forbid its sign's `k`."""
+        given = {(v.lost, v.known) for v in self.values}
+        dead: list[SignValue] = []
+        for v in self.values:
+            consonant = v.known[:1]
+            if (
+                len(v.known) == 2
+                and v.known[1] in vowels
+                and v.known[0] not in vowels
+                and (v.lost, consonant) not in given
+            ):
+                given.add((v.lost, consonant))
+                dead.append(SignValue(v.lost, consonant, v.line))
+        return SignValues(self.values + tuple(dead), self.path)
 
     def resolve(self, lost_charset: Charset, known_charset: Charset) -> list[tuple[int, tuple[int, ...]]]:
         """(lost symbol id, known letter ids) for each value, in the charsets of a run."""

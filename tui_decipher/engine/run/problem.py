@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Self
 import numpy as np
 import torch
 
+from ..channels.syllables import known_vowels
 from ..constraints.review import ReviewConstraints
 from ..constraints.sign_values import SignValues, read_sign_values
 from ..corpora.charset import Charset
@@ -158,8 +159,13 @@ class Problem:
 
     @property
     def pinned_signs(self) -> list[tuple[int, tuple[int, ...]]]:
-        """The known sign values as channel ids (lost symbol, known letters); empty when none."""
-        return self.signs.resolve(self.lost_charset, self.known_charset) if self.signs else []
+        """The known sign values as channel ids (lost symbol, known letters); empty when none. A
+        syllable value also lets its sign write its consonant alone (`SignValues.with_dead_vowels`;
+        the vowels as the syllable search finds them)."""
+        if not self.signs:
+            return []
+        values = self.signs.with_dead_vowels(known_vowels(self.corpus.known_words))
+        return values.resolve(self.lost_charset, self.known_charset)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started

@@ -9,6 +9,7 @@ checks `problem.cancel` and times its phases into `problem.phases`. Gold is read
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 import time
 from collections import defaultdict
@@ -157,11 +158,12 @@ class Problem:
     def n_known(self) -> int:
         return len(self.corpus.known_words)
 
-    @property
+    @functools.cached_property
     def pinned_signs(self) -> list[tuple[int, tuple[int, ...]]]:
         """The known sign values as channel ids (lost symbol, known letters); empty when none. A
         syllable value also lets its sign write its consonant alone (`SignValues.with_dead_vowels`;
-        the vowels as the syllable search finds them)."""
+        the vowels as the syllable search finds them). Read once a run: every channel it trains
+        asks, and finding the vowels reads every known word."""
         if not self.signs:
             return []
         values = self.signs.with_dead_vowels(known_vowels(self.corpus.known_words))

@@ -240,8 +240,10 @@ def test_known_signs_on_the_command_line(syllabary, tmp_path) -> None:
     ok = runner.invoke(cli_app, [*args, "--known-signs", str(signs)])
     assert ok.exit_code == 0, ok.output
     assert "starting from 10 known sign value(s)" in ok.output
+    values = [tuple(line.split("\t")) for line in signs.read_text(encoding="utf-8").splitlines()[1:]]
     with Store(default_path(data)) as store:
         assert store.runs()[0].config["known_signs"] == str(signs)
+        assert sorted(store.pins(1)) == sorted(values)  # the Key screen's pinned column shows them
     first = signs.read_text(encoding="utf-8").splitlines()[1].split("\t")
     bad = _tsv(tmp_path / "bad.tsv", [(first[0], first[1]), ("q", "ka")])
     refused = runner.invoke(cli_app, [*args, "--known-signs", str(bad)])

@@ -243,8 +243,9 @@ class RunSession:
                 if self.review is not None and self._refined_checkpoint.rounds:
                     planned = self._refined_checkpoint.round + self.refine_rounds
                 store.mark_running(self.run_id, planned)
-            if self.new_pins:  # a --known-signs file's values become the run's pins
-                for symbol, values in self.new_pins.by_symbol().items():
+            given = self.new_pins or self.known_signs  # a --known-signs file's values become the run's pins
+            if given:
+                for symbol, values in given.by_symbol().items():
                     store.set_pins(self.run_id, symbol, values)
         self.share = self._claim.enter_context(shared_cores(self.cfg.threads, torch.get_num_threads()))
         return self.run_id

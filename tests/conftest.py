@@ -3,6 +3,9 @@ thread for tiny tensors, a data folder per test, and runs that several test modu
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,31 @@ from tui_decipher.engine.run.config import DecipherConfig
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_CORPORA = REPO_ROOT.parent / "shared" / "corpora"
+
+
+def pytest_configure(config) -> None:
+    """Under pytest-xdist (`-n 2`), each worker computes with one torch thread, as do the runs it
+    starts in processes of their own, so that two workers fill two cores without fighting over
+    them; and each has its own temp folder (the registry of live runs, which would otherwise show
+    one worker's runs as sharing the other's machine, and the bench's generated corpora)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        return
+    torch.set_num_threads(1)
+    os.environ["OMP_NUM_THREADS"] = "1"
+    own_temp = Path(tempfile.mkdtemp(prefix=f"tui-decipher-tests-{worker}-"))
+    os.environ["TMPDIR"] = str(own_temp)
+    tempfile.tempdir = None  # read TMPDIR again
+    from tui_decipher.app import cores
+
+    cores.REGISTRY = own_temp / cores.REGISTRY.name
+
+
+def pytest_unconfigure(config) -> None:
+    """A worker's own temp folder goes with it."""
+    own_temp = Path(tempfile.gettempdir())
+    if os.environ.get("PYTEST_XDIST_WORKER") and own_temp.name.startswith("tui-decipher-tests-"):
+        shutil.rmtree(own_temp, ignore_errors=True)
 
 
 @pytest.fixture

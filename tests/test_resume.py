@@ -32,22 +32,30 @@ def _cli(*args: str, data: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)  # fmt: skip
 
 
-@pytest.mark.slow
-def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path):
-    data = tmp_path / "data"
-    whole, killed = tmp_path / "whole", tmp_path / "killed"
-    done = _cli(*RUN, "--out", str(whole), data=data)
-    assert done.returncode == 0, done.stderr
+def _start(*args: str, data: Path) -> subprocess.Popen:
+    """`decipher ARGS` started in a process of its own (stderr kept for a failure's message)."""
+    return subprocess.Popen([sys.executable, "-m", "tui_decipher.cli", *args], env=_env(data),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
 
-    proc = subprocess.Popen([sys.executable, "-m", "tui_decipher.cli", *RUN, "--out", str(killed)], env=_env(data),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+
+def _kill_once_saved(proc: subprocess.Popen, out: Path) -> None:
+    """SIGKILL the run once its first checkpoint is in `out`."""
     deadline = time.monotonic() + 240
-    while not (killed / CHECKPOINT_NAME).exists():
-        assert proc.poll() is None, "the run ended before writing a checkpoint"
+    while not (out / CHECKPOINT_NAME).exists():
+        assert proc.poll() is None, "the run ended before saving a checkpoint"
         assert time.monotonic() < deadline
         time.sleep(0.02)
     proc.send_signal(signal.SIGKILL)
     assert proc.wait() == -signal.SIGKILL
+
+
+@pytest.mark.slow
+def test_sigkill_then_resume_matches_an_uninterrupted_run(tmp_path):
+    data = tmp_path / "data"
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    done = _start(*RUN, "--out", str(whole), data=data)  # beside the killed run: one thread each
+    _kill_once_saved(_start(*RUN, "--out", str(killed), data=data), killed)
+    assert done.wait(timeout=300) == 0, done.stderr.read() if done.stderr else ""
     saved = load_checkpoint(killed)
     assert saved.round < 3  # really interrupted before the end
     assert not (killed / "proposals.tsv").exists()
@@ -200,17 +208,9 @@ def test_auto_killed_with_sigkill_resumes_to_what_the_uninterrupted_run_reads(tm
     saved, `--resume` reads back the saved stages and ends exactly where the whole run ends."""
     data = tmp_path / "data"
     whole, killed = tmp_path / "whole", tmp_path / "killed"
-    done = _cli(*AUTO_RUN, "--out", str(whole), data=data)
-    assert done.returncode == 0, done.stderr
-    proc = subprocess.Popen([sys.executable, "-m", "tui_decipher.cli", *AUTO_RUN, "--out", str(killed)],
-                            env=_env(data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    deadline = time.monotonic() + 240
-    while not (killed / CHECKPOINT_NAME).exists():
-        assert proc.poll() is None, "the run ended before saving a stage"
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGKILL)
-    assert proc.wait() == -signal.SIGKILL
+    done = _start(*AUTO_RUN, "--out", str(whole), data=data)  # beside the killed run: one thread each
+    _kill_once_saved(_start(*AUTO_RUN, "--out", str(killed), data=data), killed)
+    assert done.wait(timeout=300) == 0, done.stderr.read() if done.stderr else ""
     saved = load_checkpoint(killed)
     assert saved.state["partial"] and "fit" not in saved.state["stage_names"]  # really interrupted before the end
     resumed = _cli("run", "--quiet", "--resume", str(killed), data=data)

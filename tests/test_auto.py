@@ -463,6 +463,41 @@ def test_a_fit_that_drifted_from_its_probe_gives_way_to_the_probes_channel(
     assert result.accuracy >= 0.8
 
 
+@pytest.mark.parametrize("drifted", [False, True])
+def test_a_fit_through_shortlists_is_checked_at_each_refresh_and_stops_there_once_drifted(
+    tmp_path, single_thread, monkeypatch, drifted
+) -> None:
+    """Where the fit trains through shortlists (the full Ugaritic list), its check against the
+    probe runs at each refresh. A check that finds no drift changes nothing the run reads; one that
+    finds drift stops the fit there, and the probe's channel is kept as the last check would keep it."""
+    import math
+
+    from tui_decipher.engine.methods.auto import fit_check, fitting
+
+    path = _generated(tmp_path, "shared-alphabet", seed=5, lost_words=100, cognate_share=0.6)
+    monkeypatch.setattr(fit_check, "DRIFT_Z", -math.inf if drifted else math.inf)  # every check drifted, or none
+    plain = _run(path)  # 100 x ~150 words: no shortlists, so no watch
+    monkeypatch.setattr(fitting, "shortlisted", lambda n_lost, n_known: True)  # the fit's watch only
+    steps: list[int] = []
+    cfg = DecipherConfig(corpus=path, device="cpu", seed=1)
+    watched = run_decipherment(read_cog(path), cfg, lambda e: isinstance(e, ChannelStep) and steps.append(e.step))
+    check, fit_steps = watched.decisions["fit_check"], SCHEDULES["edit"].fit_steps
+    if not drifted:
+        assert check["stopped_after"] == 0 and check["kept_fit"]
+        assert watched.decisions == plain.decisions
+        assert _pairs(watched) == _pairs(plain)
+        return
+    assert check["stopped_after"] == fitting.REFRESH_EVERY and not check["kept_fit"]
+    assert "the fit drifted by its step 50, where it stopped" in watched.decisions["line"]
+    assert len(set(range(1, max(steps) + 1)) - set(steps)) == fit_steps - fitting.REFRESH_EVERY  # steps not trained
+    assert not plain.decisions["fit_check"]["kept_fit"] and plain.decisions["fit_check"]["stopped_after"] == 0
+    assert _pairs(watched) == _pairs(plain)
+
+
+def _pairs(result) -> list[tuple[int, int, float]]:
+    return [(p.lost, p.known, p.cost) for p in result.proposals]
+
+
 def test_auto_reads_a_cipher_with_the_pieces_channel(tmp_path, single_thread) -> None:
     path, steps = _generated(tmp_path, "substitution", seed=5, lost_words=100), []
     result = run_decipherment(

@@ -289,3 +289,26 @@ def test_profile_prints_where_the_time_went_by_phase(tmp_path):
     rows = time_profile(phases, summary["seconds"])
     assert [r[0] for r in rows[:-1]] == sorted(phases, key=lambda p: -phases[p]) and rows[-1][0] == "other"
     assert sum(r[1] for r in rows) == pytest.approx(summary["seconds"])
+
+
+def test_a_phase_timed_inside_another_counts_in_one_phase_only() -> None:
+    """A check scored during training counts as "score", not also as "train": the phases then add
+    up to the run's time. Another phases dict (another run in the thread) is left alone."""
+    import time
+    from collections import defaultdict
+
+    from tui_decipher.engine.run.problem import Timer
+
+    phases: dict[str, float] = defaultdict(float)
+    other: dict[str, float] = defaultdict(float)
+    t0 = time.perf_counter()
+    with Timer(phases, "train"):
+        time.sleep(0.02)
+        with Timer(phases, "score"):
+            time.sleep(0.05)
+            with Timer(other, "flow"):
+                time.sleep(0.01)
+    wall = time.perf_counter() - t0
+    assert phases["score"] >= 0.06 and other["flow"] >= 0.01
+    assert 0.02 <= phases["train"] < phases["score"]  # the 60 ms inside "score" left out of "train"
+    assert phases["train"] + phases["score"] == pytest.approx(wall, abs=0.005)

@@ -177,6 +177,7 @@ def fit_channel(
     *,
     on_step: Callable[[int, float], None] | None = None,
     should_stop: Callable[[], bool] = lambda: False,
+    ends_after: Callable[[int], bool] | None = None,
     start: Channel | None = None,
     review: ReviewConstraints | None = None,
     rows: np.ndarray | None = None,
@@ -197,7 +198,8 @@ def fit_channel(
     symbols they spell (`ChannelTraining.sure_share`; a refinement: see `refine_channel`). `rows`:
     the corpus indices of `lost_words` when they are a subset (None: all, in order). `saving`: save
     the training's state as it goes, and resume from a saved one (see `Saving`). `on_step(step,
-    loss)` after each step. None when `should_stop` said so."""
+    loss)` after each step; `ends_after(step)` then, True ending the training there with the
+    channel as it is (a caller's early stop). None when `should_stop` said so."""
     generator = torch.Generator().manual_seed(training.seed)
     channel = start or new_channel(training.kind, lost_charset, known_charset, generator, training.init_scale,
                                    training.copy_bias, signs, device)  # fmt: skip
@@ -217,6 +219,8 @@ def fit_channel(
         optimiser.step()
         if on_step is not None:
             on_step(step, loss.item())
+        if ends_after is not None and step < training.steps and ends_after(step):
+            break
         # Saved where the plan (and the shortlist, when listing) are drawn afresh next step, so a
         # resumed run draws them too: every SAVE_EVERY steps, or sooner once SAVE_SECONDS have passed.
         due = step % SAVE_EVERY == 0 or time.monotonic() - last_save >= SAVE_SECONDS

@@ -40,17 +40,28 @@ class RunCancelled(Exception):
     """Raised inside a method when the cancel event is set; the method keeps what it completed."""
 
 
+_open_timers = threading.local()  # each thread's timers open now, innermost last
+
+
 class Timer:
-    """Adds the seconds of a `with` block to `phases[name]`."""
+    """Adds the seconds of a `with` block to `phases[name]`, less those of the timers of the same
+    phases opened inside it, so that each second counts in one phase (a check scored during
+    training is "score", not also "train") and the phases add up to the run's time."""
 
     def __init__(self, phases: dict[str, float], name: str) -> None:
         self.phases, self.name = phases, name
 
     def __enter__(self) -> None:
+        _open_timers.__dict__.setdefault("stack", []).append(self)
         self.t0 = time.perf_counter()
 
     def __exit__(self, *exc: object) -> None:
-        self.phases[self.name] += time.perf_counter() - self.t0
+        elapsed = time.perf_counter() - self.t0
+        stack: list[Timer] = _open_timers.stack
+        stack.pop()
+        self.phases[self.name] += elapsed
+        if stack and stack[-1].phases is self.phases:
+            self.phases[stack[-1].name] -= elapsed
 
 
 def n_cognates_for(cfg: DecipherConfig, n_lost: int, n_known: int) -> int:

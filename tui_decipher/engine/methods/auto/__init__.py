@@ -43,7 +43,8 @@ many lost words have a cognate. This method decides both, and says why, from the
    often, or it reads fewer of those spelled as a known word as that word. Then it has drifted
    from the map the probe found, and the probe's channel is kept. On the full Ugaritic list the
    fit's channel drifts to drop Hebrew's y and h and read them into other letters, and prefers
-   known words spelled with them (docs/experiments.md).
+   known words spelled with them (docs/experiments.md). Where the fit trains through shortlists,
+   the check also runs at each refresh, and a fit found drifted stops there (`DriftWatch`).
 4. **Capacity C** (engine/methods/auto/capacity.py): read from the fitted channel's surest readings: 1 unless
    a fair share of them choose the same known word as another (inflected forms of one word). On a
    syllabary only a word and a longer form of it count: its lossy spelling lets words without a

@@ -55,6 +55,7 @@ class FitCheck:
     probe_identical: float = 0.0  # of them, those the probe reads as that word
     fit_identical: float = 0.0  # and the fit
     identity_z: float = 0.0  # the probe's lead there, in paired standard errors
+    stopped_after: int = 0  # the fit's steps when a check during its training found it drifted (0: none did)
 
     @classmethod
     def of(
@@ -77,6 +78,8 @@ class FitCheck:
     @property
     def why(self) -> str:
         kept = "the fit kept" if self.kept_fit else "the probe's channel kept (the fit drifted)"
+        if self.stopped_after:
+            kept = f"the probe's channel kept (the fit drifted by its step {self.stopped_after}, where it stopped)"
         decoys = (f"held-out words beat decoys {100 * self.fit_wins / self.n_held:.0f}% after the fit, "
                   f"{100 * self.probe_wins / self.n_held:.0f}% after the probe (z = {self.z:.1f})")  # fmt: skip
         if self.identity_z < DRIFT_Z or self.z >= DRIFT_Z:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
@@ -103,6 +103,7 @@ def _train(
     channel: str = "",
     saving: Saving | None = None,
     no_cognate: NoCognate = "average",
+    ends_after: Callable[[int], bool] | None = None,
 ) -> ChannelFit:
     """Train the problem's channel kind on `lost_words` (the corpus's lost words `rows`, None: all)
     against every known word with `objective` (transport: D = `demand`, C = `capacity`) under the
@@ -110,7 +111,8 @@ def _train(
     ones (as `channel`'s, `ChannelStep.channel`) and appending each batch loss to `losses`. No
     pair is scored after training (the fit's cost is empty): the caller scores the channel it
     keeps. `saving`: its state saved as it goes, and where a resumed run continues it.
-    `no_cognate`: how the transport plan scores "no cognate" (engine/channels/transport.py). Raises
+    `no_cognate`: how the transport plan scores "no cognate" (engine/channels/transport.py).
+    `ends_after(step)`: True ends the training after that step (`fit_channel`). Raises
     RunCancelled when the cancel flag is set."""
     cfg = problem.cfg
 
@@ -124,7 +126,8 @@ def _train(
                                       score_all=False, no_cognate=no_cognate)  # fmt: skip
         fit = fit_channel(
             lost_words, problem.corpus.known_words, problem.lost_charset, problem.known_charset, training,
-            on_step=on_step, should_stop=problem.cancel.is_set, start=start, review=problem.review, rows=rows,
+            on_step=on_step, should_stop=problem.cancel.is_set, ends_after=ends_after, start=start,
+            review=problem.review, rows=rows,
             signs=problem.pinned_signs, device=problem.device, saving=saving,
         )  # fmt: skip
     if fit is None:

@@ -38,7 +38,7 @@ from tui_decipher.engine.methods.auto.scripts import ScriptProfile
 from tui_decipher.engine.methods.auto.syllable_search import kept_syllable_map
 from tui_decipher.engine.methods.auto.training import reverse_share, reverse_steps
 from tui_decipher.engine.run.config import DecipherConfig
-from tui_decipher.engine.run.events import ChannelStep
+from tui_decipher.engine.run.events import ChannelStep, Decided
 
 # --- the script --------------------------------------------------------------------------------
 
@@ -371,7 +371,14 @@ def _run(path: str):
 
 
 def test_auto_reads_a_shared_alphabet_with_the_edit_channel(tmp_path, single_thread) -> None:
-    result = _run(_generated(tmp_path, "shared-alphabet", seed=5, lost_words=100, cognate_share=0.6))
+    path, events = _generated(tmp_path, "shared-alphabet", seed=5, lost_words=100, cognate_share=0.6), []
+    result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1), events.append)
+    # Its reverse channel stops once its plan has settled, and the progress bar is completed.
+    (settled,) = [e.line for e in events if isinstance(e, Decided) and e.what == "settled"]
+    trained = int(settled.split("settled after ")[1].split(" of ")[0])
+    assert settled.startswith("reverse channel: its plan settled after") and 50 < trained < 300
+    reverse = [e.step for e in events if isinstance(e, ChannelStep) and e.channel == "reverse"]
+    assert len(reverse) == trained + 1 and reverse[-1] == result.config.channel_steps
     d = result.decisions
     assert d["channel_kind"] == "edit" and d["script"]["one_alphabet"]
     assert abs(d["demand"]["demand"] - 60) <= 20  # 60 of the 100 lost words have a cognate
@@ -480,7 +487,9 @@ def test_a_fit_through_shortlists_is_checked_at_each_refresh_and_stops_there_onc
     monkeypatch.setattr(fitting, "shortlisted", lambda n_lost, n_known: True)  # the fit's watch only
     steps: list[int] = []
     cfg = DecipherConfig(corpus=path, device="cpu", seed=1)
-    watched = run_decipherment(read_cog(path), cfg, lambda e: isinstance(e, ChannelStep) and steps.append(e.step))
+    watched = run_decipherment(  # the probe's and the fit's steps (the reverse channel's are its own)
+        read_cog(path), cfg, lambda e: isinstance(e, ChannelStep) and e.channel == "" and steps.append(e.step)
+    )
     check, fit_steps = watched.decisions["fit_check"], SCHEDULES["edit"].fit_steps
     if not drifted:
         assert check["stopped_after"] == 0 and check["kept_fit"]
@@ -489,7 +498,9 @@ def test_a_fit_through_shortlists_is_checked_at_each_refresh_and_stops_there_onc
         return
     assert check["stopped_after"] == fitting.REFRESH_EVERY and not check["kept_fit"]
     assert "the fit drifted by its step 50, where it stopped" in watched.decisions["line"]
-    assert len(set(range(1, max(steps) + 1)) - set(steps)) == fit_steps - fitting.REFRESH_EVERY  # steps not trained
+    # The fit's steps (its last planned one is reported once, completing the progress bar): the first 50.
+    fit_range = range(max(steps) - fit_steps + 1, max(steps) + 1)
+    assert [step for step in fit_range if step in steps] == [*fit_range[: fitting.REFRESH_EVERY], fit_range[-1]]
     assert not plain.decisions["fit_check"]["kept_fit"] and plain.decisions["fit_check"]["stopped_after"] == 0
     assert _pairs(watched) == _pairs(plain)
 

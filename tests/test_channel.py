@@ -3,6 +3,7 @@ how the EM loop uses it."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import threading
@@ -13,7 +14,7 @@ import torch
 from tui_decipher.engine.channels.pieces import DROP, ONE, TWO, CharacterChannel
 from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.trainer import fit_channel, plan_support
-from tui_decipher.engine.channels.training import ChannelTraining
+from tui_decipher.engine.channels.training import ChannelTraining, Saving, TrainingState, settled
 from tui_decipher.engine.channels.transport import listed_transport_plan, no_cognate_scores, transport_plan
 from tui_decipher.engine.corpora.charset import Charset
 from tui_decipher.engine.corpora.corpus import Corpus
@@ -208,6 +209,39 @@ def test_fit_channel_stops_when_asked() -> None:
         on_step=lambda step, loss: calls.append(step), should_stop=lambda: len(calls) >= 2,
     )  # fmt: skip
     assert fit is None and calls == [1, 2]
+
+
+def test_settled_compares_the_plans_objective_across_settle_steps() -> None:
+    rising = [(1 + 5 * k, -5.0 + 0.1 * k) for k in range(11)]  # 0.1 nats a plan: 1.0 over 50 steps
+    assert not settled(rising, 51, 0.5) and settled(rising, 51, 1.5)
+    assert not settled(rising[:10], 46, 1.5)  # not yet 50 steps of plans to compare
+    assert not settled(rising, 51, 0.0)  # 0: never settles
+    flat = rising + [(56 + 5 * k, -4.0) for k in range(10)]
+    assert settled(flat, 101, 0.05)
+
+
+def test_a_settling_training_stops_early_and_resumes_to_the_same_channel() -> None:
+    """With `settle`, training stops where the plan's objective has settled (a huge tolerance: at
+    the first step where 50 steps of plans can be compared); a training resumed from its last save
+    stops where the uninterrupted one stops, with the same channel (the plans' objectives are part
+    of the saved state)."""
+    lost, known = syllabary_corpus(60, 20, seed=2)
+    charsets = Charset.from_words(lost), Charset.from_words(known)
+    training = ChannelTraining(300, 0.05, 16, seed=1, objective="transport", n_cognates=60, settle=1e9)
+    steps: list[int] = []
+    fit = fit_channel(lost, known, *charsets, training, on_step=lambda step, loss: steps.append(step))
+    assert fit is not None and steps == list(range(1, 52))  # plans at steps 1 and 51: compared after 51
+    moderate = dataclasses.replace(training, settle=0.3)  # it rises 0.4 nats from step 126 to 176
+    saved: list[TrainingState] = []
+    whole = fit_channel(
+        lost, known, *charsets, moderate, saving=Saving(saved.append), on_step=lambda s, _l: steps.append(s)
+    )
+    stopped_at = steps[-1]
+    assert whole is not None and 101 < stopped_at < 300 and len(saved) >= 2  # it settled, after saving twice
+    resumed = fit_channel(lost, known, *charsets, moderate, saving=Saving(lambda _s: None, resume_from=saved[-1]),
+                          on_step=lambda s, _l: steps.append(s))  # fmt: skip
+    assert resumed is not None and steps[-1] == stopped_at
+    assert all(torch.equal(v, resumed.channel.state_dict()[k]) for k, v in whole.channel.state_dict().items())
 
 
 def _channel_context(**changes) -> tuple[neural_em.EMContext, list[object]]:

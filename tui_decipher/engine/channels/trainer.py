@@ -19,7 +19,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 import numpy as np
 import torch
@@ -28,16 +28,13 @@ from ..constraints.review import ReviewConstraints
 from ..corpora.charset import Charset
 from ..corpora.corpus import Word
 from ..run.config import ChannelKind, DecipherConfig
-from ..run.events import ChannelStep
-from ..run.problem import Problem, RunCancelled
-from ..run.seeds import derive
 from .edit import EditChannel
 from .lattice import on_channel
 from .pieces import INIT_SCALE, CharacterChannel
 from .protocol import Channel
 from .scoring import channel_log_probs, encode_both, score_every_pair, score_pairs
 from .shortlist import REFRESH_EVERY, draw_shortlist, shortlisted
-from .training import SAVE_EVERY, SAVE_SECONDS, ChannelTraining, Saving, TrainingState
+from .training import SAVE_EVERY, SAVE_SECONDS, ChannelTraining, Saving, TrainingState, plan_objective, settled
 from .transport import PLAN_EVERY, listed_transport_plan, transport_plan
 
 # One class per channel kind: a new channel is one module and one line here.
@@ -72,8 +69,6 @@ class ChannelFit:
     loss: float  # final lexicon objective over all lost words (nats per word)
     channel: Channel  # the trained parameters (for its character map)
 
-
-T = TypeVar("T")
 
 # A transport step scores only the pairs that carry the plan (`plan_support`): each lost word's
 # heaviest ones, leaving out at most this share of its unit. A trained plan puts nearly all of a
@@ -177,7 +172,7 @@ def fit_channel(
     *,
     on_step: Callable[[int, float], None] | None = None,
     should_stop: Callable[[], bool] = lambda: False,
-    ends_after: Callable[[int], bool] | None = None,
+    ends_after: Callable[[int], bool] = lambda _step: False,
     start: Channel | None = None,
     review: ReviewConstraints | None = None,
     rows: np.ndarray | None = None,
@@ -219,8 +214,8 @@ def fit_channel(
         optimiser.step()
         if on_step is not None:
             on_step(step, loss.item())
-        if ends_after is not None and step < training.steps and ends_after(step):
-            break
+        if step < training.steps and (settled(fit.objectives, step, training.settle) or ends_after(step)):
+            break  # settled, or the caller's early stop
         # Saved where the plan (and the shortlist, when listing) are drawn afresh next step, so a
         # resumed run draws them too: every SAVE_EVERY steps, or sooner once SAVE_SECONDS have passed.
         due = step % SAVE_EVERY == 0 or time.monotonic() - last_save >= SAVE_SECONDS
@@ -251,6 +246,7 @@ class _Fit:
         self.log_n_known = math.log(self.n_known)
         self.plan: torch.Tensor | None = None
         self.potentials: Any = None
+        self.objectives: list[tuple[int, float]] = []  # each plan's (step, objective): `settled`
         self.demand = training.n_cognates if training.n_cognates is not None else self.n_lost
         self.corpus_rows = rows if rows is not None else np.arange(self.n_lost)
         self.judged = review is not None and len(review) > 0
@@ -270,7 +266,7 @@ class _Fit:
         self.channel.load_state_dict(state.channel)
         optimiser.load_state_dict(state.optimiser)
         generator.set_state(state.generator)
-        self.potentials = state.potentials
+        self.potentials, self.objectives = state.potentials, list(getattr(state, "objectives", ()))
         return state.step + 1
 
     def state(self, step: int, optimiser: torch.optim.Optimizer, generator: torch.Generator) -> TrainingState:
@@ -278,6 +274,7 @@ class _Fit:
         return TrainingState(
             step, {k: v.detach().cpu().clone() for k, v in self.channel.state_dict().items()},
             copy.deepcopy(optimiser.state_dict()), generator.get_state(), copy.deepcopy(self.potentials),
+            tuple(self.objectives),
         )  # fmt: skip
 
     def draw(self, step: int) -> None:
@@ -298,6 +295,7 @@ class _Fit:
                 every, self.demand, t.capacity, potentials=self.potentials, forced_rows=self.sure_lost,
                 no_cognate=t.no_cognate,
             )  # fmt: skip
+            self.objectives.append((step, plan_objective(self.plan, every)))
             return
         with torch.no_grad():
             every = _listed_log_probs(ch, lost, lost_len, known, known_len, torch.arange(self.n_lost, device=self.on),
@@ -307,6 +305,7 @@ class _Fit:
         self.plan, self.potentials = listed_transport_plan(every, self.cols, self.n_known, self.demand, t.capacity,
                                                            potentials=self.potentials, forced_rows=self.sure_lost,
                                                            no_cognate=t.no_cognate)  # fmt: skip
+        self.objectives.append((step, plan_objective(self.plan, every)))
 
     def loss(self, drawn: torch.Tensor) -> torch.Tensor:
         """The step's loss on the batch's lost words `drawn` (B,): the lexicon's, or the plan's
@@ -353,53 +352,3 @@ def score_channel(
     log_p = channel_log_probs(channel, lost_words, known_words, lost_charset, known_charset)  # (n_lost, n_known)
     final = float(-(torch.logsumexp(log_p, 1) - math.log(len(known_words))).mean())
     return ChannelFit(cost=log_p.neg_().numpy(), loss=final, channel=channel)
-
-
-class Stages(Protocol):
-    """What saves a run's stages as they complete (engine/methods/stages.py's StageMemo)."""
-
-    def run(self, name: str, stage: Callable[[], T]) -> T: ...
-
-    def saving(self, name: str) -> Saving | None: ...
-
-
-def fit_best_channel(problem: Problem, restart: int, stages: Stages | None = None) -> ChannelFit:
-    """Train the restart's channels (`channel_restarts` of them, reporting ChannelStep events) on
-    a problem and return the one with the lowest lexicon loss, with its costs -log P(x_i | y_j)
-    (n_lost, n_known). With `stages`, each trained channel is a stage saved as it completes (its
-    training state every SAVE_EVERY steps), so a killed run resumes there. Raises RunCancelled
-    when the cancel flag is set."""
-    cfg = problem.cfg
-    total = cfg.channel_steps * cfg.channel_restarts
-    best = None
-    for attempt in range(cfg.channel_restarts):
-        done = attempt * cfg.channel_steps
-
-        def on_step(step: int, loss: float, done: int = done) -> None:
-            problem.on_event(ChannelStep(restart, done + step, total, loss, problem.elapsed(), cfg.channel_objective))
-
-        def train(attempt: int = attempt, on_step: Callable[[int, float], None] = on_step) -> Channel:
-            name = f"restart {restart} channel {attempt}"
-            with problem.timer("train"):
-                seed = derive(cfg.seed, "channel start", restart, attempt)
-                training = ChannelTraining.of(cfg, cfg.channel_steps, seed, n_cognates=problem.n_cognates,
-                                              score_all=False)  # fmt: skip
-                fit = fit_channel(
-                    problem.corpus.lost_words, problem.corpus.known_words, problem.lost_charset,
-                    problem.known_charset, training, on_step=on_step, should_stop=problem.cancel.is_set,
-                    review=problem.review, signs=problem.pinned_signs, device=problem.device,
-                    saving=stages.saving(name) if stages is not None else None,
-                )  # fmt: skip
-            if fit is None:
-                raise RunCancelled()
-            return fit.channel
-
-        name = f"restart {restart} channel {attempt}"
-        channel = stages.run(name, train) if stages is not None else train()
-        with problem.timer("train"):  # the costs of every pair: not saved (the full list's are 1.1 GB)
-            fit = score_channel(channel, problem.corpus.lost_words, problem.corpus.known_words,
-                                problem.lost_charset, problem.known_charset)  # fmt: skip
-        if best is None or fit.loss < best.loss:
-            best = fit
-    assert best is not None  # channel_restarts >= 1 (DecipherConfig.validate, which every run passes)
-    return best

@@ -5,7 +5,8 @@ state (`TrainingState`, `Saving`). The trainer itself is engine/channels/trainer
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +30,8 @@ class ChannelTraining:
     channel's copy prior `copy_bias`. `sure_share`: the share of every step's loss the accepted
     pairs carry together (None: each accepted pair is one more word of the batch). `shortlist`:
     whether to train through each lost word's listed known words (None: above SHORTLIST_ABOVE
-    pairs). `score_all` False skips the final scoring of every pair (the fit's cost is then empty)."""
+    pairs). `score_all` False skips the final scoring of every pair (the fit's cost is then empty).
+    `settle`: with the transport objective, training stops early once it has settled (`settled`)."""
 
     steps: int
     lr: float
@@ -45,6 +47,7 @@ class ChannelTraining:
     shortlist: bool | None = None
     no_cognate: NoCognate = "average"
     score_all: bool = True
+    settle: float = 0.0  # stop once the plan's objective rose less than this over SETTLE_STEPS (0: never)
 
     @classmethod
     def of(cls, cfg: DecipherConfig, steps: int, seed: int, **changes: Any) -> ChannelTraining:
@@ -66,6 +69,29 @@ SAVE_EVERY = REFRESH_EVERY
 SAVE_SECONDS = 30.0
 
 
+# The transport plan's objective is compared across this many steps (10 plans) to tell whether a
+# training has settled: a batch's loss is too noisy for that, the plan's is over every lost word.
+SETTLE_STEPS = 50
+
+
+def plan_objective(plan: torch.Tensor, log_p: torch.Tensor) -> float:
+    """A transport plan's objective a unit it sends to real pairs: sum_ij w_ij log P(x_i | y_j) /
+    sum_ij w_ij, from the plan (n_lost, n) and the log-probabilities it was drawn from (n_lost, n)."""
+    sent = plan.sum()
+    weighed = torch.where(plan > 0, plan * log_p, torch.zeros_like(plan)).sum()
+    return float(weighed / sent) if sent > 0 else math.nan
+
+
+def settled(objectives: Sequence[tuple[int, float]], step: int, tolerance: float) -> bool:
+    """Whether the plan's objective, (step drawn at, value) for each plan so far, rose by less than
+    `tolerance` nats a unit between the plan SETTLE_STEPS steps before `step` and the last one."""
+    if tolerance <= 0 or len(objectives) < 2 or step - objectives[0][0] < SETTLE_STEPS:
+        return False
+    last_step, last = objectives[-1]
+    before = next((value for at, value in reversed(objectives) if at <= last_step - SETTLE_STEPS), None)
+    return before is not None and last - before < tolerance
+
+
 @dataclass
 class TrainingState:
     """Where `fit_channel` is after `step` steps: enough to continue to the very channel the
@@ -76,6 +102,7 @@ class TrainingState:
     optimiser: dict[str, Any]
     generator: torch.Tensor  # the batches' random stream
     potentials: Any  # the transport plan's warm start (None before the first plan)
+    objectives: tuple[tuple[int, float], ...] = ()  # each plan's (step, objective) so far (`settled`)
 
 
 @dataclass

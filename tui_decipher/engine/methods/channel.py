@@ -22,8 +22,9 @@ import torch
 
 from ..channels.alignment import segments
 from ..channels.protocol import Channel
+from ..channels.restarts import fit_best_channel
 from ..channels.scoring import channel_log_probs
-from ..channels.trainer import ChannelFit, fit_best_channel, new_channel
+from ..channels.trainer import ChannelFit, new_channel
 from ..constraints.review import ReviewConstraints
 from ..constraints.sign_values import SignValues
 from ..corpora.charset import Charset

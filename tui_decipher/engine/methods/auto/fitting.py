@@ -171,7 +171,7 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage) -> Fitted:
     watch = DriftWatch(problem, probed, start) if shortlisted(problem.n_lost, problem.n_known) else None
     fit = memo.run("fit", lambda: _train(
         training, corpus.lost_words, schedule.fit_steps, probed.steps, derive(chosen.seed, "auto fit"), demand,
-        least, start=start, saving=memo.saving("fit"), ends_after=watch))  # fmt: skip
+        least, start=start, saving=memo.saving("fit"), ends_after=watch or (lambda _step: False)))  # fmt: skip
     check = watch.check if watch is not None and watch.check is not None else _fit_check(problem, fit.channel, probed)
     if not check.kept_fit:
         problem.on_event(Decided("fit", check.why, problem.elapsed()))

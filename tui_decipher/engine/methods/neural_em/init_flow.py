@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ...channels.trainer import fit_best_channel
+from ...channels.restarts import fit_best_channel
 from ...corpora.charset import shared_symbols
 from ...evaluation.baseline import edit_distance_costs
 from ...flow import FlowSolution, flow_matrix

@@ -54,7 +54,8 @@ many lost words have a cognate. This method decides both, and says why, from the
    the known words from the lost ones (transport, D pairs, C = 1), and its log P(known | lost)
    weighs n_lost / (n_lost + n_known) of the final log-probabilities beside the fit's log P(lost |
    known) (`reverse_share`). Each direction charges what the other leaves out (docs/experiments.md).
-   Lists long enough to train through shortlists read one direction (`reverse_steps`).
+   Lists long enough to train through shortlists read one direction (`reverse_steps`). It trains
+   until its plan settles (`REVERSE_SETTLE`), at most its schedule's steps.
    The final costs then give the proposals (a flow with D and C over the costs per lost symbol)
    and the evaluation (whole costs), each flow over a graph widened until a wider one no longer
    lowers its cost (FLOW_GRAPH).

@@ -213,11 +213,11 @@ def test_fit_channel_stops_when_asked() -> None:
 
 def test_settled_compares_the_plans_objective_across_settle_steps() -> None:
     rising = [(1 + 5 * k, -5.0 + 0.1 * k) for k in range(11)]  # 0.1 nats a plan: 1.0 over 50 steps
-    assert not settled(rising, 51, 0.5) and settled(rising, 51, 1.5)
-    assert not settled(rising[:10], 46, 1.5)  # not yet 50 steps of plans to compare
-    assert not settled(rising, 51, 0.0)  # 0: never settles
+    assert not settled(rising, 0.5) and settled(rising, 1.5)
+    assert not settled(rising[:10], 1.5)  # not yet 50 steps of plans to compare
+    assert not settled(rising, 0.0)  # 0: never settles
     flat = rising + [(56 + 5 * k, -4.0) for k in range(10)]
-    assert settled(flat, 101, 0.05)
+    assert settled(flat, 0.05)
 
 
 def test_a_settling_training_stops_early_and_resumes_to_the_same_channel() -> None:

@@ -214,7 +214,7 @@ def fit_channel(
         optimiser.step()
         if on_step is not None:
             on_step(step, loss.item())
-        if step < training.steps and (settled(fit.objectives, step, training.settle) or ends_after(step)):
+        if step < training.steps and (settled(fit.objectives, training.settle) or ends_after(step)):
             break  # settled, or the caller's early stop
         # Saved where the plan (and the shortlist, when listing) are drawn afresh next step, so a
         # resumed run draws them too: every SAVE_EVERY steps, or sooner once SAVE_SECONDS have passed.
@@ -295,7 +295,7 @@ class _Fit:
                 every, self.demand, t.capacity, potentials=self.potentials, forced_rows=self.sure_lost,
                 no_cognate=t.no_cognate,
             )  # fmt: skip
-            self.objectives.append((step, plan_objective(self.plan, every)))
+            self._read_objective(step, every)
             return
         with torch.no_grad():
             every = _listed_log_probs(ch, lost, lost_len, known, known_len, torch.arange(self.n_lost, device=self.on),
@@ -305,7 +305,12 @@ class _Fit:
         self.plan, self.potentials = listed_transport_plan(every, self.cols, self.n_known, self.demand, t.capacity,
                                                            potentials=self.potentials, forced_rows=self.sure_lost,
                                                            no_cognate=t.no_cognate)  # fmt: skip
-        self.objectives.append((step, plan_objective(self.plan, every)))
+        self._read_objective(step, every)
+
+    def _read_objective(self, step: int, log_p: torch.Tensor) -> None:
+        """The new plan's objective, kept where the training stops once settled (`settled`)."""
+        if self.training.settle > 0 and self.plan is not None:
+            self.objectives.append((step, plan_objective(self.plan, log_p)))
 
     def loss(self, drawn: torch.Tensor) -> torch.Tensor:
         """The step's loss on the batch's lost words `drawn` (B,): the lexicon's, or the plan's

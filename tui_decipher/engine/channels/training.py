@@ -82,10 +82,11 @@ def plan_objective(plan: torch.Tensor, log_p: torch.Tensor) -> float:
     return float(weighed / sent) if sent > 0 else math.nan
 
 
-def settled(objectives: Sequence[tuple[int, float]], step: int, tolerance: float) -> bool:
+def settled(objectives: Sequence[tuple[int, float]], tolerance: float) -> bool:
     """Whether the plan's objective, (step drawn at, value) for each plan so far, rose by less than
-    `tolerance` nats a unit between the plan SETTLE_STEPS steps before `step` and the last one."""
-    if tolerance <= 0 or len(objectives) < 2 or step - objectives[0][0] < SETTLE_STEPS:
+    `tolerance` nats a unit between the last plan and the last one drawn SETTLE_STEPS or more steps
+    before it (False while there is none)."""
+    if tolerance <= 0 or not objectives:
         return False
     last_step, last = objectives[-1]
     before = next((value for at, value in reversed(objectives) if at <= last_step - SETTLE_STEPS), None)

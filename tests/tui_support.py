@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
+from tui_decipher.engine.channels.alignment import Segment
 from tui_decipher.engine.corpora.corpus import Corpus, read_cog
 from tui_decipher.engine.methods import DecipherResult, Proposal, RoundMetrics
 from tui_decipher.engine.run.config import DecipherConfig
@@ -75,6 +77,37 @@ def seed_store(data_dir: Path, tmp: Path) -> int:
             recorder(EpochEnd(0, r.round, epoch, 3, r.loss + 3 - epoch, r.nll + 3 - epoch, r.reg, float(epoch)))
         recorder(RoundEnd(0, r.round, 2, r.demand, r.cost_kind, r.loss, r.flow_cost, r.flow, r.accuracy,
                           r.accuracy_model, r.seconds))  # fmt: skip
+    recorder.finish(result, corpus)
+    recorder.close()
+    return run_id
+
+
+def seed_large_store(data_dir: Path, tmp: Path, n: int, seed: int = 7) -> int:
+    """A stored finished run of `n` proposals as large lists have them (the full Ugaritic list has
+    7235): lost word i proposed with known word i, each read letter by letter, no training.
+    Returns its id."""
+    rng = random.Random(seed)
+    letters = "abdgklmnprst"
+    words: dict[str, None] = {}  # distinct words, in the order drawn
+    while len(words) < n:
+        words["".join(rng.choice(letters) for _ in range(rng.randint(3, 6)))] = None
+    path = tmp / "large.cog"
+    path.write_text("uga\theb\n" + "".join(f"{w}\t{w}\n" for w in words), encoding="utf-8")
+    corpus = read_cog(path, name="large")
+    proposals = [
+        Proposal(i, i, round(0.99 - 0.9 * i / n, 4), 0.1 + i / n, True, [(i, 0.9)], [],
+                 [Segment((c,), (c,), 0.9) for c in corpus.lost_words[i]])
+        for i in range(n)
+    ]  # fmt: skip
+    cfg = DecipherConfig(corpus="large", method="channel", channel_kind="edit")
+    char_map = {c: [(c, 0.9), (letters[(letters.index(c) + 1) % len(letters)], 0.05)] for c in letters}
+    result = DecipherResult(
+        config=cfg, corpus_name="large", lost_code="uga", known_code="heb", n_cognates=n, status="finished",
+        device="cpu", proposals=proposals, char_map=char_map, accuracy=1.0, n_evaluated=n, seconds=1.0,
+    )  # fmt: skip
+    with Store(default_path(data_dir)) as store:
+        run_id = store.create_run(corpus, "large.cog", "", cfg.to_dict(), 1)
+    recorder = RunRecorder(default_path(data_dir), run_id)
     recorder.finish(result, corpus)
     recorder.close()
     return run_id

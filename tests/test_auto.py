@@ -17,6 +17,7 @@ from tui_decipher.cli import app
 from tui_decipher.engine.corpora.corpus import graphemes, read_cog
 from tui_decipher.engine.corpora.generators import GeneratorSpec, syllabary_key_text, write_generated
 from tui_decipher.engine.methods import run_decipherment
+from tui_decipher.engine.methods.auto import fitting
 from tui_decipher.engine.methods.auto.calibration import calibrates, calibration_demand, recalibrated
 from tui_decipher.engine.methods.auto.capacity import least_capacity
 from tui_decipher.engine.methods.auto.decisions import choose_channel
@@ -373,7 +374,8 @@ def _run(path: str):
 def test_auto_reads_a_shared_alphabet_with_the_edit_channel(tmp_path, single_thread) -> None:
     path, events = _generated(tmp_path, "shared-alphabet", seed=5, lost_words=100, cognate_share=0.6), []
     result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1), events.append)
-    # Its reverse channel stops once its plan has settled, and the progress bar is completed.
+    # Its reverse channel stops once its plan has settled, and the progress bar is completed. On
+    # these 100 words the fit's plan still rises: it trains all its 150 steps.
     (settled,) = [e.line for e in events if isinstance(e, Decided) and e.what == "settled"]
     trained = int(settled.split("settled after ")[1].split(" of ")[0])
     assert settled.startswith("reverse channel: its plan settled after") and 50 < trained < 300
@@ -390,6 +392,23 @@ def test_auto_reads_a_shared_alphabet_with_the_edit_channel(tmp_path, single_thr
     assert "drifted" not in d["line"]
     # Shared spellings on a shared alphabet: both channels' readings of them are recorded.
     assert d["fit_check"]["n_identical"] > 0 and d["fit_check"]["fit_identical"] <= d["fit_check"]["n_identical"]
+
+
+def test_the_fit_stops_once_its_plan_has_settled_and_the_reverse_channel_starts_where_it_would_have_ended(
+    tmp_path, single_thread, monkeypatch
+) -> None:
+    """With a tolerance no plan can miss, the fit stops at the first step it can compare (50 steps
+    of plans), says so, and the steps after it are counted from where its 150 would have ended."""
+    monkeypatch.setattr(fitting, "FIT_SETTLE", 1e9)
+    path, events = _generated(tmp_path, "shared-alphabet", seed=5, lost_words=100, cognate_share=0.6), []
+    result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1), events.append)
+    fit_line = next(e.line for e in events if isinstance(e, Decided) and e.what == "settled")
+    assert fit_line.startswith("the fit channel: its plan settled after 51 of 150 steps")
+    fit = [e.step for e in events if isinstance(e, ChannelStep) and e.channel == ""]
+    reverse = [e.step for e in events if isinstance(e, ChannelStep) and e.channel == "reverse"]
+    ended = reverse[0] - 1  # where the fit's 150 steps end
+    assert fit[-2:] == [ended - 150 + 51, ended]  # its 51st step, then the bar completed
+    assert result.accuracy >= 0.85
 
 
 def test_the_reverse_channel_weighs_as_the_lost_lists_share_and_is_left_out_of_shortlisted_lists() -> None:
@@ -510,12 +529,9 @@ def _pairs(result) -> list[tuple[int, int, float]]:
 
 
 def test_auto_reads_a_cipher_with_the_pieces_channel(tmp_path, single_thread) -> None:
-    path, steps = _generated(tmp_path, "substitution", seed=5, lost_words=100), []
-    result = run_decipherment(
-        read_cog(path),
-        DecipherConfig(corpus=path, device="cpu", seed=1),
-        on_event=lambda e: steps.append((e.step, e.steps)) if isinstance(e, ChannelStep) else None,
-    )
+    path, events = _generated(tmp_path, "substitution", seed=5, lost_words=100), []
+    result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1), events.append)
+    steps = [(e.step, e.steps) for e in events if isinstance(e, ChannelStep)]
     d = result.decisions
     assert d["channel_kind"] == "pieces" and not d["script"]["one_alphabet"]
     # 90 of the 100 lost words have a cognate in this kind; 20 held-out words pin D only roughly,
@@ -526,7 +542,12 @@ def test_auto_reads_a_cipher_with_the_pieces_channel(tmp_path, single_thread) ->
     assert [(p["objective"], p["kept"]) for p in d["probes"]] == [("lexicon", True)]
     assert "probe: lexicon objective" in d["line"]
     # The progress bar counts the steps run, one by one: the untried probe's steps are not in it.
-    assert [s for s, _ in steps] == list(range(1, d["steps"] + 1)) and steps[-1] == (d["steps"], d["steps"])
+    # The fit stops once its plan has settled, and the bar then completes.
+    (settled,) = [e.line for e in events if isinstance(e, Decided) and e.what == "settled"]
+    fit_steps = int(settled.split("settled after ")[1].split(" of ")[0])
+    assert settled.startswith("the fit channel") and 50 < fit_steps < 300
+    trained = d["steps"] - 300 + fit_steps
+    assert [s for s, _ in steps] == [*range(1, trained + 1), d["steps"]] and steps[-1] == (d["steps"], d["steps"])
 
 
 @pytest.mark.parametrize(("transport_wins", "kept"), [(50, "transport"), (20, "lexicon")])

@@ -37,7 +37,8 @@ many lost words have a cognate. This method decides both, and says why, from the
    `Search` on the probe's training words (never the held-out ones): the start with the lower loss.
 3. **Fit**: the kept probe channel goes on training on every lost word with the transport objective
    and the estimated D (C: the least that lets D lost words reach the known list). On long lists
-   (the full Ugaritic list) both train through shortlists (engine/channels/shortlist.py).
+   (the full Ugaritic list) both train through shortlists (engine/channels/shortlist.py). The fit
+   trains until its plan settles (`FIT_SETTLE`), at most its schedule's steps.
    The fit is kept unless, on the probe's held-out words, it does clearly worse than the probe
    did, though it has trained on them (`FitCheck`: paired tests): its words beat the decoys less
    often, or it reads fewer of those spelled as a known word as that word. Then it has drifted

@@ -30,7 +30,7 @@ from .probe import _held_evidence, _Probed
 from .schedule import FLOW_GRAPH, SCHEDULES, Schedule
 from .scripts import ScriptProfile
 from .syllable_search import _search_syllables, _Syllables
-from .training import _train, _train_reverse, reverse_share, reverse_steps
+from .training import FIT_SETTLE, _train, _train_reverse, reverse_share, reverse_steps
 
 # The probes and the kept one (`AutoMethod._probe`, probe.py's `run_probes`).
 ProbeStage = Callable[[Problem, Schedule, "_Syllables | None", int, StageMemo], _Probed]
@@ -171,7 +171,8 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage) -> Fitted:
     watch = DriftWatch(problem, probed, start) if shortlisted(problem.n_lost, problem.n_known) else None
     fit = memo.run("fit", lambda: _train(
         training, corpus.lost_words, schedule.fit_steps, probed.steps, derive(chosen.seed, "auto fit"), demand,
-        least, start=start, saving=memo.saving("fit"), ends_after=watch or (lambda _step: False)))  # fmt: skip
+        least, start=start, saving=memo.saving("fit"), ends_after=watch or (lambda _step: False),
+        settle=FIT_SETTLE))  # fmt: skip
     check = watch.check if watch is not None and watch.check is not None else _fit_check(problem, fit.channel, probed)
     if not check.kept_fit:
         problem.on_event(Decided("fit", check.why, problem.elapsed()))

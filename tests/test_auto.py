@@ -504,11 +504,11 @@ def test_a_fit_through_shortlists_is_checked_at_each_refresh_and_stops_there_onc
     monkeypatch.setattr(fit_check, "DRIFT_Z", -math.inf if drifted else math.inf)  # every check drifted, or none
     plain = _run(path)  # 100 x ~150 words: no shortlists, so no watch
     monkeypatch.setattr(fitting, "shortlisted", lambda n_lost, n_known: True)  # the fit's watch only
-    steps: list[int] = []
+    events: list = []
     cfg = DecipherConfig(corpus=path, device="cpu", seed=1)
-    watched = run_decipherment(  # the probe's and the fit's steps (the reverse channel's are its own)
-        read_cog(path), cfg, lambda e: isinstance(e, ChannelStep) and e.channel == "" and steps.append(e.step)
-    )
+    watched = run_decipherment(read_cog(path), cfg, events.append)
+    # The probe's and the fit's steps (the reverse channel's are its own).
+    steps = [e.step for e in events if isinstance(e, ChannelStep) and e.channel == ""]
     check, fit_steps = watched.decisions["fit_check"], SCHEDULES["edit"].fit_steps
     if not drifted:
         assert check["stopped_after"] == 0 and check["kept_fit"]
@@ -517,6 +517,8 @@ def test_a_fit_through_shortlists_is_checked_at_each_refresh_and_stops_there_onc
         return
     assert check["stopped_after"] == fitting.REFRESH_EVERY and not check["kept_fit"]
     assert "the fit drifted by its step 50, where it stopped" in watched.decisions["line"]
+    # The watch stopped it, not its plan's settling: the log does not say it settled.
+    assert not [e for e in events if isinstance(e, Decided) and e.line.startswith("the fit channel")]
     # The fit's steps (its last planned one is reported once, completing the progress bar): the first 50.
     fit_range = range(max(steps) - fit_steps + 1, max(steps) + 1)
     assert [step for step in fit_range if step in steps] == [*fit_range[: fitting.REFRESH_EVERY], fit_range[-1]]

@@ -266,7 +266,7 @@ class _Fit:
         self.channel.load_state_dict(state.channel)
         optimiser.load_state_dict(state.optimiser)
         generator.set_state(state.generator)
-        self.potentials, self.objectives = state.potentials, list(getattr(state, "objectives", ()))
+        self.potentials, self.objectives = state.potentials, list(state.objectives)  # () in older states
         return state.step + 1
 
     def state(self, step: int, optimiser: torch.optim.Optimizer, generator: torch.Generator) -> TrainingState:

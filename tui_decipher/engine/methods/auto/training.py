@@ -136,6 +136,13 @@ def _train(
     cfg = problem.cfg
 
     last: list[float] = [0, math.nan]  # the last step trained and its loss
+    ended: list[int] = []  # the step at which `ends_after` ended the training (not its settling)
+
+    def ends(step: int) -> bool:
+        if ends_after(step):
+            ended.append(step)
+            return True
+        return False
 
     def on_step(step: int, loss: float) -> None:
         last[:] = [step, loss]
@@ -148,14 +155,14 @@ def _train(
                                       score_all=False, no_cognate=no_cognate, settle=settle)  # fmt: skip
         fit = fit_channel(
             lost_words, problem.corpus.known_words, problem.lost_charset, problem.known_charset, training,
-            on_step=on_step, should_stop=problem.cancel.is_set, ends_after=ends_after, start=start,
+            on_step=on_step, should_stop=problem.cancel.is_set, ends_after=ends, start=start,
             review=problem.review, rows=rows,
             signs=problem.pinned_signs, device=problem.device, saving=saving,
         )  # fmt: skip
     if fit is None:
         raise RunCancelled()
     if 0 < last[0] < steps:  # stopped early (settled, or the caller's stop): its planned steps are done with
-        if settle:
+        if settle and not ended:
             problem.on_event(Decided("settled", f"{channel or 'the fit'} channel: its plan settled after "
                                      f"{int(last[0])} of {steps} steps", problem.elapsed()))  # fmt: skip
         end = done + steps

@@ -19,7 +19,7 @@ from tui_decipher.engine.corpora.charset import Charset
 
 def _channel(kind: str, lost_charset: Charset, known_charset: Charset, pinned: bool) -> torch.nn.Module:
     """A random channel in float64 (so the two gradients can be compared closely), its actions or
-    operations random too; `pinned`: one sign's value known, so some pairs cannot be written."""
+    operations random too; `pinned`: one sign's value known (its other readings start behind)."""
     generator = torch.Generator().manual_seed(7)
     if kind == "pieces":
         channel = CharacterChannel(len(lost_charset), len(known_charset), generator, 1.0).double()
@@ -29,7 +29,7 @@ def _channel(kind: str, lost_charset: Charset, known_charset: Charset, pinned: b
         actions = channel.operation
     with torch.no_grad():
         actions.normal_(0.0, 1.0, generator=torch.Generator().manual_seed(8))
-    if pinned:  # the first real sign written from "p" (and "a", for a piece) only
+    if pinned:  # the first real sign read first as "p" (and "a", for a piece)
         letters = (known_charset.index["p"], known_charset.index["a"])
         channel.pin_signs([(4, letters if kind == "pieces" else letters[:1])])
         for name in ("pinned_one", "pinned_two", "pinned"):
@@ -118,7 +118,7 @@ def test_the_written_out_backward_is_autograds_through_the_same_forward(kind: st
             module._Lattice.apply = original
 
     scores = written_out().detach()
-    if kind == "pieces" or pinned:  # impossible pairs: their final cells are clamped
+    if kind == "pieces":  # impossible pairs (a lost word longer than its known word): final cells clamped
         assert (scores < -1000).any() and (scores > -1000).any()
     with torch.no_grad():
         assert torch.equal(channel.log_prob(lost, lost_len, known, known_len), scores)
@@ -177,7 +177,7 @@ def test_the_paired_lattices_backward_is_autograds_through_the_same_forward(kind
             module._PairedLattice.apply = original
 
     scores = written_out().detach()
-    if kind == "pieces" or pinned:
+    if kind == "pieces":
         assert (scores < -1000).any() and (scores > -1000).any()
     with torch.no_grad():
         assert torch.equal(written_out(), scores)

@@ -18,7 +18,7 @@ from tui_decipher.engine.channels.edit import EditChannel
 from tui_decipher.engine.channels.lattice import encode_padded
 from tui_decipher.engine.channels.pieces import CharacterChannel
 from tui_decipher.engine.constraints.review import ReviewConstraints
-from tui_decipher.engine.constraints.sign_values import read_sign_values
+from tui_decipher.engine.constraints.sign_values import PIN_STRENGTH, read_sign_values
 from tui_decipher.engine.corpora.charset import Charset
 from tui_decipher.engine.corpora.corpus import Corpus, CorpusError
 from tui_decipher.engine.corpora.generators import syllabary_key, syllabary_key_text
@@ -94,18 +94,30 @@ def _charsets() -> tuple[Charset, Charset]:
     return Charset.from_words([("x",), ("y",), ("z",)]), Charset.from_words([("k", "a"), ("t", "o")])
 
 
-def test_a_pinned_symbol_is_written_from_its_piece_only() -> None:
+def test_a_pinned_symbol_reads_its_piece_first_and_others_only_from_behind() -> None:
+    # Start two equal channels; pin x = ka in one. Its other pieces start PIN_STRENGTH nats lower:
+    # a reading the scholar did not give (a merged series' other consonant) stays possible.
     lost_cs, known_cs = _charsets()
+    free = CharacterChannel(len(lost_cs), len(known_cs), torch.Generator().manual_seed(0), 1.0)
     channel = CharacterChannel(len(lost_cs), len(known_cs), torch.Generator().manual_seed(0), 1.0)
     x, k, a = lost_cs.index["x"], known_cs.index["k"], known_cs.index["a"]
     channel.pin_signs([(x, (k, a))])
     lost, lost_len = encode_padded([("x",)], lost_cs, 0)
     known, known_len = encode_padded([("k", "a"), ("t", "o"), ("t",)], known_cs, channel.none)
-    log_p = channel.log_prob(lost, lost_len, known, known_len)[0]  # (3,)
-    assert log_p[0] > -50 and log_p[1] < -1000 and log_p[2] < -1000  # x reads "ka" and nothing else
+    with torch.no_grad():
+        pinned, before = (c.log_prob(lost, lost_len, known, known_len)[0] for c in (channel, free))  # (3,) each
+    # The other words lose over a nat (PIN_STRENGTH on each of their pieces, less what the other
+    # symbols' share gives back), and stay possible; "ka" loses less (only its paths that write x
+    # from "k" or "a" alone).
+    lost_by = before - pinned  # (3,)
+    assert (lost_by[1:] > 1.0).all() and pinned[1:].gt(-50).all() and (lost_by[0] < lost_by[1:]).all()
     lost_y, lost_y_len = encode_padded([("y",)], lost_cs, 0)
     assert channel.log_prob(lost_y, lost_y_len, known, known_len)[0].gt(-50).all()  # other symbols are free
-    assert channel.character_map([("k", "a")], lost_cs, known_cs)["x"] == [("ka", 1.0)]  # no zero readings listed
+    # On the Key screen x reads "ka" more often than the unpinned channel has it, and lists no
+    # reading of probability 0.
+    words = [("k", "a"), ("t", "o")]
+    pinned_map, free_map = (dict(c.character_map(words, lost_cs, known_cs, top=50)["x"]) for c in (channel, free))
+    assert pinned_map["ka"] > free_map.get("ka", 0.0) and all(p > 0 for p in pinned_map.values())
 
 
 def test_a_syllable_value_also_lets_its_sign_write_its_consonant_alone() -> None:
@@ -131,15 +143,20 @@ def test_a_syllable_value_also_lets_its_sign_write_its_consonant_alone() -> None
     assert sorted(problem.pinned_signs) == sorted([(x, (k, a)), (x, (k,))])
 
 
-def test_a_pinned_symbol_is_written_from_its_letter_only_in_the_edit_channel() -> None:
+def test_a_pinned_symbol_reads_its_letter_first_in_the_edit_channel() -> None:
     lost_cs, known_cs = _charsets()
+    free = EditChannel(lost_cs, known_cs, torch.Generator().manual_seed(0), 1.0, 0.0)
     channel = EditChannel(lost_cs, known_cs, torch.Generator().manual_seed(0), 1.0, 0.0)
     x, t = lost_cs.index["x"], known_cs.index["t"]
     channel.pin_signs([(x, (t,))])
     lost, lost_len = encode_padded([("x",)], lost_cs, 0)
     known, known_len = encode_padded([("t",), ("k",), ("t", "o")], known_cs, channel.none)
-    log_p = channel.log_prob(lost, lost_len, known, known_len)[0]
-    assert log_p[0] > -50 and log_p[1] < -1000 and log_p[2] > -50  # from t (o dropped), never from k or inserted
+    with torch.no_grad():
+        pinned, before = (c.log_prob(lost, lost_len, known, known_len)[0] for c in (channel, free))
+    # From t (o dropped) about as before (its paths inserting x lose); from k (written or
+    # inserted) PIN_STRENGTH behind, not impossible.
+    assert pinned[0] > before[0] - 0.5 and pinned[2] > before[2] - 0.5
+    assert before[1] - PIN_STRENGTH - 0.5 < pinned[1] < before[1] - PIN_STRENGTH + 0.5
     with pytest.raises(ValueError, match="one known letter"):
         channel.pin_signs([(x, (t, known_cs.index["o"]))])
 
@@ -175,9 +192,11 @@ def test_ten_sign_values_read_what_the_channel_alone_cannot(syllabary, syllabary
     helped = run_decipherment(corpus, cfg.replace(known_signs=str(signs)), checkpoint=tmp_path / CHECKPOINT_NAME)
     # Measured when written: 4.2% alone, 28.3% with the 10 most frequent signs' values.
     assert helped.accuracy >= alone.accuracy + 0.15
-    char_map = helped.char_map
-    for value in read_sign_values(signs, corpus).values:  # each pinned sign reads as its value
-        assert _reads_as_its_value(char_map[value.lost][0][0], value)
+    # Most pinned signs read as their value (8 of 10 when written: 𐁁 = ra read "a" and 𐀄 = si
+    # "i", where this channel, 4% right alone, learnt a vowel written alone): a pin leads, the
+    # words may still teach another reading.
+    values = read_sign_values(signs, corpus).values
+    assert sum(_reads_as_its_value(helped.char_map[v.lost][0][0], v) for v in values) >= 7
     saved = load_checkpoint(tmp_path)
     assert len(saved.state["sign_values"]) == 10
     # A refinement holds them without the file.
@@ -186,8 +205,7 @@ def test_ten_sign_values_read_what_the_channel_alone_cannot(syllabary, syllabary
         refined = refine_decipherment(corpus, saved, ReviewConstraints(), 1)
     finally:
         signs.with_suffix(".moved").rename(signs)
-    for value in read_sign_values(signs, corpus).values:
-        assert _reads_as_its_value(refined.char_map[value.lost][0][0], value)
+    assert sum(_reads_as_its_value(refined.char_map[v.lost][0][0], v) for v in values) >= 7
 
 
 def test_sign_values_never_read_gold(syllabary) -> None:
@@ -266,15 +284,20 @@ def test_a_finished_run_is_refined_with_pinned_sign_values(syllabary, tmp_path) 
     first = runner.invoke(cli_app, ["run", "--corpus", cfg.corpus, "--method", "channel", "--set", "channel_steps=60",
                                     *base])  # fmt: skip
     assert first.exit_code == 0, first.output
+    values = [line.split("\t") for line in signs.read_text(encoding="utf-8").splitlines()[1:]]
+    with Store(default_path(data)) as store:
+        before = store.char_map(1)
+        read_before = sum(before[sign][0][0] in (value, value[:1]) for sign, value in values)
     pin = ["--known-signs", str(signs)]
     refined = runner.invoke(cli_app, ["run", "--refine", "1", "--refine-rounds", "1", *pin, *base])
     assert refined.exit_code == 0, refined.output
     assert "10 pinned sign value(s)" in " ".join(refined.output.split())
-    values = [line.split("\t") for line in signs.read_text(encoding="utf-8").splitlines()[1:]]
     with Store(default_path(data)) as store:
         assert sorted(store.pins(1)) == sorted((a, b) for a, b in values)
         read = store.char_map(1)
-        assert all(read[sign][0][0] in (value, value[:1]) for sign, value in values)  # a syllable, or its consonant
+        # The pins move the key towards them: more pinned signs read first as their value (or
+        # its consonant) than before the refinement (4 of 10 against 0 when written).
+        assert sum(read[sign][0][0] in (value, value[:1]) for sign, value in values) >= read_before + 2
         store.set_pins(1, values[0][0], ["?"])  # marked unknown: no longer held
     again = runner.invoke(cli_app, ["run", "--refine", "1", "--refine-rounds", "1", *base])
     assert again.exit_code == 0 and "9 pinned sign value(s)" in " ".join(again.output.split())

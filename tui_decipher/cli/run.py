@@ -97,7 +97,7 @@ def run(
         Path | None,
         typer.Option(
             help="Known sign values (a lost<TAB>known TSV: a lost symbol and the one or two known letters it "
-            "writes, e.g. from a bilingual): the character channel writes each such symbol from its values only, "
+            "writes, e.g. from a bilingual): the character channel reads each such symbol as its values first, "
             "from the run's start (methods auto and channel; the neural EM with init_flow=channel). With --refine "
             "RUN: pinned on that finished run (kept with it) and held by the refinement.",
         ),

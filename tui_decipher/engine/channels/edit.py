@@ -30,6 +30,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from ..constraints.sign_values import PIN_STRENGTH
 from ..corpora.charset import SPECIALS, Charset
 from ..corpora.corpus import Word
 from .alignment import Step, best_path
@@ -67,18 +68,19 @@ class EditChannel(nn.Module):
         operation = torch.zeros(n_known + 1, 3)
         operation[:, WRITE] = 2.0  # most letters are written: a start near a plain edit distance
         self.operation = nn.Parameter(operation)  # insert / write / drop; at the end insert / stop
-        self.pinned: torch.Tensor | None = None  # known sign values (pin_signs): a mask on the write logits
+        self.pinned: torch.Tensor | None = None  # known sign values (pin_signs): offsets on the write logits
 
     def pin_signs(self, values: Sequence[tuple[int, tuple[int, ...]]]) -> None:
-        """Known sign values (lost symbol id, known letter ids), a hard constraint: a symbol is
-        written from its values' letters only, and never inserted. A letter may still write other
-        symbols (three Ugaritic alephs write one Hebrew aleph). One-letter values only."""
+        """Known sign values (lost symbol id, known letter ids): a symbol's other letters, and its
+        insertion, start PIN_STRENGTH nats below its values' (engine/constraints/sign_values.py). A
+        letter may still write other symbols (three Ugaritic alephs write one Hebrew aleph).
+        One-letter values only."""
         if any(len(letters) != 1 for _, letters in values):
             raise ValueError("the edit channel writes a lost symbol from one known letter: a value has two")
         n_known, n_lost = self.write.shape
         mask = torch.zeros(2, n_known, n_lost)  # [write, insert]
         for symbol in {s for s, _ in values}:
-            mask[:, :, symbol] = NEG
+            mask[:, :, symbol] = -PIN_STRENGTH
         for symbol, (letter,) in values:
             mask[0, letter, symbol] = 0.0
         self.pinned = mask.to(self.write.device) if values else None

@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING
 import torch
 from torch import nn
 
+from ..constraints.sign_values import PIN_STRENGTH
 from ..corpora.charset import SPECIALS, Charset
 from ..corpora.corpus import Word
 from ..run.config import DecipherConfig
 from .alignment import Step, best_path
-from .lattice import NEG, encode_padded, scaled_log_probs, scaled_pair_log_probs
+from .lattice import encode_padded, scaled_log_probs, scaled_pair_log_probs
 from .pieces_lattice import _alphas, _Lattice, _pair_alphas, _PairedLattice
 from .spelling import FINAL
 
@@ -57,19 +58,20 @@ class CharacterChannel(nn.Module):
         self.first = param(n_known + 1, n_lost)  # theta1: a piece's first letter -> lost symbol
         self.second = param(n_known + 1, n_lost)  # theta2: its second letter (or none) -> lost symbol
         self.action = nn.Parameter(torch.zeros(n_known + 1, 3))  # drop / one-letter / two-letter
-        # Known sign values (pin_signs): masks on the logits of one-letter pieces (K+1, S) and of
+        # Known sign values (pin_signs): offsets on the logits of one-letter pieces (K+1, S) and of
         # two-letter pieces (K+1, K+1, S); None when no value is known.
         self.pinned_one: torch.Tensor | None = None
         self.pinned_two: torch.Tensor | None = None
 
     def pin_signs(self, values: Sequence[tuple[int, tuple[int, ...]]]) -> None:
-        """Known sign values (lost symbol id, the known letter ids of its piece), a hard constraint:
-        a symbol is written from its values' pieces only. A piece may still write other symbols."""
+        """Known sign values (lost symbol id, the known letter ids of its piece): a symbol's other
+        pieces start PIN_STRENGTH nats below its values' (engine/constraints/sign_values.py). A
+        piece may still write other symbols."""
         n_known, n_lost = self.first.shape
         one, two = torch.zeros(n_known, n_lost), torch.zeros(n_known, n_known, n_lost)  # built on the CPU
         for symbol in {s for s, _ in values}:
-            one[:, symbol] = NEG
-            two[:, :, symbol] = NEG
+            one[:, symbol] = -PIN_STRENGTH
+            two[:, :, symbol] = -PIN_STRENGTH
         for symbol, letters in values:
             if len(letters) == 1:
                 one[letters[0], symbol] = 0.0

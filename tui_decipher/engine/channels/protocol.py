@@ -60,9 +60,9 @@ class Channel(Protocol):
         ...
 
     def pin_signs(self, values: Sequence[tuple[int, tuple[int, ...]]]) -> None:
-        """Hold the channel to known sign values (lost symbol id, known letter ids): a symbol is
-        written from its values only (engine/constraints/sign_values.py). ValueError for a value the channel
-        cannot write."""
+        """Hold the channel to known sign values (lost symbol id, known letter ids): a symbol's other
+        readings start PIN_STRENGTH nats below its values (engine/constraints/sign_values.py).
+        ValueError for a value the channel cannot write."""
         ...
 
     def best_paths(self, lost: Sequence[Sequence[int]], known: Sequence[Sequence[int]]) -> list[list[Step]]:

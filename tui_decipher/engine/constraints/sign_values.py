@@ -5,9 +5,12 @@ The file has the header `lost<TAB>known`, then one value a line: a lost symbol (
 spell it) and the known letters it writes, e.g. `𐀀<TAB>a` or `𐀒<TAB>ko`. A symbol may have several
 values (Linear B's k- signs write k, g and kh), one a line; blank lines and `#` comments are skipped.
 
-A value is a hard constraint on the character channel (engine/channels/): its known letters write
-the symbol, and the symbol is written from its values only, a syllable value's consonant alone
-included (`with_dead_vowels`: syllabaries write a cluster's consonant with a syllable's sign).
+A value holds the character channel (engine/channels/) to a reading: the symbol's other readings
+start PIN_STRENGTH nats below its values, a syllable value's consonant alone counted as a value
+(`with_dead_vowels`: syllabaries write a cluster's consonant with a syllable's sign). A scholar's
+value is often right but incomplete (a sign of a merged series also writes the other consonant, a
+letter written two ways), so the words may still teach the sign another reading where they demand
+it; the syllable search holds the values' signs fixed.
 One-letter values suit both channels; a two-letter value (a syllable) suits the pieces channel only.
 The values are checked whole against the corpus before a run starts: the first bad line is one
 `FILE:LINE: problem` (CorpusError).
@@ -25,6 +28,12 @@ from ..corpora.corpus import Corpus, CorpusError, Word, check_symbols, parse_wor
 
 HEADER = ("lost", "known")
 MAX_LETTERS = 2  # a pieces channel's piece is one or two known letters
+# How far below its values a pinned symbol's other readings start: a constant offset on their
+# logits, so a reading the scholar did not give needs the words' steady evidence to lead. It is
+# the strength a syllable search's map seeds a channel with (channels/pieces.py, SEED_STRENGTH),
+# not a tuned value. A mask instead (no other reading at all) cost 7.5 points on a generated
+# syllabary whose merged series the values named one consonant of (docs/pinning.md).
+PIN_STRENGTH = 2.5
 
 
 @dataclass(frozen=True)

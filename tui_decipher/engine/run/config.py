@@ -51,7 +51,7 @@ class DecipherConfig:
     # run's start, rejected ones excluded, and both become the run's decisions. "" = none.
     known_pairs: str = ""
     # A sign-values file (`lost<TAB>known`: a lost symbol and the known letters it writes, e.g. from
-    # a bilingual): a hard constraint on the character channel from the run's start
+    # a bilingual): the character channel's reading of those symbols from the run's start
     # (engine/constraints/sign_values.py). "" = none.
     known_signs: str = ""
     # --- [method] -----------------------------------------------------------------------------

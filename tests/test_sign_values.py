@@ -1,5 +1,5 @@
-"""Known sign values (a lost symbol's reading, given before a run): the file, the hard constraint
-on both channels, the run, its checkpoint and refinement, and the CLI.
+"""Known sign values (a lost symbol's reading, given before a run): the file, the lead they give
+the reading on both channels, the run, its checkpoint and refinement, and the CLI.
 
 The values used here are a generated syllabary's key (`generators.syllabary_key`): the stand-in
 for a bilingual. Gold is never read by the engine (a run with the gold removed gives the same)."""
@@ -166,7 +166,7 @@ def test_a_pinned_symbol_reads_its_letter_first_in_the_edit_channel() -> None:
 
 def _reads_as_its_value(reading: str, value) -> bool:
     """A pinned sign's top reading is its value, or where the value is a syllable its consonant
-    alone (its vowel not read, `SignValues.with_dead_vowels`): never a reading the pin forbids."""
+    alone (its vowel not read, `SignValues.with_dead_vowels`)."""
     return reading == "".join(value.known) or (len(value.known) == 2 and reading == value.known[0])
 
 

@@ -233,8 +233,8 @@ class EditChannel(nn.Module):
         out: dict[str, list[tuple[str, float]]] = {}
         for s in range(len(SPECIALS), len(lost_charset)):
             values, idx = posterior[:, s].topk(min(top, posterior.shape[0]))
-            # Only readings with any probability: a pinned symbol (or a rare one) would otherwise
-            # list pieces of probability 0, the never-written specials among them.
+            # Only readings with any probability: a rare symbol would otherwise list pieces of
+            # probability 0, the never-written specials among them.
             out[lost_charset.symbols[s]] = [
                 (names[int(j)], float(v)) for v, j in zip(values, idx, strict=True) if v > 0
             ]

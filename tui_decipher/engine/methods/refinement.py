@@ -98,7 +98,7 @@ def refine_channel(
     more steps of its own objective under the reviewer's judgments, then its flows with them (see
     `fit_channel`'s `review` and `Problem.solve`). With no judgments it simply trains on: the
     control a refinement is measured against. Settings, D and C come from the checkpoint. `pinned`
-    sign values join the run's own (a symbol pinned takes its pinned values only) and hold the
+    sign values join the run's own (a symbol pinned anew takes the new values in place of its old) and hold the
     channel from this refinement on; its checkpoint keeps them."""
     problem = _refined_problem(corpus, start, review, on_event, cancel, pinned)
     cfg = problem.cfg

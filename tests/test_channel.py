@@ -11,11 +11,19 @@ import threading
 import pytest
 import torch
 
+from tui_decipher.engine.channels.lattice import NEG
 from tui_decipher.engine.channels.pieces import DROP, ONE, TWO, CharacterChannel
 from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.trainer import fit_channel, plan_support
 from tui_decipher.engine.channels.training import ChannelTraining, Saving, TrainingState, settled
-from tui_decipher.engine.channels.transport import listed_transport_plan, no_cognate_scores, transport_plan
+from tui_decipher.engine.channels.transport import (
+    _kernel_sweeps,
+    _log_sweeps,
+    _masses,
+    listed_transport_plan,
+    no_cognate_scores,
+    transport_plan,
+)
 from tui_decipher.engine.corpora.charset import Charset
 from tui_decipher.engine.corpora.corpus import Corpus
 from tui_decipher.engine.evaluation.transfer import evaluate_on_corpus
@@ -147,6 +155,30 @@ def test_transport_plan_sends_d_units_within_capacity() -> None:
     assert torch.all(wider.sum(0) <= 3 + 1e-4) and wider.sum().item() == pytest.approx(3.0, abs=1e-3)
 
 
+
+def test_kernel_sweeps_give_the_log_space_potentials() -> None:
+    # A plan's sweeps run through the kernel exp(scores - row max) as matrix-vector products; they
+    # must give the potentials the log-space sweeps give, impossible pairs (NEG) and a reviewer's
+    # forced rows included, and hand back (None) where the potentials lie too far apart for it.
+    generator = torch.Generator().manual_seed(7)
+    log_p = -3.0 - 40.0 * torch.rand(40, 60, generator=generator)
+    log_p[0] = NEG  # a word no known word can write
+    log_p[:, 5] = NEG  # a known word no lost word comes from
+    for d, c in ((13, 1), (40, 1), (20, 3)):
+        for rule in ("average", "chance"):
+            plan, (u, v) = transport_plan(log_p, d, c, iters=300, forced_rows=torch.tensor([1, 2]), no_cognate=rule)
+            scores = torch.zeros(41, 61)
+            scores[:40, :60] = log_p
+            scores[:40, 60] = no_cognate_scores(log_p, 60, rule)
+            scores[40, 60] = NEG
+            scores[[1, 2], 60] = NEG
+            rows, cols = _masses(40, 60, d, c, torch.device("cpu"))
+            lu, lv = _log_sweeps(scores, rows, cols, torch.zeros(41), torch.zeros(61), 300)
+            assert torch.allclose(v, lv, atol=1e-3) and torch.allclose(u, lu, atol=1e-3)
+            assert float(plan.sum()) == pytest.approx(d, abs=1e-2)
+    far = torch.zeros(61)
+    far[60] = 5000.0  # "no cognate" 5000 nats above the known words: the slack row's sum underflows
+    assert _kernel_sweeps(scores, rows, cols, far, 10) is None
 def test_no_cognate_at_chance_level_keeps_words_without_a_cognate_out_of_the_plan() -> None:
     # Lost 0-1 are written by known 0-1 (-1 nats, every other word -10); lost 2-3 have no cognate:
     # two known words each fit them by chance (-5 and -5.2). D = 2, the words with a cognate.

@@ -17,7 +17,7 @@ from tui_decipher.cli import app
 from tui_decipher.engine.corpora.corpus import graphemes, read_cog
 from tui_decipher.engine.corpora.generators import GeneratorSpec, syllabary_key_text, write_generated
 from tui_decipher.engine.methods import run_decipherment
-from tui_decipher.engine.methods.auto import fitting
+from tui_decipher.engine.methods.auto import decoys, fitting
 from tui_decipher.engine.methods.auto.calibration import calibrates, calibration_demand, recalibrated
 from tui_decipher.engine.methods.auto.capacity import least_capacity
 from tui_decipher.engine.methods.auto.decisions import choose_channel
@@ -284,20 +284,47 @@ def test_nearest_distances_are_edits_over_the_longer_words_length() -> None:
 def test_null_words_are_lost_like_words_no_list_holds() -> None:
     source = _words("kalamo", "kalima", "temaro", "tesako", "maroki", "salomi", "limako", "ratemo")
     avoid = _words("kalamo", "salimo", "temako")
-    nulls = null_words(source, 5, seed=3, avoid=avoid)
-    assert 0 < len(nulls) <= 5 and not set(nulls) & (set(source) | set(avoid))
+    nulls = null_words(source, 3, seed=3, avoid=avoid)  # trigrams give 3 (bigrams would make up more)
+    assert len(nulls) == 3 and not set(nulls) & (set(source) | set(avoid))
     padded = {("\x02", "\x02", *w, "\x03") for w in source}
     seen = {t[i : i + 3] for t in padded for i in range(len(t) - 2)}
     assert all(t[i : i + 3] in seen for w in nulls for t in [("\x02", "\x02", *w, "\x03")] for i in range(len(t) - 2))
-    assert null_words(source, 5, seed=3, avoid=avoid) == nulls  # seeded
+    assert null_words(source, 3, seed=3, avoid=avoid) == nulls  # seeded
     # More passes of the model than one give more words than the source has, each once.
     rng = random.Random(1)
     syllables = ["ka", "la", "ma", "te", "ro", "si", "mo", "ki", "nu", "pe"]
     longer = list({tuple("".join(rng.choice(syllables) for _ in range(3))) for _ in range(60)})
     more = null_words(longer, 2 * len(longer), seed=3)
     assert len(more) > len(longer) and len(set(more)) == len(more) and not set(more) & set(longer)
-    # A single word's trigrams can only spell that word again: no null word, q is then a half.
-    assert null_words(_words("kalamo"), 5, seed=3) == []
+    # A single word's trigrams and bigrams can only spell that word again: its null words come
+    # from its symbols' frequencies.
+    alone = null_words(_words("kalamo"), 5, seed=3)
+    assert len(alone) >= 3 and all(set(w) <= set("kalmo") and w != tuple("kalamo") for w in alone)
+
+
+def test_null_words_back_off_to_bigrams_where_trigrams_run_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A syllabary's words are two or three signs long: a trigram model of them can only spell them
+    # again, and q would be read off a handful of words (4-10 of 320 generated words).
+    rng = random.Random(2)
+    signs = [chr(0x10000 + k) for k in range(30)]
+    short = list({(rng.choice(signs), rng.choice(signs)) for _ in range(80)})
+    monkeypatch.setattr(decoys, "NULL_ORDERS", (2,))
+    assert len(null_words(short, 200, seed=3)) < 20
+    monkeypatch.undo()
+    nulls = null_words(short, 200, seed=3)
+    assert len(nulls) == 200 and len(set(nulls)) == 200 and not set(nulls) & set(short)
+    assert null_words(short, 200, seed=3) == nulls  # seeded
+    # Where trigrams give enough words, every null word is one of theirs.
+    source = _words("kalamo", "kalima", "temaro", "tesako", "maroki", "salomi", "limako", "ratemo")
+    monkeypatch.setattr(decoys, "NULL_ORDERS", (2,))
+    trigram_only = null_words(source, 4, seed=3)
+    monkeypatch.undo()
+    assert len(trigram_only) == 4 and null_words(source, 4, seed=3) == trigram_only
+    # Nor does it back off where the trigrams give `enough` (the held-out words' number), short of n.
+    assert (
+        null_words(source, 10, seed=3, enough=4) == null_words(source, 4, seed=3)
+        and len(null_words(source, 10, seed=3)) == 10
+    )
 
 
 def test_word_wins_and_the_paired_test_between_two_channels() -> None:

@@ -40,7 +40,7 @@ STREAMS: dict[str, Stream] = {
     "auto calibration": Stream(37, (), "the calibration pass's batches"),
     # Within a stream (its seed, not the run's): a probe search's fresh starts, null words' passes.
     "probe search start": Stream(7, (7,), "a probe search's start (k: start k + 1)"),
-    "null word pass": Stream(0, (1,), "a pass of the null words' trigram draws"),
+    "null word pass": Stream(0, (1, 101), "a pass of the null words' draws (pass, model: 0 trigrams ...)"),
 }
 
 

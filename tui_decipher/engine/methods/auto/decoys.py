@@ -22,18 +22,22 @@ _START, _END = "\x02", "\x03"  # context padding of the trigram model (never a r
 NULL_WORDS = 1000  # null words q is measured on (at least as many as held-out words): its error below 1.6 points
 DISTANCE_STEP = 0.1  # nearest-word distances compared in tenths of a word's length (edits / longer length)
 MIN_PER_DISTANCE = 20  # a distance with fewer null words takes the rate of the nearest distance with enough
+# The null words' models, most lost-like first: trigrams, then bigrams and symbol frequencies only
+# where the trigrams run out of new words (`null_words`).
+NULL_ORDERS = (2, 1, 0)
 
 
 def decoy_lexicon(
-    known_words: Sequence[Word], seed: int, max_tries: int = 50, avoid: Sequence[Word] = ()
+    known_words: Sequence[Word], seed: int, max_tries: int = 50, avoid: Sequence[Word] = (), order: int = 2
 ) -> list[Word]:
-    """One decoy per known word, of the same length, sampled from a character trigram model of
-    `known_words` and (when a redraw allows) neither itself a known word nor one of `avoid`."""
-    follow: dict[tuple[str, str], list[str]] = defaultdict(list)
+    """One decoy per known word, of the same length, sampled from a character model of
+    `known_words` with `order` symbols of context (2: trigrams; 1: bigrams; 0: symbol frequencies)
+    and (when a redraw allows) neither itself a known word nor one of `avoid`."""
+    follow: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for word in known_words:
-        padded = (_START, _START, *word, _END)
-        for a, b, c in zip(padded, padded[1:], padded[2:], strict=False):
-            follow[(a, b)].append(c)
+        padded = (*(_START,) * order, *word, _END)
+        for k in range(order, len(padded)):
+            follow[padded[k - order : k]].append(padded[k])
     real = set(known_words) | set(avoid)
     rng = random.Random(seed)
     out: list[Word] = []
@@ -41,13 +45,13 @@ def decoy_lexicon(
         best: Word = target
         for _try in range(max_tries):
             letters: list[str] = []
-            context = (_START, _START)
+            context: tuple[str, ...] = (_START,) * order
             while len(letters) <= len(target):
                 nxt = rng.choice(follow[context])
                 if nxt == _END:
                     break
                 letters.append(nxt)
-                context = (context[1], nxt)
+                context = (*context[1:], nxt) if order else ()
             candidate = tuple(letters)
             if len(candidate) == len(target) and (candidate not in real or best == target):
                 best = candidate
@@ -58,22 +62,31 @@ def decoy_lexicon(
 
 
 def null_words(
-    source: Sequence[Word], n: int, seed: int, avoid: Sequence[Word] = (), passes: int = 4
+    source: Sequence[Word], n: int, seed: int, avoid: Sequence[Word] = (), passes: int = 4, enough: int | None = None
 ) -> list[Word]:  # fmt: skip
     """Up to `n` lost-language-like words whose answer is known to be "no cognate": drawn from a
     character trigram model of `source` (`decoy_lexicon`, one word per source word a pass, up to
     `passes` passes: the probe's training words, so that no held-out word lends its own letters),
     none of them a word of `source` or of `avoid` (every lost and known word: a real word might
-    have a cognate), none twice. Where the model can only repeat its words (a list of a few),
-    fewer or none."""
+    have a cognate), none twice. Where the trigram model runs out of new words before `enough`
+    (None: `n`; a list of short words: a syllabary's two or three signs a word leave a trigram
+    model little to recombine, and 320 generated words gave 4-10 null words), the words up to `n`
+    come from a bigram model, then from the symbols' frequencies (`NULL_ORDERS`), a pass at a time
+    until one adds no new word. Where even that can only repeat its words (a list of a few), fewer
+    or none."""
     avoided = set(source) | set(avoid)
     drawn: dict[Word, None] = {}
-    for k in range(passes):
-        for word in decoy_lexicon(source, derive(seed, "null word pass", k), avoid=avoid):
-            if word not in avoided:
-                drawn.setdefault(word, None)
-        if len(drawn) >= n:
-            break
+    for order in NULL_ORDERS:
+        for k in range(passes):
+            before = len(drawn)
+            pass_seed = derive(seed, "null word pass", k, NULL_ORDERS.index(order))
+            for word in decoy_lexicon(source, pass_seed, avoid=avoid, order=order):
+                if word not in avoided:
+                    drawn.setdefault(word, None)
+            if len(drawn) >= n or len(drawn) == before:
+                break
+        if len(drawn) >= n or (order == NULL_ORDERS[0] and enough is not None and len(drawn) >= enough):
+            break  # enough words, or enough trigram words: no lower model
     words = list(drawn)
     return random.Random(seed).sample(words, min(n, len(words)))
 

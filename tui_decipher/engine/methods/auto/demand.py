@@ -19,19 +19,20 @@ often, and D / N = (2p - 1) / (2r - 1). A channel whose own cognates barely beat
 (2r - 1 below MIN_SEPARATION) cannot tell cognates from chance, and the estimate says so.
 
 A word without a cognate does not win exactly half of the time either: a lossy spelling (a
-syllabary that drops codas) lets any lost-like word fit some real known word better than a
-trigram decoy, and related languages share affixes beyond trigrams. That rate q is measured too,
-on *null words*: lost-language-like words sampled from a trigram model of the lost words the
-probe trained on (`decoys.null_words`), whose answer is known to be "none". Then p = s r + (1 - s) q for
-a share s of lost words with a cognate, and s = (p - q) / (r - q): 2p - 1 and 2r - 1 are the
-case q = 1/2. Measured, q was 0.64-0.68 on Linear B's spelling (the names' D had read 1.33 times
-the gold count with q taken as 1/2) and 0.44-0.55 on the alphabets; it is taken as at least 1/2
-(CHANCE_FLOOR, docs/demand.md). A null word drawn from the training words' trigrams is often a
-near copy of one of them (one sign changed), and fits the channel that trained on it nearly as
-well: on the Linear B names, null words lay 0.27 of a word's length from the nearest training
-word where held-out words lay 0.42, and beat the decoys 71% of the time against the real
-non-cognates' 53%. So q is measured at the held-out words' own distances: the null words' rate
-at each held-out word's distance from the nearest training word, averaged over the held-out words
+syllabary that drops codas) lets any lost-like word fit some real known word better than a trigram
+decoy, and related languages share affixes beyond trigrams. That rate q is measured too, on *null
+words*: lost-language-like words sampled from a trigram model of the lost words the probe trained
+on (bigrams, then symbol frequencies, where a list of short words leaves trigrams too few new
+words: `decoys.null_words`), whose answer is known to be "none". Then p = s r + (1 - s) q for a
+share s of lost words with a cognate, and s = (p - q) / (r - q): 2p - 1 and 2r - 1 are the case q =
+1/2. Measured, q was 0.64-0.68 on Linear B's spelling (the names' D had read 1.33 times the gold
+count with q taken as 1/2) and 0.44-0.55 on the alphabets; it is taken as at least 1/2
+(CHANCE_FLOOR, docs/demand.md). A null word drawn from the training words' trigrams is often a near
+copy of one of them (one sign changed), and fits the channel that trained on it nearly as well: on
+the Linear B names, null words lay 0.27 of a word's length from the nearest training word where
+held-out words lay 0.42, and beat the decoys 71% of the time against the real non-cognates' 53%. So
+q is measured at the held-out words' own distances: the null words' rate at each held-out word's
+distance from the nearest training word, averaged over the held-out words
 (`decoys.chance_at_distances`).
 
 The estimate comes with the range the evidence allows (`share_range`): from the share if every

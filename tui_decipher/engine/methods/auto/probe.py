@@ -28,7 +28,10 @@ from .syllable_search import _Syllables
 from .training import _seeded, _train
 
 # The lexicon objective explains every lost word by some known word: its probe is kept without
-# trying the next while its held-out evidence allows that at least this share has a cognate.
+# trying the next while its held-out evidence allows that at least this share has a cognate. Set
+# with the syllabary schedule (f15c5d5), no measurement recorded; on generated tuning syllabaries
+# the two probes' held-out wins differed by 1-8 of 80 words at every share (docs/demand.md), so
+# it saves the transport probe's steps more than it chooses.
 LEXICON_TRUSTED_SHARE = 0.8
 MIN_LOST_WORDS = 2  # one to train the probe on and one held out (`probe_split`): no evidence with fewer
 MAX_HELD_OUT = 1000  # held-out lost words the demand is estimated on (bounds its scoring time)
@@ -81,8 +84,10 @@ def _probe_words(problem: Problem, schedule: Schedule) -> _Words:
     with problem.timer("score"):
         decoys = decoy_lexicon(corpus.known_words, derive(cfg.seed, "auto decoys"))
         # Words whose answer is "no cognate", from the trained-on words' letters (decoys.null_words).
+        # The lower models' words are less lost-like: they are drawn only where the trigrams give
+        # fewer null words than there are held-out words, so that q never rests on fewer words than p.
         nulls = null_words(train_words, max(len(held_words), NULL_WORDS), derive(cfg.seed, "auto null words"),
-                           avoid=[*lost, *corpus.known_words])  # fmt: skip
+                           avoid=[*lost, *corpus.known_words], enough=len(held_words))  # fmt: skip
         distances = (nearest_distances(nulls, train_words), nearest_distances(held_words, train_words))
     return _Words(train_rows, train_words, held_words, decoys, nulls, distances)
 

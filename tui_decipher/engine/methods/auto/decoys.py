@@ -23,7 +23,7 @@ NULL_WORDS = 1000  # null words q is measured on (at least as many as held-out w
 DISTANCE_STEP = 0.1  # nearest-word distances compared in tenths of a word's length (edits / longer length)
 MIN_PER_DISTANCE = 20  # a distance with fewer null words takes the rate of the nearest distance with enough
 # The null words' models, most lost-like first: trigrams, then bigrams and symbol frequencies only
-# where the trigrams run out of new words (`null_words`).
+# where the trigrams give too few new words (`null_words`: fewer than the held-out words).
 NULL_ORDERS = (2, 1, 0)
 
 

@@ -127,10 +127,11 @@ def _kernel_sweeps(
         lifted = u64 + shift  # each row's potential on the kernel's scale
         top = lifted.max()
         v64 = cols - top - torch.log(kernel.T @ (lifted - top).exp())  # (m + 1,)
-        if not bool(torch.isfinite(v64).all() and torch.isfinite(u64).all()):
-            return None
         if _settled(before, v64):
             break
+    # A sum of 0 (log -inf) turns every later sweep to NaN, so one check at the end finds it.
+    if not bool(torch.isfinite(v64).all() and torch.isfinite(u64).all()):
+        return None
     return u64.to(scores.dtype), v64.to(scores.dtype)
 
 

@@ -76,16 +76,15 @@ def null_words(
     or none."""
     avoided = set(source) | set(avoid)
     drawn: dict[Word, None] = {}
-    for order in NULL_ORDERS:
+    for model, order in enumerate(NULL_ORDERS):
         for k in range(passes):
             before = len(drawn)
-            pass_seed = derive(seed, "null word pass", k, NULL_ORDERS.index(order))
-            for word in decoy_lexicon(source, pass_seed, avoid=avoid, order=order):
+            for word in decoy_lexicon(source, derive(seed, "null word pass", k, model), avoid=avoid, order=order):
                 if word not in avoided:
                     drawn.setdefault(word, None)
             if len(drawn) >= n or len(drawn) == before:
                 break
-        if len(drawn) >= n or (order == NULL_ORDERS[0] and enough is not None and len(drawn) >= enough):
+        if len(drawn) >= n or (model == 0 and enough is not None and len(drawn) >= enough):
             break  # enough words, or enough trigram words: no lower model
     words = list(drawn)
     return random.Random(seed).sample(words, min(n, len(words)))

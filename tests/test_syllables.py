@@ -80,8 +80,8 @@ def test_the_search_finds_a_generated_syllabarys_map_and_starts_the_channel_from
     corpus = _syllabary(tmp_path, 3, 300, 1.0)
     key = syllabary_key(3)  # the test's oracle: the engine never reads it
     signs = sorted({s for w in corpus.lost_words for s in w})
-    # Two starts at once, each in a worker process: the maps one process finds from these seeds.
-    found, other = search_starts(corpus.lost_words, corpus.known_words, [1, 2], 300_000, workers=2)
+    # Two starts at once, each in a thread: the maps one start at a time finds from these seeds.
+    found, other = search_starts(corpus.lost_words, corpus.known_words, [1, 3], 300_000, workers=2)
     assert found is not None and found.vowels == tuple("aeiou")
     right = [s for s in signs if found.sign_of.get((key[s][:-1], key[s][-1])) == s]
     assert len(right) >= 0.9 * len(signs)
@@ -235,83 +235,78 @@ def test_a_planted_map_explains_a_syllabarys_words_about_as_its_true_map_does(tm
     assert planted_gain([], _words("kati", "pemo"), seed=1) == 0.0
 
 
-def test_starts_in_worker_processes_find_the_maps_of_one_process(tmp_path) -> None:
-    """Starts annealed at once, each in a worker process, are the starts one process anneals in
-    turn: the same maps in the seeds' order, progress that only grows, and closing the iterator
-    early stops what is still running (no worker is left behind). Every loss reported is a
-    measurement: a worker that has not measured yet (it starts in about a second) reports none,
-    never NaN (which once reached the run's store and killed the run)."""
+def test_starts_in_threads_find_the_maps_of_one_start_at_a_time(tmp_path) -> None:
+    """Starts annealed at once, each in a thread, are the starts one thread anneals in turn: the
+    same maps in the seeds' order, progress that only grows, reported from the caller's thread,
+    and closing the iterator early stops what is still running (no thread is left behind). Every
+    loss reported is a measurement, never NaN (which once reached the run's store and killed the
+    run)."""
+    import threading
+
     corpus = _syllabary(tmp_path, 5, 150, 0.6)
     seeds, moves = [11, 12, 13], 20_000
     alone = list(search_starts(corpus.lost_words, corpus.known_words, seeds, moves, workers=1))
     reported: list[int] = []
     losses: list[float] = []
-    starts = search_starts(corpus.lost_words, corpus.known_words, seeds, moves, workers=2,
-                           on_progress=lambda done, loss: (reported.append(done), losses.append(loss)))  # fmt: skip
+    callers: set[str] = set()
+
+    def on_progress(done: int, loss: float) -> None:
+        reported.append(done)
+        losses.append(loss)
+        callers.add(threading.current_thread().name)
+
+    starts = search_starts(corpus.lost_words, corpus.known_words, seeds, moves, workers=2, on_progress=on_progress)
     together = list(starts)
     assert losses and all(math.isfinite(x) for x in losses)
+    assert callers == {threading.current_thread().name}
     assert [m.sign_of for m in together] == [m.sign_of for m in alone]
     assert [m.log_likelihood for m in together] == [m.log_likelihood for m in alone]
-    assert reported == sorted(reported) and reported[-1] >= 2 * moves
-    first = search_starts(corpus.lost_words, corpus.known_words, seeds, 100_000, workers=2)
-    assert next(first) is not None  # the third start is running now
-    first.close()  # the worker still running is stopped
+    assert reported == sorted(reported) and reported[-1] == len(seeds) * moves
+    before = {t.name for t in threading.enumerate()}
+    first = search_starts(corpus.lost_words, corpus.known_words, seeds, 2_000_000, workers=2)
+    assert next(first) is not None  # the second and third starts are running now
+    first.close()  # they are stopped, and their threads end
+    assert not {t.name for t in threading.enumerate()} - before
 
 
-def test_a_worker_that_has_not_measured_yet_reports_no_loss(tmp_path, monkeypatch) -> None:
-    """A worker process takes a moment to start: until it reports, its loss is NaN, and the search
-    must not pass that on (NaN reached the run's store as NULL and killed the README's example)."""
-    from tui_decipher.engine.channels import syllable_starts
+def test_the_compiled_moves_are_the_interpreted_moves(tmp_path) -> None:
+    """The compiled block of moves (channels/annealing_moves.py) does what the same code does run
+    by the interpreter, and the log-likelihood it carries along is the one the map it leaves has."""
+    import random
 
-    class NotYetMeasured:  # finishes on its 5th poll, measured from its 3rd; its map is found here
-        def __init__(self, _request: bytes, _seed: int) -> None:
-            self.moves, self.loss, self.found, self.polls = 0, math.nan, None, 0
+    import numpy as np
 
-        def finished(self, _wait: float) -> bool:
-            self.polls += 1
-            if self.polls == 3:
-                self.moves, self.loss = 500, 2.5
-            return self.polls >= 5
-
-        def stop(self) -> None:
-            pass
-
-    monkeypatch.setattr(syllable_starts, "_Worker", NotYetMeasured)
-    corpus = _syllabary(tmp_path, 5, 60, 0.6)
-    losses: list[float] = []
-    maps = list(search_starts(corpus.lost_words, corpus.known_words, [11, 12], 1_000, workers=2,
-                              on_progress=lambda _done, loss: losses.append(loss)))  # fmt: skip
-    assert len(maps) == 2 and all(m is not None for m in maps)
-    assert losses and all(math.isfinite(x) for x in losses)
-
-
-def test_starts_run_here_where_no_worker_can_start_and_from_a_script_with_no_main_guard(tmp_path, monkeypatch) -> None:
-    """A worker is `python -m` the search's module: a script that calls the search at its top
-    level (no `if __name__ == "__main__"`) is not run again by the workers; and where no worker
-    process starts at all, the starts run in this process, with the same maps."""
-    import subprocess
-    import sys
-
-    import tui_decipher.engine.channels.syllable_starts as syllable_starts
+    from tui_decipher.engine.channels.annealing import Annealing
+    from tui_decipher.engine.channels.annealing_moves import anneal_moves, string_table
+    from tui_decipher.engine.channels.syllables import SyllableModel
 
     corpus = _syllabary(tmp_path, 5, 150, 0.6)
-    alone = [m.sign_of for m in search_starts(corpus.lost_words, corpus.known_words, [11, 12], 10_000)]
-    monkeypatch.setattr(syllable_starts.sys, "executable", str(tmp_path / "no-such-python"))
-    here = list(search_starts(corpus.lost_words, corpus.known_words, [11, 12], 10_000, workers=2))
-    assert [m.sign_of for m in here] == alone
-    monkeypatch.undo()
-    script = tmp_path / "unguarded.py"
-    script.write_text(
-        "from tui_decipher.engine.corpora.corpus import read_cog\n"
-        "from tui_decipher.engine.channels.syllable_starts import search_starts\n"
-        f"corpus = read_cog({str(tmp_path / 'syl5.cog')!r})\n"
-        "print('top level ran')\n"
-        "maps = list(search_starts(corpus.lost_words, corpus.known_words, [11, 12], 10_000, workers=2))\n"
-        "print(repr([sorted(m.sign_of.items()) for m in maps]))\n",
-        encoding="utf-8",
-    )
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=True)
-    assert done.stdout.splitlines() == ["top level ran", repr([sorted(m.items()) for m in alone])]
+    model = SyllableModel.build(corpus.lost_words, corpus.known_words)
+    readings, strings = model.readings, model.strings
+    keys_start = np.cumsum([0] + [len(k) for k in readings.keys_of])
+    keys_flat = np.concatenate(readings.keys_of).astype(np.int64)
+    units = np.arange(len(readings.units), dtype=np.int64)
+    rng = np.random.default_rng(5)
+    n = 3000
+    first = rng.integers(len(units), size=n)
+    second = rng.integers(len(units) - 1, size=n)
+    second += second >= first
+    draws = (rng.random(n) >= 0.5, first, second, rng.integers(len(model.signs), size=n) + 1, rng.random(n),
+             np.geomspace(5.0, 0.5, n))  # fmt: skip
+    start = model.random_map(random.Random(3), {})
+    ends = []
+    for run in (anneal_moves, anneal_moves.py_func):
+        search = Annealing(model, start.copy())
+        search.score = run(search.signs_of, search.key_code, search.written, search.current, search.score,
+                           readings.keys, keys_start, keys_flat, model.place, strings.codes_at,
+                           string_table(strings.codes_at), readings.mass, strings.count, strings.bg_mass, model.prior,
+                           units, *draws)  # fmt: skip
+        again = Annealing(model, search.signs_of.copy())  # the map it left, scored from scratch
+        assert search.score == pytest.approx(again.score, abs=1e-6)
+        assert np.array_equal(search.key_code, again.key_code)
+        ends.append((search.signs_of.copy(), search.score))
+    assert not np.array_equal(ends[0][0], start)  # moves were taken
+    assert np.array_equal(ends[0][0], ends[1][0]) and ends[0][1] == pytest.approx(ends[1][1], abs=1e-6)
 
 
 def test_a_search_stopped_by_its_caller_yields_none(tmp_path) -> None:

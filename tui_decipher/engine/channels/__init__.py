@@ -5,6 +5,6 @@
 Both share the lattice helpers (`lattice`; the pieces channel's own in `pieces_lattice`) and one
 trainer (`trainer.fit_channel`, its settings and saved state in `training`). On long lists training
 reads each lost word's `shortlist`; `transport` is the plan a transport step trains on. A syllabary's
-sign map is searched as a whole before (`syllables`: the model; `annealing`: the search;
-`syllable_starts`: its starts, in worker processes; `spelling`: how the script writes codas).
+sign map is searched as a whole before (`syllables`: the model; `annealing`: the search, its moves
+compiled in `annealing_moves`; `syllable_starts`: its starts, in threads; `spelling`: how the script writes codas).
 """

@@ -21,8 +21,8 @@ The search maximises sum_i log P(x_i) over w, moving one unit to another sign or
 units' signs, at a temperature that falls geometrically from HOT to COLD. Only the word lists are
 read; the vowels of the known alphabet are found from them by Sukhotin's algorithm.
 
-The moves and their scores are channels/annealing.py's; many starts at once, each in a worker
-process, channels/syllable_starts.py's.
+The moves and their scores are channels/annealing.py's (compiled: annealing_moves.py); many starts
+at once, each in a thread, channels/syllable_starts.py's.
 """
 
 from __future__ import annotations
@@ -159,7 +159,8 @@ def search_syllables(
     model = SyllableModel.build(lost_words, known_words)
     search = Annealing(model, model.random_map(rng, {**(start or {}), **(fixed or {})}))
     movable = [model.readings.unit_id[u] for u in model.readings.units if u not in (fixed or {})]
-    if not search.run(rng, movable, moves, hot, cold, should_stop, on_progress):
+    moves_rng = np.random.default_rng(rng.getrandbits(64))  # the moves' draws, after the start's
+    if not search.run(moves_rng, movable, moves, hot, cold, should_stop, on_progress):
         return None
     return model.found(search.signs_of, search.current)
 

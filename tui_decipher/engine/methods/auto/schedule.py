@@ -145,5 +145,7 @@ SCHEDULES: dict[str, Schedule] = {
 # Romance, words crowd one another out into dear candidates); it is widened while that lowers the
 # flow's own cost (engine/flow/graph.py), a check on the flow's objective, not on gold.
 FLOW_GRAPH: Sparsify = "grown-top-k"
-MOVES_A_STEP = 6000  # annealing moves shown as one step of the progress bar (about a channel step's time;
-# 20 starts of 300,000 moves fill the 1000 steps that 5 starts of 200,000 did: no scaled schedule changed)
+MOVES_A_STEP = 6000  # annealing moves shown as one step of the progress bar (a channel step's time when the
+# moves ran interpreted; compiled, such steps pass some ten times faster, but the bar's length is kept so
+# that no schedule's budget changes. 20 starts of 300,000 moves fill the 1000 steps that 5 starts of
+# 200,000 did: no scaled schedule changed)

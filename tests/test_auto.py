@@ -728,6 +728,12 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
         assert len(seeded) == (fresh if used else 0)
         assert all("from_single_map" not in p for p in d["probes"])
     assert ("no map found" in d["line"]) is not (used or single)
+    # A probe's search from a map (one agreed on, or a single map whose probe led) trains one start,
+    # since each would begin there; from random starts, the schedule's.
+    lexicon = [p for p in d["probes"] if p["objective"] == "lexicon"]
+    from_a_map = used or (single and lexicon[1]["wins"] > lexicon[0]["wins"])
+    searches = [p["search"] for p in d["probes"] if "search" in p]
+    assert all(len(s) == (1 if from_a_map else SCHEDULES["pieces"].probes[1].search.starts) for s in searches)
     # Its steps are on the progress bar before the probes'.
     scaled = SCHEDULES["pieces"].scaled(60)
     assert d["steps"] == len(starts) * scaled.syllables.steps_each + sum(p["steps"] for p in d["probes"]) + (

@@ -130,7 +130,7 @@ def run_probes(
          **({"from_single_map": from_map[k]} if single else {})}
         for k, (p, e, _) in enumerate(tried)
     ]  # fmt: skip
-    why = _probe_why(schedule, tried, kept, from_map if single else None)
+    why = _probe_why(schedule, tried, kept, from_map if single else None, searched)
     return _Probed(estimate, channel, evidence, why, done, words.held, words.decoys)
 
 
@@ -229,10 +229,12 @@ def _held_evidence(problem: Problem, channel: Channel, probed: _Probed) -> tuple
 
 
 def _probe_why(
-    schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]], kept: int, from_map: list[bool] | None = None
-) -> str:
+    schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]], kept: int, from_map: list[bool] | None = None,
+    starts_of: list[list[dict[str, Any]]] | None = None,
+) -> str:  # fmt: skip
     """Which probe was kept and why, in a phrase; empty where the schedule has one candidate.
-    `from_map`: whether each tried probe started from a map only one syllable search start found."""
+    `from_map`: whether each tried probe started from a map only one syllable search start found;
+    `starts_of`: each tried probe's search starts."""
     if len(schedule.probes) == 1:
         return ""
 
@@ -247,7 +249,11 @@ def _probe_why(
         f"the {p.objective} probe{started(k)}'s {100 * e.held.wins / e.held.n_lost:.0f}%"
         for k, (p, e, _) in enumerate(tried) if k != kept
     )  # fmt: skip
-    searched = f", its map searched from {probe.search.starts} starts on its training words" if probe.search else ""
+    searched = ""
+    if probe.search is not None:
+        n = len(starts_of[kept]) if starts_of is not None else probe.search.starts
+        where = f"from {n} starts" if n > 1 else "from the syllable search's map (one start)"
+        searched = f", its map searched {where} on its training words"
     return (f"probe: {probe.objective} objective{started(kept)}{searched} (its held-out words beat decoys "
             f"{100 * estimate.held.wins / estimate.held.n_lost:.0f}% against {others})")  # fmt: skip
 

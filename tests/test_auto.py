@@ -741,6 +741,32 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
     )
 
 
+def test_the_syllable_search_takes_the_threads_the_run_computes_with(tmp_path, monkeypatch) -> None:
+    """A run whose settings leave threads to the program (0) searches with as many starts at once as
+    torch's threads, which the front end sets to the run's share of the cores (beside other runs,
+    a core left to a live screen); a run's own `threads` setting, where given, decides."""
+    from tui_decipher.engine.methods.auto import syllable_search
+
+    workers: list[int] = []
+    real = syllable_search.search_starts
+
+    def recorded(lost_words, known_words, seeds, moves, threads, **kwargs):
+        workers.append(threads)
+        return real(lost_words, known_words, seeds, moves, threads, **kwargs)
+
+    monkeypatch.setattr(syllable_search, "search_starts", recorded)
+    path = _generated(tmp_path, "syllabary", seed=2, lost_words=120)
+    before = torch.get_num_threads()
+    try:
+        for torch_threads, setting in ((1, 0), (2, 0), (1, 2)):
+            torch.set_num_threads(torch_threads)
+            cfg = DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=20, threads=setting)
+            run_decipherment(read_cog(path), cfg)
+    finally:
+        torch.set_num_threads(before)
+    assert workers == [1, 2, 2]
+
+
 @pytest.mark.parametrize(
     ("planted", "known_signs", "first", "stops"),
     [(1.2, False, 1.0, True), (1.5, False, 1.0, False), (1.2, True, 1.0, False), (1.2, False, 2.0, False)],

@@ -8,9 +8,10 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
+import torch
+
 from ...channels.syllable_starts import search_starts
 from ...channels.syllables import SyllableMap, known_vowels, planted_gain, value_units
-from ...run.device import usable_cores
 from ...run.events import ChannelStep
 from ...run.problem import Problem, RunCancelled
 from ...run.seeds import derive
@@ -130,7 +131,9 @@ def _search_syllables(
         return False
 
     seeds = [derive(cfg.seed, "syllable starts", k) for k in range(search.max_starts)][len(maps) :]
-    workers = cfg.threads or usable_cores()  # the cores the run may use, as torch's threads
+    # The threads the run computes with: its settings', or else torch's, which the front end set to
+    # the run's share of the cores (beside other runs, and a core left to a live screen).
+    workers = cfg.threads or torch.get_num_threads()
     with problem.timer("syllables"), closing(search_starts(
         corpus.lost_words, corpus.known_words, seeds, search.moves, workers, should_stop=problem.cancel.is_set,
         on_progress=on_progress, fixed=fixed,

@@ -571,12 +571,16 @@ def test_auto_reads_a_cipher_with_the_pieces_channel(tmp_path, single_thread) ->
     assert [(p["objective"], p["kept"]) for p in d["probes"]] == [("lexicon", True)]
     assert "probe: lexicon objective" in d["line"]
     # The progress bar counts the steps run, one by one: the untried probe's steps are not in it.
-    # The fit stops once its plan has settled, and the bar then completes.
-    (settled,) = [e.line for e in events if isinstance(e, Decided) and e.what == "settled"]
-    fit_steps = int(settled.split("settled after ")[1].split(" of ")[0])
-    assert settled.startswith("the fit channel") and 50 < fit_steps < 300
-    trained = d["steps"] - 300 + fit_steps
-    assert [s for s, _ in steps] == [*range(1, trained + 1), d["steps"]] and steps[-1] == (d["steps"], d["steps"])
+    # The lexicon probe stops once its losses have settled, the fit once its plan has: the bar then
+    # goes to where each would have ended.
+    probe_settled, fit_settled = [e.line for e in events if isinstance(e, Decided) and e.what == "settled"]
+    probe_steps = int(probe_settled.split("settled after ")[1].split(" of ")[0])
+    fit_steps = int(fit_settled.split("settled after ")[1].split(" of ")[0])
+    assert probe_settled.startswith("the lexicon probe channel: its loss") and 100 <= probe_steps < 300
+    assert fit_settled.startswith("the fit channel: its plan") and 50 < fit_steps < 300
+    fit_end = d["steps"] - 300 + fit_steps
+    assert [s for s, _ in steps] == [*range(1, probe_steps + 1), 300, *range(301, fit_end + 1), d["steps"]]
+    assert steps[-1] == (d["steps"], d["steps"])
 
 
 @pytest.mark.parametrize(("transport_wins", "kept"), [(50, "transport"), (20, "lexicon")])

@@ -15,7 +15,7 @@ from tui_decipher.engine.channels.lattice import NEG
 from tui_decipher.engine.channels.pieces import DROP, ONE, TWO, CharacterChannel
 from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.trainer import fit_channel, plan_support
-from tui_decipher.engine.channels.training import ChannelTraining, Saving, TrainingState, settled
+from tui_decipher.engine.channels.training import ChannelTraining, Saving, TrainingState, losses_settled, settled
 from tui_decipher.engine.channels.transport import (
     _kernel_sweeps,
     _log_sweeps,
@@ -250,6 +250,45 @@ def test_settled_compares_the_plans_objective_across_settle_steps() -> None:
     assert not settled(rising, 0.0)  # 0: never settles
     flat = rising + [(56 + 5 * k, -4.0) for k in range(10)]
     assert settled(flat, 0.05)
+
+
+def test_the_lexicons_losses_settle_by_the_means_of_two_windows_of_settle_steps() -> None:
+    # (step, -loss): losses falling 0.01 nats a step, then flat but noisy (+-0.5 a step).
+    falling = [(k + 1, -10.0 + 0.01 * k) for k in range(100)]
+    assert not losses_settled(falling[:99], 1e9)  # not yet two windows of 50 steps to compare
+    assert losses_settled(falling, 0.6) and not losses_settled(falling, 0.4)  # the means are 0.5 apart
+    assert not losses_settled(falling, 0.0)  # 0: never settles
+    noisy = falling + [(101 + k, -9.0 + (0.5 if k % 2 else -0.5)) for k in range(100)]
+    assert losses_settled(noisy, 0.05)  # one step's noise is ten times the tolerance; the means are flat
+
+
+def test_a_lexicon_training_stops_once_its_losses_settle_and_resumes_to_the_same_channel() -> None:
+    """The lexicon objective has no plan: with `settle`, it stops where its batch losses' means
+    have settled; a training resumed from a save stops where the uninterrupted one stops, with
+    the same channel (the losses so far are part of the saved state)."""
+    lost, known = syllabary_corpus(60, 20, seed=2)
+    charsets = Charset.from_words(lost), Charset.from_words(known)
+    training = ChannelTraining(400, 0.05, 16, seed=1, objective="lexicon", settle=1e9)
+    steps: list[int] = []
+    fit = fit_channel(lost, known, *charsets, training, on_step=lambda step, loss: steps.append(step))
+    assert fit is not None and steps == list(range(1, 101))  # two windows of 50 steps: compared after 100
+    moderate = dataclasses.replace(training, settle=0.05)
+    saved: list[TrainingState] = []
+    steps.clear()
+    whole = fit_channel(
+        lost, known, *charsets, moderate, saving=Saving(saved.append), on_step=lambda s, _l: steps.append(s)
+    )
+    stopped_at = steps[-1]
+    assert whole is not None and 100 < stopped_at < 400 and saved  # it settled, after a save
+    resumed = fit_channel(lost, known, *charsets, moderate, saving=Saving(lambda _s: None, resume_from=saved[-1]),
+                          on_step=lambda s, _l: steps.append(s))  # fmt: skip
+    assert resumed is not None and steps[-1] == stopped_at
+    assert all(torch.equal(v, resumed.channel.state_dict()[k]) for k, v in whole.channel.state_dict().items())
+    # Without `settle` it trains every step.
+    steps.clear()
+    never = dataclasses.replace(training, settle=0.0)
+    fit_channel(lost, known, *charsets, never, on_step=lambda s, _l: steps.append(s))
+    assert steps[-1] == 400
 
 
 def test_a_settling_training_stops_early_and_resumes_to_the_same_channel() -> None:

@@ -34,7 +34,16 @@ from .pieces import INIT_SCALE, CharacterChannel
 from .protocol import Channel
 from .scoring import channel_log_probs, encode_both, score_every_pair, score_pairs
 from .shortlist import REFRESH_EVERY, draw_shortlist, shortlisted
-from .training import SAVE_EVERY, SAVE_SECONDS, ChannelTraining, Saving, TrainingState, plan_objective, settled
+from .training import (
+    SAVE_EVERY,
+    SAVE_SECONDS,
+    ChannelTraining,
+    Saving,
+    TrainingState,
+    losses_settled,
+    plan_objective,
+    settled,
+)
 from .transport import PLAN_EVERY, listed_transport_plan, transport_plan
 
 # One class per channel kind: a new channel is one module and one line here.
@@ -214,7 +223,7 @@ def fit_channel(
         optimiser.step()
         if on_step is not None:
             on_step(step, loss.item())
-        if step < training.steps and (settled(fit.objectives, training.settle) or ends_after(step)):
+        if step < training.steps and (fit.settled(step, loss.item()) or ends_after(step)):
             break  # settled, or the caller's early stop
         # Saved where the plan (and the shortlist, when listing) are drawn afresh next step, so a
         # resumed run draws them too: every SAVE_EVERY steps, or sooner once SAVE_SECONDS have passed.
@@ -246,7 +255,7 @@ class _Fit:
         self.log_n_known = math.log(self.n_known)
         self.plan: torch.Tensor | None = None
         self.potentials: Any = None
-        self.objectives: list[tuple[int, float]] = []  # each plan's (step, objective): `settled`
+        self.objectives: list[tuple[int, float]] = []  # each plan's (step, objective): `settled` (the lexicon's: -loss)
         self.demand = training.n_cognates if training.n_cognates is not None else self.n_lost
         self.corpus_rows = rows if rows is not None else np.arange(self.n_lost)
         self.judged = review is not None and len(review) > 0
@@ -306,6 +315,15 @@ class _Fit:
                                                            potentials=self.potentials, forced_rows=self.sure_lost,
                                                            no_cognate=t.no_cognate)  # fmt: skip
         self._read_objective(step, every)
+
+    def settled(self, step: int, loss: float) -> bool:
+        """Whether the training has settled after `step`, whose batch loss was `loss` (`settled`; the
+        lexicon's, which has no plan, by its batch losses: `losses_settled`)."""
+        if self.training.objective == "lexicon":
+            if self.training.settle > 0:
+                self.objectives.append((step, -loss))
+            return losses_settled(self.objectives, self.training.settle)
+        return settled(self.objectives, self.training.settle)
 
     def _read_objective(self, step: int, log_p: torch.Tensor) -> None:
         """The new plan's objective, kept where the training stops once settled (`settled`)."""

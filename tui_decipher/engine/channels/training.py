@@ -31,7 +31,8 @@ class ChannelTraining:
     pairs carry together (None: each accepted pair is one more word of the batch). `shortlist`:
     whether to train through each lost word's listed known words (None: above SHORTLIST_ABOVE
     pairs). `score_all` False skips the final scoring of every pair (the fit's cost is then empty).
-    `settle`: with the transport objective, training stops early once it has settled (`settled`)."""
+    `settle`: training stops early once it has settled (`settled`; the lexicon objective's batch
+    losses, `losses_settled`)."""
 
     steps: int
     lr: float
@@ -47,7 +48,7 @@ class ChannelTraining:
     shortlist: bool | None = None
     no_cognate: NoCognate = "average"
     score_all: bool = True
-    settle: float = 0.0  # stop once the plan's objective rose less than this over SETTLE_STEPS (0: never)
+    settle: float = 0.0  # stop once the objective rose less than this over SETTLE_STEPS (0: never)
 
     @classmethod
     def of(cls, cfg: DecipherConfig, steps: int, seed: int, **changes: Any) -> ChannelTraining:
@@ -93,6 +94,18 @@ def settled(objectives: Sequence[tuple[int, float]], tolerance: float) -> bool:
     return before is not None and last - before < tolerance
 
 
+def losses_settled(objectives: Sequence[tuple[int, float]], tolerance: float) -> bool:
+    """The lexicon objective's `settled`, which has no plan: whether its batch losses, (step, minus
+    the loss) for each step so far, improved by less than `tolerance` nats a word from the mean of
+    the SETTLE_STEPS steps before the last SETTLE_STEPS to the mean of those (False before twice
+    SETTLE_STEPS steps). One batch's loss is too noisy to tell; fifty batches' mean is not."""
+    if tolerance <= 0 or len(objectives) < 2 * SETTLE_STEPS:
+        return False
+    last = sum(value for _, value in objectives[-SETTLE_STEPS:]) / SETTLE_STEPS
+    before = sum(value for _, value in objectives[-2 * SETTLE_STEPS : -SETTLE_STEPS]) / SETTLE_STEPS
+    return last - before < tolerance
+
+
 @dataclass
 class TrainingState:
     """Where `fit_channel` is after `step` steps: enough to continue to the very channel the
@@ -103,7 +116,8 @@ class TrainingState:
     optimiser: dict[str, Any]
     generator: torch.Tensor  # the batches' random stream
     potentials: Any  # the transport plan's warm start (None before the first plan)
-    objectives: tuple[tuple[int, float], ...] = ()  # each plan's (step, objective) so far (`settled`)
+    # each plan's (step, objective) so far (`settled`); the lexicon's, each step's (step, -loss)
+    objectives: tuple[tuple[int, float], ...] = ()
 
 
 @dataclass

@@ -25,7 +25,7 @@ from .fit_check import _fit_check_evidence
 from .schedule import Probe, Schedule
 from .search import searched_channel
 from .syllable_search import _Syllables
-from .training import _seeded, _train
+from .training import LEXICON_SETTLE, _seeded, _train
 
 # The lexicon objective explains every lost word by some known word: its probe is kept without
 # trying the next while its held-out evidence allows that at least this share has a cognate. Set
@@ -166,8 +166,8 @@ def _tried_probes(
                       done: int = done, seed: int = seed, probe: Probe = probe) -> ChannelFit:  # fmt: skip
                 return _train(problem, words.train, probe.steps, done, seed, max(1, len(words.train) // 2), 1,
                               rows=words.train_rows, objective=probe.objective,
-                              start=start or _seeded(problem, seeded, seed),
-                              saving=memo.saving(name))  # fmt: skip
+                              start=start or _seeded(problem, seeded, seed), saving=memo.saving(name),
+                              settle=LEXICON_SETTLE if probe.objective == "lexicon" else 0.0)  # fmt: skip
 
             fit = memo.run(name, train)
             if start is not None:  # a searched start trains in place: the next candidate goes on from it

@@ -283,8 +283,6 @@ def test_the_compiled_moves_are_the_interpreted_moves(tmp_path) -> None:
     corpus = _syllabary(tmp_path, 5, 150, 0.6)
     model = SyllableModel.build(corpus.lost_words, corpus.known_words)
     readings, strings = model.readings, model.strings
-    keys_start = np.cumsum([0] + [len(k) for k in readings.keys_of])
-    keys_flat = np.concatenate(readings.keys_of).astype(np.int64)
     units = np.arange(len(readings.units), dtype=np.int64)
     rng = np.random.default_rng(5)
     n = 3000
@@ -298,7 +296,7 @@ def test_the_compiled_moves_are_the_interpreted_moves(tmp_path) -> None:
     for run in (anneal_moves, anneal_moves.py_func):
         search = Annealing(model, start.copy())
         search.score = run(search.signs_of, search.key_code, search.written, search.current, search.score,
-                           readings.keys, keys_start, keys_flat, model.place, strings.codes_at,
+                           readings.keys, readings.keys_start, readings.keys_flat, model.place, strings.codes_at,
                            string_table(strings.codes_at), readings.mass, strings.count, strings.bg_mass, model.prior,
                            units, *draws)  # fmt: skip
         again = Annealing(model, search.signs_of.copy())  # the map it left, scored from scratch

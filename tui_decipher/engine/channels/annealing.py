@@ -56,8 +56,6 @@ class Annealing:
 
         model, n_lost = self.model, self.model.n_lost
         readings, strings = model.readings, model.strings
-        keys_start = np.cumsum([0] + [len(k) for k in readings.keys_of])  # (n_units + 1,)
-        keys_flat = np.concatenate([*readings.keys_of, np.zeros(0, dtype=np.int64)]).astype(np.int64)
         units = np.asarray(movable, dtype=np.int64)  # (n_movable,)
         table = string_table(strings.codes_at)
         for begin in range(0, moves, BLOCK):
@@ -73,9 +71,9 @@ class Annealing:
             second += second >= first  # two different units
             heat = model.per_sign * hot * (cold / hot) ** (np.arange(begin, begin + n) / moves)  # (n,)
             self.score = anneal_moves(
-                self.signs_of, self.key_code, self.written, self.current, self.score, readings.keys, keys_start,
-                keys_flat, model.place, strings.codes_at, table, readings.mass, strings.count, strings.bg_mass,
-                model.prior, units, rng.random(n) >= 0.5, first, second,
+                self.signs_of, self.key_code, self.written, self.current, self.score, readings.keys,
+                readings.keys_start, readings.keys_flat, model.place, strings.codes_at, table, readings.mass,
+                strings.count, strings.bg_mass, model.prior, units, rng.random(n) >= 0.5, first, second,
                 rng.integers(len(model.signs), size=n) + 1, rng.random(n), heat,
             )  # fmt: skip
         if on_progress is not None:

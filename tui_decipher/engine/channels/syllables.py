@@ -176,7 +176,9 @@ class _Readings:
     unit_id: dict[tuple[str, str], int]
     spelling: Spelling
     keys: np.ndarray  # (n_keys, longest): the readings' unit ids, padded with a unit that writes no sign
-    keys_of: list[np.ndarray]  # (n_units,) the keys that hold each unit
+    # The keys that hold each unit, unit u's at keys_flat[keys_start[u]:keys_start[u + 1]]
+    keys_start: np.ndarray  # (n_units + 1,)
+    keys_flat: np.ndarray  # (the keys each unit holds, summed,)
     mass: np.ndarray  # (n_keys,) each key's P(y, reading) under the spelling
 
     @classmethod
@@ -215,10 +217,12 @@ class _Readings:
         keys = np.full((len(key_index), longest), len(units), dtype=np.int64)  # (n_keys, longest)
         for key, j in key_index.items():
             keys[j, : len(key)] = key
-        keys_of = [np.flatnonzero((keys == u).any(1)) for u in range(len(units))]
+        holds = [np.flatnonzero((keys == u).any(1)) for u in range(len(units))]
+        keys_start = np.cumsum([0, *(len(h) for h in holds)])
+        keys_flat = np.concatenate([*holds, np.zeros(0, dtype=np.int64)]).astype(np.int64)
         # (n_keys,) each key's P(y, reading) under the spelling
         key_mass = np.bincount(reading_key, reading_base * spelling.weights(choices), minlength=len(keys))
-        return cls(vowels, units, unit_id, spelling, keys, keys_of, key_mass)
+        return cls(vowels, units, unit_id, spelling, keys, keys_start, keys_flat, key_mass)
 
 
 @dataclass(frozen=True)

@@ -221,9 +221,10 @@ def fit_channel(
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
+        value = loss.item()
         if on_step is not None:
-            on_step(step, loss.item())
-        if step < training.steps and (fit.settled(step, loss.item()) or ends_after(step)):
+            on_step(step, value)
+        if step < training.steps and (fit.settled(step, value) or ends_after(step)):
             break  # settled, or the caller's early stop
         # Saved where the plan (and the shortlist, when listing) are drawn afresh next step, so a
         # resumed run draws them too: every SAVE_EVERY steps, or sooner once SAVE_SECONDS have passed.

@@ -21,7 +21,7 @@ from .training import _seeded, _train
 SEARCH_LOSS_TAIL = 0.1
 
 
-def search_starts(probe: Probe, found: SyllableMap | None) -> int:
+def probe_search_starts(probe: Probe, found: SyllableMap | None) -> int:
     """How many starts the probe's search trains: its `Search.starts` from random starts, one where
     every start would begin at the syllable search's map `found` (one two of its starts agreed on,
     or one start's map whose probe led). The search is there to find the map, which random starts
@@ -36,15 +36,16 @@ def searched_channel(
     rows: np.ndarray,
 ) -> tuple[Channel, list[dict[str, Any]]]:  # fmt: skip
     """The probe's search (`Search`): its objective on the probe's training words `rows` from each
-    start (`search_starts`; D = half of them, C = 1; each start from the syllable search's map `found` where there
-    is one; never on the held-out words, whose decoy wins must come from words no channel trained on),
+    start (`probe_search_starts`; D = half of them, C = 1; each start from the syllable search's map
+    `found` where there is one; never on the held-out words, whose decoy wins must come from words
+    no channel trained on),
     reporting steps after the `done` ones. Returns the kept channel, and each start's final loss
     (mean over its last SEARCH_LOSS_TAIL of steps) and whether it was kept. Each start is a stage
     of `memo` (`stage` and its number): its batch losses decide, so it is saved whole, not mid-way."""
     search = probe.search
     assert search is not None
     losses, channels = [], []
-    for k in range(search_starts(probe, found)):
+    for k in range(probe_search_starts(probe, found)):
 
         def start(k: int = k) -> tuple[ChannelFit, list[float]]:
             batch_losses: list[float] = []

@@ -12,7 +12,7 @@ from test_edit_channel import _matching_accuracy, sound_change_corpus
 from tui_decipher.engine.channels import shortlist as shortlist_module
 from tui_decipher.engine.channels import trainer
 from tui_decipher.engine.channels.scoring import channel_log_probs, encode_both
-from tui_decipher.engine.channels.shortlist import draw_shortlist, shortlisted
+from tui_decipher.engine.channels.shortlist import draw_shortlist, lists, shortlisted
 from tui_decipher.engine.channels.trainer import fit_channel, new_channel
 from tui_decipher.engine.channels.training import ChannelTraining
 from tui_decipher.engine.channels.transport import listed_transport_plan, transport_plan
@@ -84,6 +84,20 @@ def test_long_lists_are_shortlisted_and_the_registered_corpora_are_not() -> None
     assert shortlisted(7235, 39451) and shortlisted(3617, 39451)  # the full Ugaritic list, auto's probe
     assert not shortlisted(2182, 2767) and not shortlisted(735, 4103)  # ugaritic-noiseless, ugaritic-small
     assert not shortlisted(10**6, 100)  # a known list shorter than a shortlist lists every word anyway
+
+
+def test_a_channel_with_a_copy_prior_lists_from_a_million_pairs_and_others_only_on_long_lists() -> None:
+    _, _, lost_cs, known_cs = _words()
+    copying = new_channel("edit", lost_cs, known_cs, torch.Generator().manual_seed(0), copy_bias=3.0)
+    plain = new_channel("edit", lost_cs, known_cs, torch.Generator().manual_seed(0), copy_bias=0.0)
+    pieces = new_channel("pieces", lost_cs, known_cs, torch.Generator().manual_seed(0))
+    assert copying.lists_from_start and not plain.lists_from_start and not pieces.lists_from_start
+    # ugaritic-noiseless (2182 x 2767) and a 4000 x 4000 pair list with the copy prior, not without it
+    assert lists(copying, 2182, 2767) and lists(copying, 4000, 4000)
+    assert not lists(plain, 2182, 2767) and not lists(pieces, 4000, 4000)
+    assert not lists(copying, 584, 584)  # Romance: its plans over every pair are cheap
+    assert not lists(copying, 10**5, 100)  # a known list shorter than a shortlist lists every word anyway
+    assert lists(pieces, 7235, 39451)  # a long list: every channel
 
 
 @pytest.mark.parametrize("objective", ["transport", "lexicon"])

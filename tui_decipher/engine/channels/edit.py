@@ -58,9 +58,14 @@ class EditChannel(nn.Module):
             return init_scale * torch.randn(*shape, generator=generator)
 
         write = param(n_known + 1, n_lost)
+        copied = 0
         for s, symbol in enumerate(lost_charset.symbols):
             if s >= len(SPECIALS) and symbol in known_charset.index:
                 write[known_charset.index[symbol], s] += copy_bias
+                copied += 1
+        # With the copy prior the untrained channel ranks words spelled alike first, as an edit
+        # distance does: shortlists drawn from its first step already hold most cognates.
+        self.lists_from_start = copy_bias > 0 and copied > 0
         self.write = nn.Parameter(write)  # known letter -> the lost symbol it is written as
         self.insert = nn.Parameter(param(n_known + 1, n_lost))  # next known letter (or end) -> inserted symbol
         # The special symbols (padding, start, end, unknown) are never written.

@@ -51,6 +51,7 @@ class CharacterChannel(nn.Module):
     def __init__(self, n_lost: int, n_known: int, generator: torch.Generator, init_scale: float = INIT_SCALE) -> None:
         super().__init__()
         self.none = n_known  # the second-letter id of a one-letter piece (and padding of known words)
+        self.lists_from_start = False  # a random start (or a searched map) ranks no cognate first
 
         def param(*shape: int) -> nn.Parameter:
             return nn.Parameter(init_scale * torch.randn(*shape, generator=generator))

@@ -20,6 +20,10 @@ class Channel(Protocol):
     """
 
     none: int
+    # Whether the untrained channel already ranks a lost word's cognates among its best known words
+    # (the edit channel's copy prior on one alphabet), so that shortlists drawn from its first step
+    # hold them: such a channel trains through shortlists from fewer pairs (channels/shortlist.py).
+    lists_from_start: bool
 
     @classmethod
     def build(

@@ -10,7 +10,8 @@ listed pairs only. A list is drawn by the channel itself, not by a plain edit di
 misses most Ugaritic cognates among Hebrew's many short words (docs/experiments.md). The final
 scoring (the flows' costs) is over every pair, so a list can only shape training. A channel that
 starts at random (the pieces channel) draws random first lists: on two scripts, shortlists can
-keep it from finding the map.
+keep it from finding the map, so it lists only on long lists. The edit channel, whose copy prior
+ranks words spelled alike first, lists from far fewer pairs (`lists`).
 """
 
 from __future__ import annotations
@@ -23,14 +24,29 @@ from .lattice import channel_device
 from .protocol import Channel
 from .scoring import row_blocks
 
-SHORTLIST_ABOVE = 1 << 24  # training pairs (lost x known words) above which the trainer lists (~17 M)
+SHORTLIST_ABOVE = 1 << 24  # training pairs (lost x known words) above which every channel lists (~17 M)
+# A channel that ranks cognates first from its start (`Channel.lists_from_start`: the edit channel's
+# copy prior) lists from this many pairs (~1 M): there a plan over every pair every PLAN_EVERY steps
+# is most of a step's time, and its lists hold the cognates from the first refresh. Measured on
+# generated tuning pairs (docs/speed.md, "Shortlists from a million pairs on one alphabet").
+COPYING_SHORTLIST_ABOVE = 1 << 20
 SHORTLIST_SIZE = 128  # known words listed per lost word
 REFRESH_EVERY = 50  # steps between two listings (each scores every pair once)
 
 
 def shortlisted(n_lost: int, n_known: int) -> bool:
-    """Whether a channel trained on n_lost x n_known words trains through shortlists."""
+    """Whether n_lost x n_known words are a long list, which every channel trains through
+    shortlists (the full Ugaritic list): there a full scoring takes tens of seconds."""
     return n_lost * n_known > SHORTLIST_ABOVE and n_known > SHORTLIST_SIZE
+
+
+def lists(channel: Channel, n_lost: int, n_known: int) -> bool:
+    """Whether `channel`, trained on n_lost x n_known words, trains through shortlists: on a long
+    list (`shortlisted`), and from COPYING_SHORTLIST_ABOVE pairs where it ranks cognates first from
+    its start."""
+    if shortlisted(n_lost, n_known):
+        return True
+    return channel.lists_from_start and n_lost * n_known > COPYING_SHORTLIST_ABOVE and n_known > SHORTLIST_SIZE
 
 
 @torch.no_grad()

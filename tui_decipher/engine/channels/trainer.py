@@ -33,7 +33,7 @@ from .lattice import on_channel
 from .pieces import INIT_SCALE, CharacterChannel
 from .protocol import Channel
 from .scoring import channel_log_probs, encode_both, score_every_pair, score_pairs
-from .shortlist import REFRESH_EVERY, draw_shortlist, shortlisted
+from .shortlist import REFRESH_EVERY, draw_shortlist, lists
 from .training import (
     SAVE_EVERY,
     SAVE_SECONDS,
@@ -268,7 +268,7 @@ class _Fit:
         # Long lists train through each lost word's listed known words (engine/channels/shortlist.py):
         # `cols` (n_lost, M) then indexes the plan's and the batch's columns; None: every known word.
         listing = training.shortlist
-        self.listing = shortlisted(self.n_lost, self.n_known) if listing is None else listing
+        self.listing = lists(channel, self.n_lost, self.n_known) if listing is None else listing
         self.cols: torch.Tensor | None = None
 
     def resume(self, state: TrainingState, optimiser: torch.optim.Optimizer, generator: torch.Generator) -> int:

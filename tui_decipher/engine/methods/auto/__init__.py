@@ -44,8 +44,9 @@ many lost words have a cognate. This method decides both, and says why, from the
    often, or it reads fewer of those spelled as a known word as that word. Then it has drifted
    from the map the probe found, and the probe's channel is kept. On the full Ugaritic list the
    fit's channel drifts to drop Hebrew's y and h and read them into other letters, and prefers
-   known words spelled with them (docs/experiments.md). Where the fit trains through shortlists,
-   the check also runs at each refresh, and a fit found drifted stops there (`DriftWatch`).
+   known words spelled with them (docs/experiments.md). On a long list (`shortlisted`: there every
+   channel trains through shortlists) the check also runs at each refresh, and a fit found
+   drifted stops there (`DriftWatch`).
 4. **Capacity C** (engine/methods/auto/capacity.py): read from the fitted channel's surest readings: 1 unless
    a fair share of them choose the same known word as another (inflected forms of one word). On a
    syllabary only a word and a longer form of it count: its lossy spelling lets words without a
@@ -55,7 +56,7 @@ many lost words have a cognate. This method decides both, and says why, from the
    the known words from the lost ones (transport, D pairs, C = 1), and its log P(known | lost)
    weighs n_lost / (n_lost + n_known) of the final log-probabilities beside the fit's log P(lost |
    known) (`reverse_share`). Each direction charges what the other leaves out (docs/experiments.md).
-   Lists long enough to train through shortlists read one direction (`reverse_steps`). It trains
+   Long lists (`shortlisted`: the full Ugaritic list) read one direction (`reverse_steps`). It trains
    until its plan settles (`REVERSE_SETTLE`), at most its schedule's steps.
    The final costs then give the proposals (a flow with D and C over the costs per lost symbol)
    and the evaluation (whole costs), each flow over a graph widened until a wider one no longer

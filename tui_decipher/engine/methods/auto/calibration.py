@@ -16,7 +16,7 @@ allows (`DemandEstimate.share_low`: r = 1, p and q two standard errors apart), a
 cognates fill, and with "no cognate" scored at each word's second-best known word, what a word
 without a cognate reaches by chance. D is then read again with the copy: p, q and r alike, so
 all three describe one channel. The kept probe's channel itself is what the fit continues from.
-Lists that train through shortlists (the full Ugaritic list) are not calibrated (`calibrates`).
+Long lists (the full Ugaritic list) are not calibrated (`calibrates`).
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from .training import _train
 
 
 def calibrates(n_train: int, n_known: int) -> bool:
-    """Whether the probe is calibrated: not where its words train through shortlists (the full
-    Ugaritic list). There 50 steps are under two passes over its 3617 words (17 over the small
-    file's 367); on the full list the copy's own cognates won 74% of the time, as the probe's
+    """Whether the probe is calibrated: not on a long list (`shortlisted`: the full Ugaritic list).
+    There 50 steps are under two passes over its 3617 words (17 over the small file's 367); on
+    the full list the copy's own cognates won 74% of the time, as the probe's
     did, while the pass and the scores read again took about 76 s of a 311 s run."""
     return not shortlisted(n_train, n_known)
 

@@ -27,9 +27,19 @@ import numpy as np
 
 from ...corpora.corpus import Word
 
-CONFIDENT_SHARE = 0.5  # the confident words: this share of D, by margin
-SHARED_MIN = 0.04  # a confident share sharing their best known word from which C > 1
-MAX_CAPACITY = 3  # the most C this evidence can choose
+# The confident words: this share of D, by margin. A reason, not a measurement: D is an estimate
+# (up to a third above the truth on some seeds, docs/demand.md), and its surer half stays among the
+# words that have a cognate even then, while the readings of words without one, which collide by
+# chance, fill its less sure half.
+CONFIDENT_SHARE = 0.5
+# The share of the confident words sharing their best known word from which C > 1. From generated
+# tuning corpora (docs/experiments.md, "C from the surest readings"): one-to-one pairs read 1.3%
+# (shared alphabet) and 2.3% (substitution), pairs with a second lost form for 10-25% of the
+# cognates (`--variants`) 7-41%; 4% lies between.
+SHARED_MIN = 0.04
+# The most C this evidence can choose: the paper's C for Ugaritic against Hebrew, whose lost list
+# holds several inflected forms of one word (docs/experiments.md).
+MAX_CAPACITY = 3
 
 
 @dataclass(frozen=True)

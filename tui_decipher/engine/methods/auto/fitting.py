@@ -93,7 +93,7 @@ def _fit_check(problem: Problem, channel: Channel, probed: _Probed, stopped_afte
 
 @dataclass
 class DriftWatch:
-    """The fit's check taken during its training, where it trains through shortlists: at each
+    """The fit's check taken during its training, on a long list (`shortlisted`): at each
     shortlist refresh (every REFRESH_EVERY steps), before the refresh is paid for. A fit found
     drifted there stops, and the probe's channel is kept, as the check after its last step would
     have kept it (`check`: the check that stopped it; None: none did).
@@ -159,7 +159,7 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage) -> Fitted:
     # The kept probe's channel goes on training on every lost word with the decided D (and
     # the least C that D needs); C for the flows is then read from its confident readings.
     # The progress total becomes the steps this run takes: a probe not tried is not counted.
-    # Lists long enough to train through shortlists train no reverse channel (`reverse_steps`).
+    # Long lists (`shortlisted`) train no reverse channel (`reverse_steps`).
     back_steps, back_why = reverse_steps(schedule, problem.n_lost, problem.n_known)
     back_share = reverse_share(problem.n_lost, problem.n_known) if back_steps else 0.0
     steps_run = probed.steps + schedule.fit_steps + back_steps  # the search's included

@@ -40,8 +40,8 @@ def _seeded(problem: Problem, found: SyllableMap | None, seed: int) -> Channel |
 def reverse_steps(schedule: Schedule, n_lost: int, n_known: int) -> tuple[int, str]:
     """The reverse channel's steps (0: none) and, where the schedule has one but it is left out, why.
 
-    Where writing the known words from the lost ones would train through shortlists (the full
-    Ugaritic list: 39451 x 7235 words), the reverse channel costs more than the rest of the run:
+    Where writing the known words from the lost ones is a long list (`shortlisted`: the full
+    Ugaritic list, 39451 x 7235 words), the reverse channel costs more than the rest of the run:
     on an H100 its steps took 1 s each where the fit's took 0.4 s, about 5 minutes added to a
     2-minute run, and more on a CPU. A run there reads one direction."""
     if not schedule.reverse_steps:

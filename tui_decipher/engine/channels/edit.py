@@ -45,6 +45,9 @@ class EditChannel(nn.Module):
     """P(x | y): a known word y writes a lost word x letter by letter (write, drop, insert)."""
 
     special: torch.Tensor  # a buffer (register_buffer in __init__)
+    # Set in __init__ from the copy prior. A class-level default: a channel pickled before this
+    # existed (a stopped run's stage) was built by auto, which builds it on one alphabet only.
+    lists_from_start: bool = True
 
     def __init__(
         self, lost_charset: Charset, known_charset: Charset, generator: torch.Generator, init_scale: float,

@@ -48,10 +48,13 @@ SEED_STRENGTH = 2.5  # how far a syllable search's map raises a sign's logits in
 class CharacterChannel(nn.Module):
     """P(x | y): a known word y writes a lost word x, one or two letters per lost symbol."""
 
+    # A random start (or a searched map) ranks no cognate first. Class-level, so that a channel
+    # pickled before this existed (a stopped run's stage) has it too.
+    lists_from_start: bool = False
+
     def __init__(self, n_lost: int, n_known: int, generator: torch.Generator, init_scale: float = INIT_SCALE) -> None:
         super().__init__()
         self.none = n_known  # the second-letter id of a one-letter piece (and padding of known words)
-        self.lists_from_start = False  # a random start (or a searched map) ranks no cognate first
 
         def param(*shape: int) -> nn.Parameter:
             return nn.Parameter(init_scale * torch.randn(*shape, generator=generator))

@@ -27,10 +27,10 @@ import numpy as np
 
 from ...corpora.corpus import Word
 
-# The confident words: this share of D, by margin. A reason, not a measurement: D is an estimate
-# (up to a third above the truth on some seeds, docs/demand.md), and its surer half stays among the
-# words that have a cognate even then, while the readings of words without one, which collide by
-# chance, fill its less sure half.
+# The confident words: this share of D, by margin. A reason, not a measurement: D is an estimate,
+# often above the truth (docs/demand.md), and while it is at most twice the truth its surer half is
+# no more words than have a cognate; the readings of words without one, which collide by chance,
+# fall in its less sure half.
 CONFIDENT_SHARE = 0.5
 # The share of the confident words sharing their best known word from which C > 1. From generated
 # tuning corpora (docs/experiments.md, "C from the surest readings"): one-to-one pairs read 1.3%

@@ -12,6 +12,7 @@ import torch
 from scipy.optimize import linear_sum_assignment
 
 from tui_decipher.engine.channels.edit import DROP, INSERT, STOP, WRITE, EditChannel
+from tui_decipher.engine.channels.lattice import NEG
 from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.trainer import fit_channel, new_channel
 from tui_decipher.engine.channels.training import ChannelTraining
@@ -74,6 +75,30 @@ def test_edit_channel_probability_is_the_sum_over_every_alignment() -> None:
         for j, y in enumerate(known_words):
             expected = _brute_force_log_prob(channel, lost_cs.encode(x), known_cs.encode(y))
             assert got[i, j].item() == pytest.approx(expected, abs=1e-4), (x, y)
+
+
+def test_scores_without_a_gradient_are_the_compiled_lattices_and_read_neg_where_it_does() -> None:
+    # All-pair scoring needs no gradient and runs the compiled lattice (edit_scores.py): the same
+    # sums as the tensors' lattice (which a gradient runs through), to float rounding, and NEG for
+    # the same pairs (a final cell below float32's normal range).
+    lost_cs, known_cs = _charsets("abcde", "abdfg")
+    channel = EditChannel(lost_cs, known_cs, torch.Generator().manual_seed(0), 0.7, copy_bias=1.5)
+    with torch.no_grad():
+        channel.operation[:, INSERT] = -40.0  # an insertion costs 40 nats: long words of few letters read NEG
+    rng = random.Random(3)
+    lost_words = [tuple(rng.choice("abcde") for _ in range(rng.randint(1, 9))) for _ in range(40)]
+    known_words = [tuple(rng.choice("abdfg") for _ in range(rng.randint(0, 8))) for _ in range(30)]
+    lost, lost_len = lost_cs.encode_batch(lost_words, add_eow=False)
+    known, known_len = known_cs.encode_batch(known_words, add_eow=False)
+    known[known == 0] = channel.none
+    tensors = channel.log_prob(lost, lost_len, known, known_len)  # parameters require a gradient
+    assert tensors.requires_grad
+    with torch.no_grad():
+        compiled = channel.log_prob(lost, lost_len, known, known_len)
+    impossible = tensors.detach() <= NEG / 2
+    assert impossible.any() and not impossible.all()
+    assert torch.equal(impossible, compiled <= NEG / 2)
+    assert torch.allclose(compiled[~impossible], tensors.detach()[~impossible], rtol=1e-5, atol=1e-4)
 
 
 def test_edit_channel_probabilities_sum_to_one_over_short_lost_words() -> None:

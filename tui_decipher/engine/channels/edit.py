@@ -141,17 +141,16 @@ class EditChannel(nn.Module):
         n_y = known.shape[0]
         big_n, big_m = int(lost_len.max()), int(known_len.max())
         lost = lost[:, :big_n]
+        # The next known letter at each position m = 0..M (the end past a word's last letter).
+        nxt = torch.cat([known[:, :big_m], known.new_full((n_y, 1), self.none)], 1)  # (n_y, M+1)
         operation = self.log_operations()  # (K+1, 3)
         write, insert = self.log_emissions()  # (K+1, S) each
         compiled = lost.device.type == "cpu" and write.dtype == torch.float32
         if compiled and not (torch.is_grad_enabled() and self.write.requires_grad):
             # No gradient: the same lattice compiled, each lost word's cells in cache (edit_scores.py;
             # float32, as runs train: a float64 channel, as tests build, keeps the tensors' lattice).
-            cells = compiled_log_probs(write, insert, operation[:, DROP], self.none, lost.contiguous(), lost_len,
-                                       known[:, :big_m].contiguous(), known_len)  # fmt: skip
+            cells = compiled_log_probs(write, insert, operation[:, DROP], lost.contiguous(), lost_len, nxt, known_len)
             return cells + operation[self.none, STOP].detach()
-        # The next known letter at each position m = 0..M (the end past a word's last letter).
-        nxt = torch.cat([known[:, :big_m], known.new_full((n_y, 1), self.none)], 1)  # (n_y, M+1)
         # Each known word's letters: what writing, dropping or inserting before letter m costs:
         # (n_y, M, S), (n_y, M) and (n_y, M+1, S).
         write, drop, insert = write[nxt[:, :big_m]], operation[nxt[:, :big_m], DROP], insert[nxt]

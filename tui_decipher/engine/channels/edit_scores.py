@@ -14,6 +14,7 @@ no interpreter lock.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -21,62 +22,65 @@ import torch
 
 from .lattice import NEG, emission_scale
 
-_KERNEL: list[Any] = []  # compiled on first use: numba is imported only where pairs are scored
 FLOAT32_TINY = float(np.finfo(np.float32).tiny)
 
 
+@cache
+def _threads(n: int) -> ThreadPoolExecutor:
+    """A pool of `n` threads kept for every call: a run scores thousands of blocks."""
+    return ThreadPoolExecutor(n, thread_name_prefix="edit-scores")
+
+
+@cache
 def _kernel() -> Any:
-    if not _KERNEL:
-        from numba import njit
+    """The compiled loop, on first use: numba is imported only where pairs are scored."""
+    from numba import njit
 
-        @njit(nogil=True, cache=True, fastmath=True)
-        def scores(lost, lost_len, known_len, write, insert, drop, log_c, out, first, last):  # pragma: no cover
-            # write (M, S, n_y): letter m's write of each lost symbol, for each known word; insert
-            # (M+1, S, n_y) before letter m (or the end); drop (M, n_y). The innermost loops run
-            # over the known words, whose cells are independent and contiguous: they vectorise,
-            # where one pair's cells would wait on one another along k.
-            big_m, n_y = drop.shape[0], drop.shape[1]
-            alpha = np.empty((lost.shape[1] + 1, n_y), dtype=np.float32)
-            for i in range(first, last):
-                n = lost_len[i]
-                alpha[0, :] = 1.0
-                alpha[1 : n + 1, :] = 0.0
-                for m in range(big_m + 1):
-                    if m > 0:  # letter m dropped, or written as lost symbol k
-                        p_drop = drop[m - 1]
-                        for k in range(n, 0, -1):
-                            emit, here, before = write[m - 1, lost[i, k - 1]], alpha[k], alpha[k - 1]
-                            for j in range(n_y):
-                                here[j] = here[j] * p_drop[j] + before[j] * emit[j]
+    @njit(nogil=True, cache=True, fastmath=True)
+    def scores(lost, lost_len, known_len, write, insert, drop, log_c, out, first, last):  # pragma: no cover
+        # write (M, S, n_y): letter m's write of each lost symbol, for each known word; insert
+        # (M+1, S, n_y) before letter m (or the end); drop (M, n_y). The innermost loops run
+        # over the known words, whose cells are independent and contiguous: they vectorise,
+        # where one pair's cells would wait on one another along k.
+        big_m, n_y = drop.shape[0], drop.shape[1]
+        alpha = np.empty((lost.shape[1] + 1, n_y), dtype=np.float32)
+        for i in range(first, last):
+            n = lost_len[i]
+            alpha[0, :] = 1.0
+            alpha[1 : n + 1, :] = 0.0
+            for m in range(big_m + 1):
+                if m > 0:  # letter m dropped, or written as lost symbol k
+                    p_drop = drop[m - 1]
+                    for k in range(n, 0, -1):
+                        emit, here, before = write[m - 1, lost[i, k - 1]], alpha[k], alpha[k - 1]
                         for j in range(n_y):
-                            alpha[0, j] *= p_drop[j]
-                    for k in range(1, n + 1):  # then symbols inserted before the next letter (or the end)
-                        emit, here, before = insert[m, lost[i, k - 1]], alpha[k], alpha[k - 1]
-                        for j in range(n_y):
-                            here[j] += before[j] * emit[j]
+                            here[j] = here[j] * p_drop[j] + before[j] * emit[j]
                     for j in range(n_y):
-                        if known_len[j] == m:
-                            final = alpha[n, j]
-                            out[i, j] = np.log(final) - log_c * n if final >= FLOAT32_TINY else NEG
+                        alpha[0, j] *= p_drop[j]
+                for k in range(1, n + 1):  # then symbols inserted before the next letter (or the end)
+                    emit, here, before = insert[m, lost[i, k - 1]], alpha[k], alpha[k - 1]
+                    for j in range(n_y):
+                        here[j] += before[j] * emit[j]
+                for j in range(n_y):
+                    if known_len[j] == m:
+                        final = alpha[n, j]
+                        out[i, j] = np.log(final) - log_c * n if final >= FLOAT32_TINY else NEG
 
-        _KERNEL.append(scores)
-    return _KERNEL[0]
+    return scores
 
 
 def compiled_log_probs(
-    write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, none: int,
-    lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
+    write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor,
+    lost: torch.Tensor, lost_len: torch.Tensor, nxt: torch.Tensor, known_len: torch.Tensor,
 ) -> torch.Tensor:  # fmt: skip
     """log P(x_i | y_j) before the final stop, (n_x, n_y) float32, from the channel's log P(write,
     symbol | letter) and log P(insert, symbol | next letter) (K+1, S) each, log P(drop | letter)
-    (K+1,), its end id `none`, and lost (n_x, N) and known (n_y, M) ids with their lengths: the
-    value of `edit_lattice._alphas` then `scaled_log_probs`, to float rounding."""
-    n_x, n_y = lost.shape[0], known.shape[0]
-    big_n = int(lost_len.max()) if n_x else 0
-    log_c = emission_scale(write.shape[-1], big_n)
-    big_m = known.shape[1]
-    # The next known letter at each position m = 0..M: the end (`none`) past a word's last letter.
-    nxt = torch.cat([known, known.new_full((n_y, 1), none)], 1)  # (n_y, M+1)
+    (K+1,), lost (n_x, N) ids trimmed to the longest (`EditChannel.log_prob`) with their lengths,
+    and each known word's next letter at positions 0..M (n_y, M+1; the end id past its last letter)
+    with their lengths: the value of `edit_lattice._alphas` then `scaled_log_probs`, to float
+    rounding."""
+    n_x, n_y, big_m = lost.shape[0], nxt.shape[0], nxt.shape[1] - 1
+    log_c = emission_scale(write.shape[-1], lost.shape[1])
     with torch.no_grad():
         scaled_write = (write + log_c).exp().T[:, nxt[:, :big_m]].permute(2, 0, 1).contiguous()  # (M, S, n_y)
         scaled_insert = (insert + log_c).exp().T[:, nxt].permute(2, 0, 1).contiguous()  # (M+1, S, n_y)
@@ -89,6 +93,5 @@ def compiled_log_probs(
         kernel(*args, 0, n_x)
     else:
         bounds = np.linspace(0, n_x, threads + 1).astype(int)
-        with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(lambda k: kernel(*args, bounds[k], bounds[k + 1]), range(threads)))
+        list(_threads(threads).map(lambda k: kernel(*args, bounds[k], bounds[k + 1]), range(threads)))
     return torch.from_numpy(out)

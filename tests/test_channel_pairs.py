@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 import torch
 
+from tui_decipher.engine.channels import scoring
 from tui_decipher.engine.channels.lattice import encode_padded
-from tui_decipher.engine.channels.scoring import channel_log_probs, pair_log_probs
+from tui_decipher.engine.channels.scoring import add_channel_log_probs, channel_log_probs, pair_log_probs
 from tui_decipher.engine.channels.trainer import new_channel
 from tui_decipher.engine.corpora.charset import Charset
 
@@ -61,3 +62,35 @@ def test_listed_pairs_are_the_all_pairs_table_at_those_cells(kind: str) -> None:
                             block=16)  # fmt: skip
     torch.testing.assert_close(listed, table[pairs[:, 0], pairs[:, 1]], rtol=1e-5, atol=1e-4)
     assert pair_log_probs(channel, lost_words, known_words, pairs[:0, 0], pairs[:0, 1], lost_cs, known_cs).shape == (0,)
+
+
+@pytest.mark.parametrize("kind", ["pieces", "edit"])
+@pytest.mark.parametrize("across", [False, True])
+def test_scores_added_a_row_block_at_a_time_are_the_whole_table_added(
+    kind: str, across: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scoring, "LOST_BLOCK", 4)  # 15 lost words: four row blocks
+    rng = random.Random(5)
+    lost_cs, known_cs = Charset("abcdefg"), Charset("abcxyz")
+    channel = new_channel(kind, lost_cs, known_cs, torch.Generator().manual_seed(6), 1.0, 1.5)
+    lost_words, known_words = _words("abcdefg", 15, rng, 6), _words("abcxyz", 20, rng, 8)
+    table = channel_log_probs(channel, lost_words, known_words, lost_cs, known_cs, max_pairs=16)  # (15, 20)
+    base = torch.randn(20, 15) if across else torch.randn(15, 20)
+    expected = base + 0.3 * (table.T if across else table)
+
+    into = base.clone()
+    added = add_channel_log_probs(into, 0.3, channel, lost_words, known_words, lost_cs, known_cs, across, max_pairs=16)
+
+    assert added is into  # in place: no second table
+    assert torch.equal(added, expected)  # the same float32 sums as the whole table's
+    assert (table > -1e3).sum() > 100  # real probabilities, not only impossible pairs
+
+
+def test_row_logsumexp_in_blocks_is_torchs_over_the_whole_table() -> None:
+    table = torch.randn(101, 37, generator=torch.Generator().manual_seed(1)) * 5
+    table[3] = -1e4  # a row of impossible pairs stays finite
+
+    blocked = scoring.row_logsumexp(table, cells=100)  # two rows a block: 51 blocks
+
+    assert blocked.shape == (101,)
+    assert torch.equal(blocked, torch.logsumexp(table, 1))

@@ -84,6 +84,39 @@ def channel_log_probs(
     return score_every_pair(channel, *encoded, max_pairs, out_device=torch.device("cpu"))
 
 
+def row_logsumexp(table: torch.Tensor, cells: int = 1 << 24) -> torch.Tensor:
+    """logsumexp over each row of `table` (n, m) -> (n,), a block of about `cells` cells at a time:
+    torch's logsumexp holds a temporary of its input's size (1.1 GB on the full Ugaritic list)."""
+    step = max(1, cells // max(table.shape[1], 1))
+    return torch.cat([torch.logsumexp(table[i : i + step], 1) for i in range(0, table.shape[0], step)])
+
+
+@torch.no_grad()
+def add_channel_log_probs(
+    into: torch.Tensor,
+    weight: float,
+    channel: Channel,
+    lost_words: Sequence[Word],
+    known_words: Sequence[Word],
+    lost_charset: Charset,
+    known_charset: Charset,
+    across: bool = False,
+    max_pairs: int = MAX_PAIRS,
+) -> torch.Tensor:
+    """`into` += `weight` * `channel_log_probs` of the word lists, in place: `into` is (n_lost,
+    n_known), or with `across` (n_known, n_lost) and the scores are added transposed. One row block
+    is scored at a time (`row_blocks`), so no second table of `into`'s size is ever held (the full
+    Ugaritic list's is 1.1 GB); each cell gets the same float32 sum as the whole table would."""
+    encoded = encode_both(channel, lost_words, known_words, lost_charset, known_charset)
+    for rows, block in row_blocks(channel, *encoded, max_pairs):
+        rows, block = rows.to(into.device), block.to(into.device).mul_(weight)  # (r,), (r, n_known)
+        if across:
+            into.index_add_(1, rows, block.T)
+        else:
+            into.index_add_(0, rows, block)
+    return into
+
+
 @torch.no_grad()
 def score_every_pair(
     channel: Channel,

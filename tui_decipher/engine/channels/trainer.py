@@ -32,7 +32,7 @@ from .edit import EditChannel
 from .lattice import on_channel
 from .pieces import INIT_SCALE, CharacterChannel
 from .protocol import Channel
-from .scoring import channel_log_probs, encode_both, score_every_pair, score_pairs
+from .scoring import channel_log_probs, encode_both, row_logsumexp, score_every_pair, score_pairs
 from .shortlist import REFRESH_EVERY, draw_shortlist, lists
 from .training import (
     SAVE_EVERY,
@@ -374,5 +374,5 @@ def score_channel(
     """A trained channel's costs of every pair (float32: 1.1 GB on the full Ugaritic list, where
     float64 would be 2.3) and its lexicon loss over all lost words."""
     log_p = channel_log_probs(channel, lost_words, known_words, lost_charset, known_charset)  # (n_lost, n_known)
-    final = float(-(torch.logsumexp(log_p, 1) - math.log(len(known_words))).mean())
+    final = float(-(row_logsumexp(log_p) - math.log(len(known_words))).mean())
     return ChannelFit(cost=log_p.neg_().numpy(), loss=final, channel=channel)

@@ -23,7 +23,7 @@ import torch
 from ..channels.alignment import segments
 from ..channels.protocol import Channel
 from ..channels.restarts import fit_best_channel
-from ..channels.scoring import channel_log_probs
+from ..channels.scoring import add_channel_log_probs, channel_log_probs
 from ..channels.trainer import ChannelFit, new_channel
 from ..constraints.review import ReviewConstraints
 from ..constraints.sign_values import SignValues
@@ -58,12 +58,14 @@ class ChannelBlend:
         lost_charset: Charset,
         known_charset: Charset,
     ) -> torch.Tensor:
-        """(1 - share) log_p + share log P_blend, in place on `log_p` (n_lost, n_known)."""
+        """(1 - share) log_p + share log P_blend, in place on `log_p` (n_lost, n_known), one row
+        block of the blended channel's scores at a time (no second table of log_p's size)."""
+        log_p.mul_(1 - self.share)
         if self.reverse:  # scored as the channel was trained, (n_known, n_lost), then read across
-            other = channel_log_probs(self.channel, known_words, lost_words, known_charset, lost_charset).T
-        else:
-            other = channel_log_probs(self.channel, lost_words, known_words, lost_charset, known_charset)
-        return log_p.mul_(1 - self.share).add_(other.mul_(self.share))
+            return add_channel_log_probs(log_p, self.share, self.channel, known_words, lost_words, known_charset,
+                                         lost_charset, across=True)  # fmt: skip
+        return add_channel_log_probs(log_p, self.share, self.channel, lost_words, known_words, lost_charset,
+                                     known_charset)  # fmt: skip
 
     def mix_fit(self, fit: ChannelFit, problem: Problem) -> ChannelFit:
         """A fit whose costs are blended, in place on `fit.cost` (its channel and loss stay the trained channel's)."""
@@ -239,7 +241,7 @@ def finish_channel_result(
     result.fitted = ChannelFitted(fit.channel, blend)
     result.char_map = fit.channel.character_map(corpus.known_words, problem.lost_charset, problem.known_charset)
     if corpus.has_gold:
-        result.accuracy, result.accuracy_model, result.predictions = problem.evaluate(torch.from_numpy(-cost), cost)
+        result.accuracy, result.accuracy_model, result.predictions = problem.evaluate(cost.argmin(axis=1), cost)
         result.n_evaluated = corpus.n_gold_lost
     problem.on_event(RestartEnd(0, fit.loss, result.accuracy))
     return problem.finish(result)

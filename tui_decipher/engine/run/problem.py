@@ -217,16 +217,18 @@ class Problem:
         return predictions
 
     def evaluate(
-        self, log_prob: torch.Tensor, cost: np.ndarray | None
+        self, best_known: np.ndarray, cost: np.ndarray | None
     ) -> tuple[float | None, float | None, np.ndarray | None]:
         """(flow accuracy, model-argmax accuracy, flow predictions), Nones without gold or without a
-        cost (see `flow_predictions`); log_prob (n_lost, n_known) is the method's score, whose
-        argmax is the model prediction."""
+        cost (see `flow_predictions`); best_known (n_lost,) is the model's prediction, each lost
+        word's best-scoring known word (`metrics.model_predictions`). A method passes predictions
+        rather than its scores so that none makes a second table of its costs' size here (the
+        negated costs of the full Ugaritic list were the run's peak, 1.1 GB)."""
         gold = self.corpus.gold
         if not self.corpus.has_gold:
             return None, None, None
         with self.timer("eval"):
-            acc_model, _, _ = metrics.accuracy(metrics.model_predictions(log_prob), gold)
+            acc_model, _, _ = metrics.accuracy(best_known, gold)
             acc_flow = predictions = None
             if cost is not None:
                 predictions = self.flow_predictions(cost)

@@ -10,6 +10,7 @@ import torch
 
 from ...constraints.review import ReviewConstraints
 from ...corpora.corpus import Corpus
+from ...evaluation.metrics import model_predictions
 from ...run.checkpoint import Checkpoint
 from ...run.config import DecipherConfig
 from ...run.events import EventCallback, RestartEnd, RunStarted
@@ -98,7 +99,9 @@ def _conclude(ctx: EMContext, result: DecipherResult) -> DecipherResult:
         result.proposals = proposals(ctx, best)
         result.char_map = character_map(ctx, best.model)
         if corpus.has_gold and best.scores is not None:
-            result.accuracy, result.accuracy_model, result.predictions = ctx.evaluate(best.scores.log_prob, best.cost)
+            result.accuracy, result.accuracy_model, result.predictions = ctx.evaluate(
+                model_predictions(best.scores.log_prob), best.cost
+            )
             result.n_evaluated = corpus.n_gold_lost
             if not cfg.use_flow:
                 result.accuracy = result.accuracy_model

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ...evaluation.metrics import model_predictions
 from ...flow import flow_matrix
 from ...neural.scoring import Scores, score_all_pairs
 from ...run.checkpoint import Checkpoint
@@ -62,7 +63,7 @@ def _run_round(
     demand = demand_for_round(cfg, round_, ctx.n_cognates)
     kind = "nll" if round_ <= cfg.warmup_rounds else "eed"
     flow_cost, achieved, cost = _round_e_step(ctx, state, scores, kind, demand, sample_gen)
-    acc, acc_model, _ = ctx.evaluate(scores.log_prob, cost)
+    acc, acc_model, _ = ctx.evaluate(model_predictions(scores.log_prob), cost)
     state.scores, state.cost, state.cost_kind, state.accuracy = scores, cost, kind, acc
     phase = {k: ctx.phases[k] - phase_before.get(k, 0.0) for k in ctx.phases}
     metrics = RoundMetrics(round_, demand, kind, loss, nll, reg, flow_cost, achieved, acc, acc_model,

@@ -105,6 +105,37 @@ def test_channel_probability_is_the_sum_over_every_segmentation() -> None:
                 assert got[i, j].item() == pytest.approx(expected, abs=1e-4), (x, y)
 
 
+def test_scores_without_a_gradient_are_the_compiled_lattices_and_read_neg_where_it_does() -> None:
+    # All-pair scoring needs no gradient and runs the compiled lattice (pieces_scores.py): the same
+    # sums as the tensors' lattice (which a gradient runs through), to float rounding, and NEG for
+    # the same pairs (no path, or a final cell below float32's normal range).
+    channel = CharacterChannel(7, 6, torch.Generator().manual_seed(4), 0.7)
+    with torch.no_grad():
+        channel.action[:, DROP] = -40.0  # a dropped letter costs 40 nats: long known words read NEG
+    rng = random.Random(5)
+    lost_words = [[rng.randrange(7) for _ in range(rng.randint(1, 7))] for _ in range(40)]
+    known_words = [[rng.randrange(6) for _ in range(rng.randint(0, 9))] for _ in range(30)]
+    lost = torch.zeros(40, 7, dtype=torch.long)
+    known = torch.full((30, 9), channel.none, dtype=torch.long)
+    for i, w in enumerate(lost_words):
+        lost[i, : len(w)] = torch.tensor(w, dtype=torch.long)
+    for j, w in enumerate(known_words):
+        known[j, : len(w)] = torch.tensor(w, dtype=torch.long)
+    lost_len = torch.tensor([len(w) for w in lost_words])
+    known_len = torch.tensor([len(w) for w in known_words])
+    tensors = channel.log_prob(lost, lost_len, known, known_len)  # parameters require a gradient
+    assert tensors.requires_grad
+    with torch.no_grad():
+        compiled = channel.log_prob(lost, lost_len, known, known_len)
+    impossible = tensors.detach() <= NEG / 2
+    assert impossible.any() and (~impossible).sum() > 200
+    assert torch.equal(impossible, compiled <= NEG / 2)
+    assert torch.allclose(compiled[~impossible], tensors.detach()[~impossible], rtol=1e-5, atol=1e-4)
+    i, j = next((i, j) for i in range(40) for j in range(30) if not impossible[i, j])
+    assert compiled[i, j].item() == pytest.approx(_brute_force_log_prob(channel, lost_words[i], known_words[j]),
+                                                  abs=1e-4)  # fmt: skip
+
+
 def test_channel_scores_in_blocks_as_it_scores_the_whole_table() -> None:
     lost, known = syllabary_corpus(40, 10)
     lost_charset, known_charset = Charset.from_words(lost), Charset.from_words(known)
@@ -155,7 +186,6 @@ def test_transport_plan_sends_d_units_within_capacity() -> None:
     assert torch.all(wider.sum(0) <= 3 + 1e-4) and wider.sum().item() == pytest.approx(3.0, abs=1e-3)
 
 
-
 def test_kernel_sweeps_give_the_log_space_potentials() -> None:
     # A plan's sweeps run through the kernel exp(scores - row max) as matrix-vector products; they
     # must give the potentials the log-space sweeps give, impossible pairs (NEG) and a reviewer's
@@ -179,6 +209,8 @@ def test_kernel_sweeps_give_the_log_space_potentials() -> None:
     far = torch.zeros(61)
     far[60] = 5000.0  # "no cognate" 5000 nats above the known words: the slack row's sum underflows
     assert _kernel_sweeps(scores, rows, cols, far, 10) is None
+
+
 def test_no_cognate_at_chance_level_keeps_words_without_a_cognate_out_of_the_plan() -> None:
     # Lost 0-1 are written by known 0-1 (-1 nats, every other word -10); lost 2-3 have no cognate:
     # two known words each fit them by chance (-5 and -5.2). D = 2, the words with a cognate.

@@ -129,6 +129,81 @@ def test_the_written_out_backward_is_autograds_through_the_same_forward(kind: st
         assert torch.allclose(g, e, rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.parametrize("pinned", [False, True])
+def test_the_compiled_pieces_lattice_is_the_tensors_lattice_gradients_included(pinned: bool) -> None:
+    # A float32 channel on the CPU (as runs train) scores through the compiled lattice
+    # (pieces_scores.CompiledLattice); the tensors' one (`_Lattice`) is the reference, NEG pairs
+    # (lost words longer than their known word, and words of 8+ signs) included.
+    lost_words, known_words = syllabary_corpus(30, 10, seed=5)
+    lost_words = [*lost_words, tuple(lost_words[0] * 4)]
+    lost_charset, known_charset = Charset.from_words(lost_words), Charset.from_words(known_words)
+    channel = _channel("pieces", lost_charset, known_charset, pinned).float()
+    for name in ("pinned_one", "pinned_two"):
+        if getattr(channel, name) is not None:
+            setattr(channel, name, getattr(channel, name).float())
+    lost, lost_len = encode_padded(lost_words, lost_charset, 0)
+    known, known_len = encode_padded(known_words, known_charset, channel.none)
+    weights = torch.rand(len(lost_words), len(known_words), generator=torch.Generator().manual_seed(9))
+
+    def compiled() -> torch.Tensor:
+        return channel.log_prob(lost, lost_len, known, known_len)
+
+    def tensors() -> torch.Tensor:
+        original = pieces.CompiledLattice
+        pieces.CompiledLattice = pieces._Lattice  # type: ignore[misc]
+        try:
+            return channel.log_prob(lost, lost_len, known, known_len)
+        finally:
+            pieces.CompiledLattice = original  # type: ignore[misc]
+
+    got, expected = compiled(), tensors()
+    assert got.grad_fn is not None and "Compiled" in type(got.grad_fn).__name__
+    impossible = expected.detach() < -1000
+    assert impossible.any() and (~impossible).sum() > 500
+    assert torch.equal(got.detach() < -1000, impossible)
+    assert torch.allclose(got.detach()[~impossible], expected.detach()[~impossible], rtol=1e-5, atol=1e-4)
+    for g, e in zip(_gradients(channel, compiled, weights), _gradients(channel, tensors, weights), strict=True):
+        assert e.abs().max() > 0.1
+        assert torch.allclose(g, e, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("pinned", [False, True])
+def test_the_compiled_paired_pieces_lattice_is_the_tensors_one_gradients_included(pinned: bool) -> None:
+    # Listed pairs (plans' support, shortlists, judged pairs) of a float32 channel on the CPU score
+    # through pieces_scores.CompiledPairs, which gathers each pair's pieces and scatters their
+    # gradients itself; the same channel in float64 runs the tensors' `_PairedLattice`: the reference.
+    lost_words, known_words = syllabary_corpus(30, 10, seed=5)
+    lost_words = [*lost_words, tuple(lost_words[0] * 4)]
+    lost_charset, known_charset = Charset.from_words(lost_words), Charset.from_words(known_words)
+    channel = _channel("pieces", lost_charset, known_charset, pinned)  # float64
+    lost, lost_len = encode_padded(lost_words, lost_charset, 0)
+    known, known_len = encode_padded(known_words, known_charset, channel.none)
+    n_x, n_y = len(lost_words), len(known_words)
+    rows, cols = torch.arange(n_x).repeat_interleave(n_y), torch.arange(n_y).repeat(n_x)
+    weights = torch.rand(n_x * n_y, generator=torch.Generator().manual_seed(9), dtype=torch.float64)
+
+    def paired() -> torch.Tensor:
+        return channel.log_prob_pairs(lost[rows], lost_len[rows], known[cols], known_len[cols])
+
+    expected = paired()
+    expected_grads = _gradients(channel, paired, weights)
+    channel.float()
+    for name in ("pinned_one", "pinned_two"):
+        if getattr(channel, name) is not None:
+            setattr(channel, name, getattr(channel, name).float())
+    got = paired()
+    got_grads = _gradients(channel, paired, weights.float())
+
+    assert got.dtype == torch.float32 and "Compiled" in type(got.grad_fn).__name__
+    impossible = expected.detach() < -1000
+    assert impossible.any() and (~impossible).sum() > 500
+    assert torch.equal(got.detach() < -1000, impossible)
+    assert torch.allclose(got.detach()[~impossible].double(), expected.detach()[~impossible], rtol=1e-5, atol=1e-4)
+    for g, e in zip(got_grads, expected_grads, strict=True):
+        assert e.abs().max() > 0.1
+        assert torch.allclose(g.double(), e, rtol=1e-4, atol=1e-3)
+
+
 @pytest.mark.parametrize("kind", ["pieces", "edit"])
 def test_the_written_out_backward_passes_gradcheck(kind: str) -> None:
     gen = torch.Generator().manual_seed(11)

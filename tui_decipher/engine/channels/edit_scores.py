@@ -13,22 +13,14 @@ no interpreter lock.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Any
 
 import numpy as np
 import torch
 
+from .compiled import FLOAT32_TINY, over_rows
 from .lattice import NEG, emission_scale
-
-FLOAT32_TINY = float(np.finfo(np.float32).tiny)
-
-
-@cache
-def _threads(n: int) -> ThreadPoolExecutor:
-    """A pool of `n` threads kept for every call: a run scores thousands of blocks."""
-    return ThreadPoolExecutor(n, thread_name_prefix="edit-scores")
 
 
 @cache
@@ -88,10 +80,5 @@ def compiled_log_probs(
     out = np.empty((n_x, n_y), dtype=np.float32)
     args = (lost.numpy(), lost_len.numpy(), known_len.numpy(), scaled_write.numpy(), scaled_insert.numpy(),
             p_drop.numpy(), log_c, out)  # fmt: skip
-    kernel, threads = _kernel(), max(1, min(torch.get_num_threads(), n_x))
-    if threads == 1:
-        kernel(*args, 0, n_x)
-    else:
-        bounds = np.linspace(0, n_x, threads + 1).astype(int)
-        list(_threads(threads).map(lambda k: kernel(*args, bounds[k], bounds[k + 1]), range(threads)))
+    over_rows(_kernel(), args, n_x)
     return torch.from_numpy(out)

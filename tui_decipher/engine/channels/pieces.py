@@ -34,6 +34,7 @@ from ..run.config import DecipherConfig
 from .alignment import Step, best_path
 from .lattice import encode_padded, scaled_log_probs, scaled_pair_log_probs
 from .pieces_lattice import _alphas, _Lattice, _pair_alphas, _PairedLattice
+from .pieces_scores import CompiledLattice, CompiledPairs, compiled_log_probs, compiled_pair_log_probs
 from .spelling import FINAL
 
 if TYPE_CHECKING:
@@ -127,8 +128,13 @@ class CharacterChannel(nn.Module):
         one = torch.log_softmax(self._one_logits(), -1)[known] + take_one[:, :, None]
         two = torch.log_softmax(self._two_logits(known[:, :-1], known[:, 1:]), -1)  # (n_y, M-1, S)
         two = two + take_two[:, :-1, None]
+        # On the CPU in float32 (as runs train; a float64 channel, as tests build, keeps the tensors'
+        # lattice) the same lattice runs compiled, each lost word's cells in cache (pieces_scores.py).
+        compiled = lost.device.type == "cpu" and one.dtype == torch.float32
         if torch.is_grad_enabled() and self.first.requires_grad:
-            return _Lattice.apply(one, two, drop, lost, lost_len, known_len)
+            return (CompiledLattice if compiled else _Lattice).apply(one, two, drop, lost, lost_len, known_len)
+        if compiled:
+            return compiled_log_probs(one, two, drop, lost.contiguous(), lost_len, known_len)
         lattice = _alphas(one, two, drop, lost)
         return scaled_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]
 
@@ -140,13 +146,23 @@ class CharacterChannel(nn.Module):
         big_n, big_m = int(lost_len.max()), int(known_len.max())
         lost, known = lost[:, :big_n], known[:, :big_m]
         action = torch.log_softmax(self.action, -1)  # (K+1, 3)
+        letters = torch.arange(self.none + 1, device=known.device)
+        if lost.device.type == "cpu" and action.dtype == torch.float32:
+            # The same lattice compiled (pieces_scores.py; float32 on the CPU, as runs train): it reads
+            # each pair's pieces from the tables of every letter (pair) itself, (K+1, S), (K+1, K+1, S)
+            # and (K+1,), and writes their gradients back there.
+            log_one = torch.log_softmax(self._one_logits(), -1) + action[:, ONE, None]
+            log_two = torch.log_softmax(self._two_logits(letters[:, None], letters[None, :]), -1)
+            log_two = log_two + action[:, TWO, None, None]
+            if torch.is_grad_enabled() and self.first.requires_grad:
+                return CompiledPairs.apply(log_one, log_two, action[:, DROP], lost, lost_len, known, known_len)
+            return compiled_pair_log_probs(log_one, log_two, action[:, DROP], lost, lost_len, known, known_len)
         drop, take_one, take_two = (action[known, a] for a in (DROP, ONE, TWO))  # (P, M) each
         # Each pair's pieces at each known letter, read at each symbol of its own lost word:
         # log P(action) + log P(symbol | piece), (P, M, N) and (P, M-1, N). Two-letter pieces are read
         # from a table of every letter pair (K+1, K+1, S): a row for each pair's letters (P x M rows
         # of S symbols) cost more than the lattice itself on Linear B.
         one = torch.log_softmax(self._one_logits(), -1)[known[:, :, None], lost[:, None, :]] + take_one[:, :, None]
-        letters = torch.arange(self.none + 1, device=known.device)
         two = torch.log_softmax(self._two_logits(letters[:, None], letters[None, :]), -1)  # (K+1, K+1, S)
         two = two[known[:, :-1, None], known[:, 1:, None], lost[:, None, :]] + take_two[:, :-1, None]
         n_symbols = self.sizes[0]

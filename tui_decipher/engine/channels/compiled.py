@@ -1,0 +1,46 @@
+"""What the channels' compiled all-pair scorers (edit_scores.py, pieces_scores.py) share: the
+smallest normal float32 (below it a scaled final cell reads NEG, as the tensors' lattices do), and
+a kernel's rows split over a thread pool kept for every call."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache, partial
+from typing import Any
+
+import numpy as np
+import torch
+
+FLOAT32_TINY = float(np.finfo(np.float32).tiny)
+
+
+@cache
+def _threads(n: int) -> ThreadPoolExecutor:
+    """A pool of `n` threads kept for every call: a run scores thousands of blocks."""
+    return ThreadPoolExecutor(n, thread_name_prefix="compiled-scores")
+
+
+def row_parts(n_rows: int) -> list[tuple[int, int]]:
+    """Rows 0..n_rows as (first, last) parts, one for each thread torch computes with."""
+    threads = max(1, min(torch.get_num_threads(), n_rows))
+    bounds = np.linspace(0, n_rows, threads + 1).astype(int)
+    return [(int(bounds[k]), int(bounds[k + 1])) for k in range(threads)]
+
+
+def in_threads(calls: list[Callable[[], None]]) -> None:
+    """Each call in a thread of the kept pool (the last in this one), back when all have returned:
+    compiled kernels hold no interpreter lock."""
+    if len(calls) > 1:
+        pending = [_threads(len(calls) - 1).submit(call) for call in calls[:-1]]
+        calls[-1]()
+        for future in pending:
+            future.result()
+    elif calls:
+        calls[0]()
+
+
+def over_rows(kernel: Callable[..., None], args: tuple[Any, ...], n_rows: int) -> None:
+    """kernel(*args, first, last) over rows 0..n_rows, split into as many parts as torch computes
+    with threads (each row's cells are its own)."""
+    in_threads([partial(kernel, *args, first, last) for first, last in row_parts(n_rows)])

@@ -1,0 +1,326 @@
+"""The pieces channel's log P(x_i | y_j) for every pair, compiled (numba), on the CPU: without a
+gradient (`compiled_log_probs`), and with one by the forward-backward algorithm (`CompiledLattice`).
+
+As edit_scores.py does for the edit channel: through torch's tensors the lattice
+(pieces_lattice.py) moves each cell of an (n_x, N+1, n_y) table through memory several times. Here
+each lost word's cells stay in cache: the same recursion (letter m dropped, written as one symbol,
+or written with letter m-1 as one symbol), in float32, scaled by c^k as the tensors are, so that a
+score reads NEG exactly where theirs does. Rows of pairs are split over threads; the loops hold no
+interpreter lock.
+"""
+
+from __future__ import annotations
+
+from functools import cache, partial
+from typing import Any
+
+import numpy as np
+import torch
+
+from .compiled import FLOAT32_TINY, in_threads, over_rows, row_parts
+from .lattice import NEG, emission_scale
+
+
+@cache
+def _kernel() -> Any:
+    """The compiled loop, on first use: numba is imported only where pairs are scored."""
+    from numba import njit
+
+    @njit(nogil=True, cache=True, fastmath=True)
+    def scores(lost, lost_len, known_len, one, two, drop, log_c, out, first, last):  # pragma: no cover
+        # one (M, S, n_y): letter m written alone as each lost symbol, for each known word; two
+        # (M-1, S, n_y): letters m, m+1 written as one symbol; drop (M, n_y). Three rows of cells
+        # rotate: letter m's from m-1's and m-2's. The innermost loops run over the known words.
+        big_m, n_y = drop.shape[0], drop.shape[1]
+        cells = np.empty((3, lost.shape[1] + 1, n_y), dtype=np.float32)
+        for i in range(first, last):
+            n = lost_len[i]
+            before2, before, new = cells[0], cells[1], cells[2]
+            before[0, :] = 1.0
+            before[1 : n + 1, :] = 0.0
+            for j in range(n_y):  # an empty known word writes only the empty lost word
+                if known_len[j] == 0:
+                    out[i, j] = 0.0 if n == 0 else NEG
+            for m in range(1, big_m + 1):
+                p_drop = drop[m - 1]
+                for j in range(n_y):
+                    new[0, j] = before[0, j] * p_drop[j]
+                for k in range(1, n + 1):
+                    symbol = lost[i, k - 1]
+                    emit, here, prev = one[m - 1, symbol], new[k], before[k - 1]
+                    kept = before[k]
+                    if m >= 2:
+                        emit2, prev2 = two[m - 2, symbol], before2[k - 1]
+                        for j in range(n_y):
+                            here[j] = kept[j] * p_drop[j] + (prev[j] * emit[j] + prev2[j] * emit2[j])
+                    else:
+                        for j in range(n_y):
+                            here[j] = kept[j] * p_drop[j] + prev[j] * emit[j]
+                for j in range(n_y):
+                    if known_len[j] == m:
+                        final = new[n, j]
+                        out[i, j] = np.log(final) - log_c * n if final >= FLOAT32_TINY else NEG
+                before2, before, new = before, new, before2
+
+    return scores
+
+
+def compiled_log_probs(
+    one: torch.Tensor, two: torch.Tensor, drop: torch.Tensor,
+    lost: torch.Tensor, lost_len: torch.Tensor, known_len: torch.Tensor,
+) -> torch.Tensor:  # fmt: skip
+    """log P(x_i | y_j), (n_x, n_y) float32, from `CharacterChannel.log_prob`'s tables: one (n_y, M,
+    S) and two (n_y, M-1, S), log P(action) + log P(symbol | piece) at each known letter, and drop
+    (n_y, M); lost (n_x, N) ids trimmed to the longest, with their lengths, and the known words'
+    lengths: the value of `pieces_lattice._alphas` then `scaled_log_probs`, to float rounding."""
+    n_x, n_y = lost.shape[0], one.shape[0]
+    table1, table2, p_drop, log_c = _tables(one, two, drop, lost.shape[1])
+    out = np.empty((n_x, n_y), dtype=np.float32)
+    over_rows(_kernel(), (lost.numpy(), lost_len.numpy(), known_len.numpy(), table1, table2, p_drop, log_c, out), n_x)
+    return torch.from_numpy(out)
+
+
+@cache
+def _gradient_kernel() -> Any:
+    """The forward-backward loop, compiled on first use. No reassociation (fastmath without
+    "reassoc"): a path's share, alpha x transition x beta, is at most its pair's scaled probability
+    and is only then multiplied by grad / that probability, as pieces_lattice._Lattice does, so
+    that no product on the way can overflow."""
+    from numba import njit
+
+    @njit(nogil=True, cache=True, fastmath={"nsz", "arcp", "contract", "afn"})
+    def gradients(
+        lost, lost_len, known_len, one, two, drop, grad, g_one, g_two, g_drop, first, last
+    ):  # pragma: no cover
+        # one (M, S, n_y), two (M-1, S, n_y), drop (M, n_y) as `scores` reads them; grad (n_x, n_y)
+        # the loss's gradient at each pair's log-probability. Adds each lost word's gradient at the
+        # log tables into g_one, g_two, g_drop (shaped as the tables): this part's own buffers.
+        big_m, n_y = drop.shape[0], drop.shape[1]
+        alpha = np.empty((big_m + 1, lost.shape[1] + 1, n_y), dtype=np.float32)
+        beta = np.empty((big_m + 1, lost.shape[1] + 1, n_y), dtype=np.float32)
+        weight = np.empty(n_y, dtype=np.float32)
+        for i in range(first, last):
+            n = lost_len[i]
+            alpha[0, 0, :] = 1.0
+            alpha[0, 1 : n + 1, :] = 0.0
+            for m in range(1, big_m + 1):
+                p_drop = drop[m - 1]
+                for j in range(n_y):
+                    alpha[m, 0, j] = alpha[m - 1, 0, j] * p_drop[j]
+                for k in range(1, n + 1):
+                    symbol = lost[i, k - 1]
+                    emit, here, kept, prev = one[m - 1, symbol], alpha[m, k], alpha[m - 1, k], alpha[m - 1, k - 1]
+                    if m >= 2:
+                        emit2, prev2 = two[m - 2, symbol], alpha[m - 2, k - 1]
+                        for j in range(n_y):
+                            here[j] = kept[j] * p_drop[j] + (prev[j] * emit[j] + prev2[j] * emit2[j])
+                    else:
+                        for j in range(n_y):
+                            here[j] = kept[j] * p_drop[j] + prev[j] * emit[j]
+            for j in range(n_y):  # grad / the pair's scaled probability; 0 where it read NEG
+                final = alpha[known_len[j], n, j]
+                weight[j] = grad[i, j] / final if final >= FLOAT32_TINY else 0.0
+            beta[:, : n + 1, :] = 0.0
+            for m in range(big_m, 0, -1):  # from the last letter back
+                for j in range(n_y):
+                    if known_len[j] == m:
+                        beta[m, n, j] = 1.0
+                p_drop = drop[m - 1]
+                g_d = g_drop[m - 1]
+                for k in range(n + 1):
+                    h, a = beta[m, k], alpha[m - 1, k]
+                    back = beta[m - 1, k]
+                    for j in range(n_y):
+                        g_d[j] += (a[j] * p_drop[j] * h[j]) * weight[j]
+                        back[j] += h[j] * p_drop[j]
+                    if k == 0:
+                        continue
+                    symbol = lost[i, k - 1]
+                    emit, prev, back1, g1 = (
+                        one[m - 1, symbol],
+                        alpha[m - 1, k - 1],
+                        beta[m - 1, k - 1],
+                        g_one[m - 1, symbol],
+                    )
+                    for j in range(n_y):
+                        g1[j] += (prev[j] * emit[j] * h[j]) * weight[j]
+                        back1[j] += h[j] * emit[j]
+                    if m >= 2:
+                        emit2, prev2, back2, g2 = (
+                            two[m - 2, symbol],
+                            alpha[m - 2, k - 1],
+                            beta[m - 2, k - 1],
+                            g_two[m - 2, symbol],
+                        )
+                        for j in range(n_y):
+                            g2[j] += (prev2[j] * emit2[j] * h[j]) * weight[j]
+                            back2[j] += h[j] * emit2[j]
+
+    return gradients
+
+
+def _tables(
+    one: torch.Tensor, two: torch.Tensor, drop: torch.Tensor, longest: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The kernels' scaled tables (M, S, n_y), (M-1, S, n_y), (M, n_y) from `CharacterChannel.log_prob`'s
+    one (n_y, M, S), two (n_y, M-1, S), drop (n_y, M), and log c for lost words of up to `longest` symbols."""
+    log_c = emission_scale(one.shape[-1], longest)
+    with torch.no_grad():
+        table1 = (one + log_c).exp().permute(1, 2, 0).contiguous()  # (M, S, n_y)
+        table2 = (two + log_c).exp().permute(1, 2, 0).contiguous()  # (M-1, S, n_y)
+        p_drop = drop.exp().T.contiguous()  # (M, n_y)
+    return table1.numpy(), table2.numpy(), p_drop.numpy(), log_c
+
+
+class CompiledLattice(torch.autograd.Function):
+    """`pieces_lattice._Lattice` compiled: log P(x_i | y_j) (n_x, n_y) with its gradient by the
+    forward-backward algorithm, each lost word's lattice recomputed in cache by the backward rather
+    than kept (float32 on the CPU; what a training step runs)."""
+
+    @staticmethod
+    def forward(ctx, one, two, drop, lost, lost_len, known_len):
+        lost = lost.contiguous()
+        ctx.save_for_backward(one, two, drop, lost, lost_len, known_len)
+        return compiled_log_probs(one, two, drop, lost, lost_len, known_len)
+
+    @staticmethod
+    def backward(ctx, grad):
+        one, two, drop, lost, lost_len, known_len = ctx.saved_tensors
+        table1, table2, p_drop, _ = _tables(one, two, drop, lost.shape[1])
+        grad = grad.detach().contiguous().numpy()
+        ids, lengths, known_lengths = lost.numpy(), lost_len.numpy(), known_len.numpy()
+        parts = row_parts(lost.shape[0])
+        sums = [(np.zeros_like(table1), np.zeros_like(table2), np.zeros_like(p_drop)) for _ in parts]
+        kernel = _gradient_kernel()
+        args = (ids, lengths, known_lengths, table1, table2, p_drop, grad)
+        in_threads([partial(kernel, *args, *out, *part) for part, out in zip(parts, sums, strict=True)])
+        g_one, g_two, g_drop = (torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*sums, strict=True))
+        return g_one.permute(2, 0, 1), g_two.permute(2, 0, 1), g_drop.T, None, None, None
+
+
+@cache
+def _pair_kernels() -> tuple[Any, Any]:
+    """The paired lattice's loops, compiled on first use: its scores, and its gradients by the
+    forward-backward algorithm (no reassociation, as `_gradient_kernel`)."""
+    from numba import njit
+
+    @njit(nogil=True, cache=True)
+    def forward(lost, lost_len, known, known_len, one, two, drop, alpha, p):  # pragma: no cover
+        # Pair p's lattice into alpha (M+1, N+1): letter m (1-based) dropped, written alone as lost
+        # symbol k, or written with letter m-1 as one symbol; one (K+1, S), two (K+1, K+1, S) and
+        # drop (K+1,) are the scaled tables of every letter (pair). Returns the final cell.
+        n, letters = lost_len[p], known_len[p]
+        alpha[0, 0] = 1.0
+        alpha[0, 1 : n + 1] = 0.0
+        for m in range(1, letters + 1):
+            a = known[p, m - 1]
+            p_drop = drop[a]
+            alpha[m, 0] = alpha[m - 1, 0] * p_drop
+            for k in range(1, n + 1):
+                symbol = lost[p, k - 1]
+                written = alpha[m - 1, k - 1] * one[a, symbol]
+                if m >= 2:
+                    written += alpha[m - 2, k - 1] * two[known[p, m - 2], a, symbol]
+                alpha[m, k] = alpha[m - 1, k] * p_drop + written
+        return alpha[letters, n]
+
+    @njit(nogil=True, cache=True)
+    def scores(lost, lost_len, known, known_len, one, two, drop, log_c, out, first, last):  # pragma: no cover
+        alpha = np.empty((known.shape[1] + 1, lost.shape[1] + 1), dtype=np.float32)
+        for p in range(first, last):
+            final = forward(lost, lost_len, known, known_len, one, two, drop, alpha, p)
+            out[p] = np.log(final) - log_c * lost_len[p] if final >= FLOAT32_TINY else NEG
+
+    @njit(nogil=True, cache=True, fastmath={"nsz", "arcp", "contract", "afn"})
+    def gradients(
+        lost, lost_len, known, known_len, one, two, drop, grad, g_one, g_two, g_drop, first, last
+    ):  # pragma: no cover
+        # Adds each pair's gradient at the log tables into g_one (K+1, S), g_two (K+1, K+1, S) and
+        # g_drop (K+1,): a path's share, alpha x transition x beta, times grad / the pair's
+        # probability (0 where it read NEG), as `_gradient_kernel` does.
+        alpha = np.empty((known.shape[1] + 1, lost.shape[1] + 1), dtype=np.float32)
+        beta = np.empty_like(alpha)
+        for p in range(first, last):
+            final = forward(lost, lost_len, known, known_len, one, two, drop, alpha, p)
+            if final < FLOAT32_TINY:
+                continue
+            weight = grad[p] / final
+            n, letters = lost_len[p], known_len[p]
+            beta[: letters + 1, : n + 1] = 0.0
+            beta[letters, n] = 1.0
+            for m in range(letters, 0, -1):
+                a = known[p, m - 1]
+                p_drop = drop[a]
+                for k in range(n + 1):
+                    h = beta[m, k]
+                    if h == 0.0:
+                        continue
+                    g_drop[a] += (alpha[m - 1, k] * p_drop * h) * weight
+                    beta[m - 1, k] += h * p_drop
+                    if k == 0:
+                        continue
+                    symbol = lost[p, k - 1]
+                    emit = one[a, symbol]
+                    g_one[a, symbol] += (alpha[m - 1, k - 1] * emit * h) * weight
+                    beta[m - 1, k - 1] += h * emit
+                    if m >= 2:
+                        b = known[p, m - 2]
+                        emit2 = two[b, a, symbol]
+                        g_two[b, a, symbol] += (alpha[m - 2, k - 1] * emit2 * h) * weight
+                        beta[m - 2, k - 1] += h * emit2
+
+    return scores, gradients
+
+
+def _pair_tables(
+    log_one: torch.Tensor, log_two: torch.Tensor, log_drop: torch.Tensor, longest: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The paired kernels' scaled tables of every letter (pair): exp(log_one + log c) (K+1, S),
+    exp(log_two + log c) (K+1, K+1, S), exp(log_drop) (K+1,), and log c for lost words of up to
+    `longest` symbols."""
+    log_c = emission_scale(log_one.shape[-1], longest)
+    with torch.no_grad():
+        tables = ((log_one + log_c).exp(), (log_two + log_c).exp(), log_drop.exp())
+    one, two, drop = (t.contiguous().numpy() for t in tables)
+    return one, two, drop, log_c
+
+
+def compiled_pair_log_probs(
+    log_one: torch.Tensor, log_two: torch.Tensor, log_drop: torch.Tensor,
+    lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
+) -> torch.Tensor:  # fmt: skip
+    """log P(x_p | y_p) (P,) float32 for aligned pairs, from every letter's log P(ONE) + log P(symbol |
+    letter) (K+1, S), every letter pair's log P(TWO) + log P(symbol | the pair) (K+1, K+1, S, the
+    action of the first letter) and log P(DROP) (K+1,); lost (P, N) and known (P, M) ids with their
+    lengths: the value of `pieces_lattice._pair_alphas` then `scaled_pair_log_probs`, to float rounding."""
+    one, two, drop, log_c = _pair_tables(log_one, log_two, log_drop, lost.shape[1])
+    out = np.empty(lost.shape[0], dtype=np.float32)
+    args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(), one, two,
+            drop, log_c, out)  # fmt: skip
+    over_rows(_pair_kernels()[0], args, lost.shape[0])
+    return torch.from_numpy(out)
+
+
+class CompiledPairs(torch.autograd.Function):
+    """`pieces_lattice._PairedLattice` compiled: log P(x_p | y_p) (P,) with its gradient at the
+    tables of every letter (`compiled_pair_log_probs`'s), each pair's lattice recomputed in cache
+    by the backward. Gathering each pair's emissions and scattering their gradients back, which the
+    tensors' lattice does around it, happen inside the loops."""
+
+    @staticmethod
+    def forward(ctx, log_one, log_two, log_drop, lost, lost_len, known, known_len):
+        ctx.save_for_backward(log_one, log_two, log_drop, lost, lost_len, known, known_len)
+        return compiled_pair_log_probs(log_one, log_two, log_drop, lost, lost_len, known, known_len)
+
+    @staticmethod
+    def backward(ctx, grad):
+        log_one, log_two, log_drop, lost, lost_len, known, known_len = ctx.saved_tensors
+        one, two, drop, _ = _pair_tables(log_one, log_two, log_drop, lost.shape[1])
+        args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(), one, two,
+                drop, grad.detach().contiguous().numpy())  # fmt: skip
+        parts = row_parts(lost.shape[0])
+        sums = [(np.zeros_like(one), np.zeros_like(two), np.zeros_like(drop)) for _ in parts]
+        kernel = _pair_kernels()[1]
+        in_threads([partial(kernel, *args, *out, *part) for part, out in zip(parts, sums, strict=True)])
+        g_one, g_two, g_drop = (torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*sums, strict=True))
+        return g_one, g_two, g_drop, None, None, None, None

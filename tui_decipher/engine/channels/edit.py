@@ -35,7 +35,7 @@ from ..corpora.charset import SPECIALS, Charset
 from ..corpora.corpus import Word
 from .alignment import Step, best_path
 from .edit_lattice import _alphas, _Lattice, _pair_alphas, _PairedLattice
-from .edit_scores import compiled_log_probs
+from .edit_scores import CompiledPairs, compiled_log_probs, compiled_pair_log_probs
 from .lattice import NEG, encode_padded, scaled_log_probs, scaled_pair_log_probs
 
 INSERT, WRITE, DROP = 0, 1, 2  # operations before/at a known letter; at the end: INSERT, STOP (= WRITE)
@@ -172,6 +172,14 @@ class EditChannel(nn.Module):
         nxt = torch.cat([known[:, :big_m], known.new_full((n_p, 1), self.none)], 1)  # (P, M+1)
         operation = self.log_operations()  # (K+1, 3)
         write, insert = self.log_emissions()  # (K+1, S) each
+        if lost.device.type == "cpu" and write.dtype == torch.float32:
+            # The same lattice compiled (edit_scores.py; float32 on the CPU, as runs train): it reads
+            # each pair's operations from the tables of every letter itself, and writes their
+            # gradients back there.
+            args = (write, insert, operation[:, DROP], self.none, lost, lost_len, known[:, :big_m], known_len)
+            grad = torch.is_grad_enabled() and self.write.requires_grad
+            cells = CompiledPairs.apply(*args) if grad else compiled_pair_log_probs(*args)
+            return cells + operation[self.none, STOP]
         # Each pair's operations at each known letter, read at each symbol of its own lost word:
         # (P, M, N), (P, M+1, N) and (P, M).
         write = write[nxt[:, :big_m, None], lost[:, None, :]]

@@ -1,4 +1,5 @@
-"""The edit channel's log P(x_i | y_j) for every pair without a gradient, compiled (numba), on the CPU.
+"""The edit channel's log P(x | y) compiled (numba), on the CPU: for every pair without a gradient
+(`compiled_log_probs`), and for listed pairs with their gradient (`CompiledPairs`).
 
 All-pair scoring (plans, shortlist refreshes, held-out evidence, the final costs) needs no
 gradient. Through torch's tensors the lattice (edit_lattice.py) reads and writes each cell of a
@@ -7,19 +8,21 @@ bus carries at about 80 bytes a cell, and 0.5% of the arithmetic the cores can d
 (docs/scripts/lattice_rate.py, docs/speed.md). Here each pair's column of cells lives in a few
 cache lines: the same recursion (a drop, a write, then the insertions along the lost word), in
 float32, scaled by c^k as the tensors are, so that a score reads NEG exactly where theirs does
-(a final cell below float32's normal range). Rows of pairs are split over threads; the loop holds
-no interpreter lock.
+(a final cell below float32's normal range). Listed pairs (a plan's support, shortlists, judged
+pairs: what training steps score) run one pair's lattice at a time, forward and backward, reading
+each pair's operations from the tables of every letter and adding their gradients back there.
+Rows of pairs are split over threads; the loops hold no interpreter lock.
 """
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
 import torch
 
-from .compiled import FLOAT32_TINY, over_rows
+from .compiled import FLOAT32_TINY, in_threads, over_rows, row_parts
 from .lattice import NEG, emission_scale
 
 
@@ -82,3 +85,134 @@ def compiled_log_probs(
             p_drop.numpy(), log_c, out)  # fmt: skip
     over_rows(_kernel(), args, n_x)
     return torch.from_numpy(out)
+
+
+@cache
+def _pair_kernels() -> tuple[Any, Any]:
+    """The paired lattice's loops, compiled on first use: its scores, and its gradients by the
+    forward-backward algorithm. No reassociation in the backward (fastmath without "reassoc"): a
+    path's share, alpha x transition x beta, is formed before it is divided by the pair's
+    probability, as edit_lattice._PairedLattice does, so no product on the way can overflow."""
+    from numba import njit
+
+    @njit(nogil=True, cache=True)
+    def forward(lost, lost_len, known, known_len, write, insert, drop, none, alpha, p):  # pragma: no cover
+        # Pair p's lattice into alpha (M+1, N+1): after letter m (0..its length) and the symbols
+        # inserted before the next letter (or the end, `none`). write and insert (K+1, S) are the
+        # scaled tables of every letter, drop (K+1,). Returns the final cell (before the stop).
+        n, letters = lost_len[p], known_len[p]
+        alpha[0, 0] = 1.0
+        for m in range(letters + 1):
+            if m > 0:  # letter m dropped, or written as lost symbol k
+                a = known[p, m - 1]
+                p_drop = drop[a]
+                alpha[m, 0] = alpha[m - 1, 0] * p_drop
+                for k in range(1, n + 1):
+                    alpha[m, k] = alpha[m - 1, k] * p_drop + alpha[m - 1, k - 1] * write[a, lost[p, k - 1]]
+            else:
+                alpha[0, 1 : n + 1] = 0.0
+            nxt = known[p, m] if m < letters else none
+            for k in range(1, n + 1):  # then the insertions, along the lost word
+                alpha[m, k] += alpha[m, k - 1] * insert[nxt, lost[p, k - 1]]
+        return alpha[letters, n]
+
+    @njit(nogil=True, cache=True)
+    def scores(
+        lost, lost_len, known, known_len, write, insert, drop, none, log_c, out, first, last
+    ):  # pragma: no cover
+        alpha = np.empty((known.shape[1] + 1, lost.shape[1] + 1), dtype=np.float32)
+        for p in range(first, last):
+            final = forward(lost, lost_len, known, known_len, write, insert, drop, none, alpha, p)
+            out[p] = np.log(final) - log_c * lost_len[p] if final >= FLOAT32_TINY else NEG
+
+    @njit(nogil=True, cache=True, fastmath={"nsz", "arcp", "contract", "afn"})
+    def gradients(  # pragma: no cover
+        lost, lost_len, known, known_len, write, insert, drop, none, grad, g_write, g_insert, g_drop, first, last
+    ):
+        # Adds each pair's gradient at the log tables into g_write, g_insert (K+1, S) and g_drop
+        # (K+1,): a path's share times grad / the pair's probability (0 where it read NEG).
+        alpha = np.empty((known.shape[1] + 1, lost.shape[1] + 1), dtype=np.float32)
+        beta = np.empty_like(alpha)
+        for p in range(first, last):
+            final = forward(lost, lost_len, known, known_len, write, insert, drop, none, alpha, p)
+            if final < FLOAT32_TINY:
+                continue
+            weight = grad[p] / final
+            n, letters = lost_len[p], known_len[p]
+            beta[: letters + 1, : n + 1] = 0.0
+            beta[letters, n] = 1.0
+            for m in range(letters, -1, -1):  # from the last letter back
+                nxt = known[p, m] if m < letters else none
+                for k in range(n, 0, -1):  # along the insertions: beta[m, k] is then complete
+                    symbol = lost[p, k - 1]
+                    emit, h = insert[nxt, symbol], beta[m, k]
+                    g_insert[nxt, symbol] += (alpha[m, k - 1] * emit * h) * weight
+                    beta[m, k - 1] += h * emit
+                if m == 0:
+                    break
+                a = known[p, m - 1]  # across letter m
+                p_drop = drop[a]
+                for k in range(n + 1):
+                    h = beta[m, k]
+                    g_drop[a] += (alpha[m - 1, k] * p_drop * h) * weight
+                    beta[m - 1, k] += h * p_drop
+                    if k > 0:
+                        symbol = lost[p, k - 1]
+                        emit = write[a, symbol]
+                        g_write[a, symbol] += (alpha[m - 1, k - 1] * emit * h) * weight
+                        beta[m - 1, k - 1] += h * emit
+
+    return scores, gradients
+
+
+def _pair_tables(
+    write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, longest: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The paired kernels' tables of every letter: exp(write + log c), exp(insert + log c) (K+1, S)
+    and exp(drop) (K+1,), and log c for lost words of up to `longest` symbols."""
+    log_c = emission_scale(write.shape[-1], longest)
+    with torch.no_grad():
+        tables = ((write + log_c).exp(), (insert + log_c).exp(), drop.exp())
+    scaled_write, scaled_insert, p_drop = (t.contiguous().numpy() for t in tables)
+    return scaled_write, scaled_insert, p_drop, log_c
+
+
+def compiled_pair_log_probs(
+    write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, none: int,
+    lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
+) -> torch.Tensor:  # fmt: skip
+    """log P(x_p | y_p) (P,) float32 before the final stop, for aligned pairs, from the channel's
+    log P(write, symbol | letter) and log P(insert, symbol | next letter) (K+1, S) each and log
+    P(drop | letter) (K+1,), `none` the end's letter id; lost (P, N) and known (P, M) ids with their
+    lengths: the value of `edit_lattice._pair_alphas` then `scaled_pair_log_probs`, to float rounding."""
+    scaled_write, scaled_insert, p_drop, log_c = _pair_tables(write, insert, drop, lost.shape[1])
+    out = np.empty(lost.shape[0], dtype=np.float32)
+    args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(),
+            scaled_write, scaled_insert, p_drop, none, log_c, out)  # fmt: skip
+    over_rows(_pair_kernels()[0], args, lost.shape[0])
+    return torch.from_numpy(out)
+
+
+class CompiledPairs(torch.autograd.Function):
+    """`edit_lattice._PairedLattice` compiled: log P(x_p | y_p) (P,) before the stop, with its
+    gradient at the tables of every letter (`compiled_pair_log_probs`'s), each pair's lattice
+    recomputed in cache by the backward; each thread adds into its own gradient tables."""
+
+    @staticmethod
+    def forward(ctx, write, insert, drop, none, lost, lost_len, known, known_len):
+        ctx.save_for_backward(write, insert, drop, lost, lost_len, known, known_len)
+        ctx.none = none
+        return compiled_pair_log_probs(write, insert, drop, none, lost, lost_len, known, known_len)
+
+    @staticmethod
+    def backward(ctx, grad):
+        write, insert, drop, lost, lost_len, known, known_len = ctx.saved_tensors
+        scaled_write, scaled_insert, p_drop, _ = _pair_tables(write, insert, drop, lost.shape[1])
+        args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(),
+                scaled_write, scaled_insert, p_drop, ctx.none, grad.detach().contiguous().numpy())  # fmt: skip
+        parts = row_parts(lost.shape[0])
+        sums = [(np.zeros_like(scaled_write), np.zeros_like(scaled_insert), np.zeros_like(p_drop)) for _ in parts]
+        kernel = _pair_kernels()[1]
+        in_threads([partial(kernel, *args, *out, *part) for part, out in zip(parts, sums, strict=True)])
+        g_write, g_insert, g_drop = (torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*sums, strict=True))
+        return g_write, g_insert, g_drop, None, None, None, None, None

@@ -144,17 +144,23 @@ def _through_compiled(scores: torch.Tensor) -> bool:
 
 
 @pytest.mark.parametrize("pinned", [False, True])
-def test_the_compiled_pieces_lattice_is_the_tensors_lattice_gradients_included(pinned: bool) -> None:
-    # A float32 channel on the CPU (as runs train) scores through the compiled lattice
-    # (pieces_scores.CompiledLattice); the tensors' one (`_Lattice`) is the reference, NEG pairs
-    # (lost words longer than their known word, and words of 8+ signs) included.
+@pytest.mark.parametrize("kind", ["pieces", "edit"])
+def test_the_compiled_lattice_is_the_tensors_lattice_gradients_included(kind: str, pinned: bool) -> None:
+    # A float32 channel on the CPU (as runs train) scores every pair through its compiled lattice
+    # (pieces_scores.CompiledLattice, edit_scores.CompiledLattice); the tensors' one (`_Lattice`)
+    # is the reference, NEG pairs included (lost words longer than their known word for the
+    # pieces, insertions at 40 nats for the edit channel, and words of 8+ signs).
+    module = pieces if kind == "pieces" else edit
     lost_words, known_words = syllabary_corpus(30, 10, seed=5)
     lost_words = [*lost_words, tuple(lost_words[0] * 4)]
     lost_charset, known_charset = Charset.from_words(lost_words), Charset.from_words(known_words)
-    channel = _channel("pieces", lost_charset, known_charset, pinned).float()
-    for name in ("pinned_one", "pinned_two"):
-        if getattr(channel, name) is not None:
+    channel = _channel(kind, lost_charset, known_charset, pinned).float()
+    for name in ("pinned_one", "pinned_two", "pinned"):
+        if getattr(channel, name, None) is not None:
             setattr(channel, name, getattr(channel, name).float())
+    if kind == "edit":
+        with torch.no_grad():
+            channel.operation[:, edit.INSERT] = -40.0
     lost, lost_len = encode_padded(lost_words, lost_charset, 0)
     known, known_len = encode_padded(known_words, known_charset, channel.none)
     weights = torch.rand(len(lost_words), len(known_words), generator=torch.Generator().manual_seed(9))
@@ -163,15 +169,15 @@ def test_the_compiled_pieces_lattice_is_the_tensors_lattice_gradients_included(p
         return channel.log_prob(lost, lost_len, known, known_len)
 
     def tensors() -> torch.Tensor:
-        original = pieces.CompiledLattice
-        pieces.CompiledLattice = pieces._Lattice  # type: ignore[misc]
+        original = module.CompiledLattice
+        module.CompiledLattice = module._Lattice  # type: ignore[misc]
         try:
             return channel.log_prob(lost, lost_len, known, known_len)
         finally:
-            pieces.CompiledLattice = original  # type: ignore[misc]
+            module.CompiledLattice = original  # type: ignore[misc]
 
     got, expected = compiled(), tensors()
-    assert _through_compiled(got)
+    assert _through_compiled(got) and not _through_compiled(expected)
     impossible = expected.detach() < -1000
     assert impossible.any() and (~impossible).sum() > 500
     assert torch.equal(got.detach() < -1000, impossible)

@@ -35,7 +35,7 @@ from ..corpora.charset import SPECIALS, Charset
 from ..corpora.corpus import Word
 from .alignment import Step, best_path
 from .edit_lattice import _alphas, _Lattice, _pair_alphas, _PairedLattice
-from .edit_scores import CompiledPairs, compiled_log_probs, compiled_pair_log_probs
+from .edit_scores import CompiledLattice, CompiledPairs, compiled_log_probs, compiled_pair_log_probs
 from .lattice import NEG, encode_padded, scaled_log_probs, scaled_pair_log_probs
 
 INSERT, WRITE, DROP = 0, 1, 2  # operations before/at a known letter; at the end: INSERT, STOP (= WRITE)
@@ -155,7 +155,7 @@ class EditChannel(nn.Module):
         # (n_y, M, S), (n_y, M) and (n_y, M+1, S).
         write, drop, insert = write[nxt[:, :big_m]], operation[nxt[:, :big_m], DROP], insert[nxt]
         if torch.is_grad_enabled() and self.write.requires_grad:
-            cells = _Lattice.apply(write, insert, drop, lost, lost_len, known_len)
+            cells = (CompiledLattice if compiled else _Lattice).apply(write, insert, drop, lost, lost_len, known_len)
         else:
             lattice = _alphas(write, insert, drop, lost)
             cells = scaled_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]

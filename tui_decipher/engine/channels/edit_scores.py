@@ -1,5 +1,5 @@
 """The edit channel's log P(x | y) compiled (numba), on the CPU: for every pair without a gradient
-(`compiled_log_probs`), and for listed pairs with their gradient (`CompiledPairs`).
+(`compiled_log_probs`) and with one (`CompiledLattice`), and for listed pairs (`CompiledPairs`).
 
 All-pair scoring (plans, shortlist refreshes, held-out evidence, the final costs) needs no
 gradient. Through torch's tensors the lattice (edit_lattice.py) reads and writes each cell of a
@@ -85,6 +85,129 @@ def compiled_log_probs(
             p_drop.numpy(), log_c, out)  # fmt: skip
     over_rows(_kernel(), args, n_x)
     return torch.from_numpy(out)
+
+
+@cache
+def _gradient_kernel() -> Any:
+    """Every pair's lattice forward and backward, compiled on first use, for a training step over
+    every known word (the lexicon objective). No reassociation (fastmath without "reassoc"), as
+    `_pair_kernels`' backward."""
+    from numba import njit
+
+    @njit(nogil=True, cache=True, fastmath={"nsz", "arcp", "contract", "afn"})
+    def gradients(  # pragma: no cover
+        lost, lost_len, known_len, write, insert, drop, grad, g_write, g_insert, g_drop, first, last
+    ):
+        # write (M, S, n_y), insert (M+1, S, n_y), drop (M, n_y) as `_kernel` reads them; grad
+        # (n_x, n_y). Adds each lost word's gradient at the log tables into g_write, g_insert, g_drop
+        # (shaped as the tables: this part's own buffers); the known words innermost.
+        big_m, n_y = drop.shape[0], drop.shape[1]
+        alpha = np.empty((big_m + 1, lost.shape[1] + 1, n_y), dtype=np.float32)
+        beta = np.empty_like(alpha)
+        weight = np.empty(n_y, dtype=np.float32)
+        for i in range(first, last):
+            n = lost_len[i]
+            alpha[0, 0, :] = 1.0
+            alpha[0, 1 : n + 1, :] = 0.0
+            for m in range(big_m + 1):
+                if m > 0:  # letter m dropped, or written as lost symbol k
+                    p_drop = drop[m - 1]
+                    for j in range(n_y):
+                        alpha[m, 0, j] = alpha[m - 1, 0, j] * p_drop[j]
+                    for k in range(1, n + 1):
+                        emit, here = write[m - 1, lost[i, k - 1]], alpha[m, k]
+                        kept, prev = alpha[m - 1, k], alpha[m - 1, k - 1]
+                        for j in range(n_y):
+                            here[j] = kept[j] * p_drop[j] + prev[j] * emit[j]
+                for k in range(1, n + 1):  # then the insertions before the next letter (or the end)
+                    emit, here, before = insert[m, lost[i, k - 1]], alpha[m, k], alpha[m, k - 1]
+                    for j in range(n_y):
+                        here[j] += before[j] * emit[j]
+            for j in range(n_y):  # grad / the pair's scaled probability; 0 where it read NEG
+                final = alpha[known_len[j], n, j]
+                weight[j] = grad[i, j] / final if final >= FLOAT32_TINY else 0.0
+            beta[:, : n + 1, :] = 0.0
+            for m in range(big_m, -1, -1):  # from the last letter back
+                for j in range(n_y):
+                    if known_len[j] == m:
+                        beta[m, n, j] = 1.0
+                for k in range(n, 0, -1):  # along the insertions: beta[m, k] is then complete
+                    symbol = lost[i, k - 1]
+                    emit, h, before, back, g_i = (
+                        insert[m, symbol],
+                        beta[m, k],
+                        alpha[m, k - 1],
+                        beta[m, k - 1],
+                        g_insert[m, symbol],
+                    )
+                    for j in range(n_y):
+                        g_i[j] += (before[j] * emit[j] * h[j]) * weight[j]
+                        back[j] += h[j] * emit[j]
+                if m == 0:
+                    break
+                p_drop, g_d = drop[m - 1], g_drop[m - 1]  # across letter m
+                for k in range(n + 1):
+                    h, kept, back = beta[m, k], alpha[m - 1, k], beta[m - 1, k]
+                    for j in range(n_y):
+                        g_d[j] += (kept[j] * p_drop[j] * h[j]) * weight[j]
+                        back[j] += h[j] * p_drop[j]
+                    if k == 0:
+                        continue
+                    symbol = lost[i, k - 1]
+                    emit, prev, back1, g_w = (
+                        write[m - 1, symbol],
+                        alpha[m - 1, k - 1],
+                        beta[m - 1, k - 1],
+                        g_write[m - 1, symbol],
+                    )
+                    for j in range(n_y):
+                        g_w[j] += (prev[j] * emit[j] * h[j]) * weight[j]
+                        back1[j] += h[j] * emit[j]
+
+    return gradients
+
+
+def _known_tables(
+    write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, longest: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The all-pair kernels' tables from each known word's operations, log P(write, symbol | its
+    letter m) (n_y, M, S), log P(insert, symbol | its next letter) (n_y, M+1, S) and log P(drop)
+    (n_y, M): scaled (M, S, n_y), (M+1, S, n_y), (M, n_y), and log c for lost words of up to
+    `longest` symbols."""
+    log_c = emission_scale(write.shape[-1], longest)
+    with torch.no_grad():
+        tables = ((write + log_c).exp().permute(1, 2, 0), (insert + log_c).exp().permute(1, 2, 0), drop.exp().T)
+    scaled_write, scaled_insert, p_drop = (t.contiguous().numpy() for t in tables)
+    return scaled_write, scaled_insert, p_drop, log_c
+
+
+class CompiledLattice(torch.autograd.Function):
+    """`edit_lattice._Lattice` compiled: log P(x_i | y_j) (n_x, n_y) before the stop, from each known
+    word's operations (`_known_tables`), with its gradient by the forward-backward algorithm, each
+    lost word's lattice recomputed in cache by the backward rather than kept."""
+
+    @staticmethod
+    def forward(ctx, write, insert, drop, lost, lost_len, known_len):
+        lost = lost.contiguous()
+        ctx.save_for_backward(write, insert, drop, lost, lost_len, known_len)
+        scaled_write, scaled_insert, p_drop, log_c = _known_tables(write, insert, drop, lost.shape[1])
+        out = np.empty((lost.shape[0], write.shape[0]), dtype=np.float32)
+        args = (lost.numpy(), lost_len.numpy(), known_len.numpy(), scaled_write, scaled_insert, p_drop, log_c, out)
+        over_rows(_kernel(), args, lost.shape[0])
+        return torch.from_numpy(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        write, insert, drop, lost, lost_len, known_len = ctx.saved_tensors
+        scaled_write, scaled_insert, p_drop, _ = _known_tables(write, insert, drop, lost.shape[1])
+        args = (lost.numpy(), lost_len.numpy(), known_len.numpy(), scaled_write, scaled_insert, p_drop,
+                grad.detach().contiguous().numpy())  # fmt: skip
+        parts = row_parts(lost.shape[0])
+        sums = [(np.zeros_like(scaled_write), np.zeros_like(scaled_insert), np.zeros_like(p_drop)) for _ in parts]
+        kernel = _gradient_kernel()
+        in_threads([partial(kernel, *args, *out, *part) for part, out in zip(parts, sums, strict=True)])
+        g_write, g_insert, g_drop = (torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*sums, strict=True))
+        return g_write.permute(2, 0, 1), g_insert.permute(2, 0, 1), g_drop.T, None, None, None
 
 
 @cache

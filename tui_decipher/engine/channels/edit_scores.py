@@ -211,57 +211,47 @@ class CompiledLattice(torch.autograd.Function):
 
 
 @cache
-def _pair_kernels() -> tuple[Any, Any]:
-    """The paired lattice's loops, compiled on first use: its scores, and its gradients by the
-    forward-backward algorithm. No reassociation in the backward (fastmath without "reassoc"): a
-    path's share, alpha x transition x beta, is formed before it is divided by the pair's
-    probability, as edit_lattice._PairedLattice does, so no product on the way can overflow."""
+def _pair_kernel() -> Any:
+    """The paired lattice's loop, compiled on first use: each pair's score and, `with_grad`, its
+    gradient by the forward-backward algorithm, in one function (a compiled function that calls
+    another defined beside it is compiled afresh by every process; numba caches this one). No
+    reassociation in the backward (fastmath without "reassoc"): a path's share, alpha x
+    transition x beta, is formed before it is divided by the pair's probability, as
+    edit_lattice._PairedLattice does, so no product on the way can overflow."""
     from numba import njit
 
-    @njit(nogil=True, cache=True)
-    def forward(lost, lost_len, known, known_len, write, insert, drop, none, alpha, p):  # pragma: no cover
-        # Pair p's lattice into alpha (M+1, N+1): after letter m (0..its length) and the symbols
-        # inserted before the next letter (or the end, `none`). write and insert (K+1, S) are the
-        # scaled tables of every letter, drop (K+1,). Returns the final cell (before the stop).
-        n, letters = lost_len[p], known_len[p]
-        alpha[0, 0] = 1.0
-        for m in range(letters + 1):
-            if m > 0:  # letter m dropped, or written as lost symbol k
-                a = known[p, m - 1]
-                p_drop = drop[a]
-                alpha[m, 0] = alpha[m - 1, 0] * p_drop
-                for k in range(1, n + 1):
-                    alpha[m, k] = alpha[m - 1, k] * p_drop + alpha[m - 1, k - 1] * write[a, lost[p, k - 1]]
-            else:
-                alpha[0, 1 : n + 1] = 0.0
-            nxt = known[p, m] if m < letters else none
-            for k in range(1, n + 1):  # then the insertions, along the lost word
-                alpha[m, k] += alpha[m, k - 1] * insert[nxt, lost[p, k - 1]]
-        return alpha[letters, n]
-
-    @njit(nogil=True, cache=True)
-    def scores(
-        lost, lost_len, known, known_len, write, insert, drop, none, log_c, out, first, last
-    ):  # pragma: no cover
-        alpha = np.empty((known.shape[1] + 1, lost.shape[1] + 1), dtype=np.float32)
-        for p in range(first, last):
-            final = forward(lost, lost_len, known, known_len, write, insert, drop, none, alpha, p)
-            out[p] = np.log(final) - log_c * lost_len[p] if final >= FLOAT32_TINY else NEG
-
     @njit(nogil=True, cache=True, fastmath={"nsz", "arcp", "contract", "afn"})
-    def gradients(  # pragma: no cover
-        lost, lost_len, known, known_len, write, insert, drop, none, grad, g_write, g_insert, g_drop, first, last
-    ):
-        # Adds each pair's gradient at the log tables into g_write, g_insert (K+1, S) and g_drop
-        # (K+1,): a path's share times grad / the pair's probability (0 where it read NEG).
+    def pairs(  # pragma: no cover
+        lost, lost_len, known, known_len, write, insert, drop, none, log_c, out, with_grad, grad, g_write, g_insert,
+        g_drop, first, last,
+    ):  # fmt: skip
+        # Pair p's lattice in alpha (M+1, N+1): after letter m (0..its length) and the symbols
+        # inserted before the next letter (or the end, `none`); write and insert (K+1, S) are the
+        # scaled tables of every letter, drop (K+1,). Its score (before the stop) into out[p];
+        # with_grad, its gradient at the log tables added into g_write, g_insert, g_drop (this
+        # part's own buffers): a path's share times grad / the pair's probability (0 at NEG).
         alpha = np.empty((known.shape[1] + 1, lost.shape[1] + 1), dtype=np.float32)
         beta = np.empty_like(alpha)
         for p in range(first, last):
-            final = forward(lost, lost_len, known, known_len, write, insert, drop, none, alpha, p)
-            if final < FLOAT32_TINY:
+            n, letters = lost_len[p], known_len[p]
+            alpha[0, 0] = 1.0
+            for m in range(letters + 1):
+                if m > 0:  # letter m dropped, or written as lost symbol k
+                    a = known[p, m - 1]
+                    p_drop = drop[a]
+                    alpha[m, 0] = alpha[m - 1, 0] * p_drop
+                    for k in range(1, n + 1):
+                        alpha[m, k] = alpha[m - 1, k] * p_drop + alpha[m - 1, k - 1] * write[a, lost[p, k - 1]]
+                else:
+                    alpha[0, 1 : n + 1] = 0.0
+                nxt = known[p, m] if m < letters else none
+                for k in range(1, n + 1):  # then the insertions, along the lost word
+                    alpha[m, k] += alpha[m, k - 1] * insert[nxt, lost[p, k - 1]]
+            final = alpha[letters, n]
+            out[p] = np.log(final) - log_c * n if final >= FLOAT32_TINY else NEG
+            if not with_grad or final < FLOAT32_TINY:
                 continue
             weight = grad[p] / final
-            n, letters = lost_len[p], known_len[p]
             beta[: letters + 1, : n + 1] = 0.0
             beta[letters, n] = 1.0
             for m in range(letters, -1, -1):  # from the last letter back
@@ -285,7 +275,7 @@ def _pair_kernels() -> tuple[Any, Any]:
                         g_write[a, symbol] += (alpha[m - 1, k - 1] * emit * h) * weight
                         beta[m - 1, k - 1] += h * emit
 
-    return scores, gradients
+    return pairs
 
 
 def _pair_tables(
@@ -310,9 +300,11 @@ def compiled_pair_log_probs(
     lengths: the value of `edit_lattice._pair_alphas` then `scaled_pair_log_probs`, to float rounding."""
     scaled_write, scaled_insert, p_drop, log_c = _pair_tables(write, insert, drop, lost.shape[1])
     out = np.empty(lost.shape[0], dtype=np.float32)
+    no_grad = (np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros((1, 1), np.float32),
+               np.zeros(1, np.float32))  # fmt: skip
     args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(),
-            scaled_write, scaled_insert, p_drop, none, log_c, out)  # fmt: skip
-    over_rows(_pair_kernels()[0], args, lost.shape[0])
+            scaled_write, scaled_insert, p_drop, none, log_c, out, False, *no_grad)  # fmt: skip
+    over_rows(_pair_kernel(), args, lost.shape[0])
     return torch.from_numpy(out)
 
 
@@ -330,12 +322,13 @@ class CompiledPairs(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         write, insert, drop, lost, lost_len, known, known_len = ctx.saved_tensors
-        scaled_write, scaled_insert, p_drop, _ = _pair_tables(write, insert, drop, lost.shape[1])
+        scaled_write, scaled_insert, p_drop, log_c = _pair_tables(write, insert, drop, lost.shape[1])
         args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(),
-                scaled_write, scaled_insert, p_drop, ctx.none, grad.detach().contiguous().numpy())  # fmt: skip
+                scaled_write, scaled_insert, p_drop, ctx.none, log_c, np.empty(lost.shape[0], np.float32), True,
+                grad.detach().contiguous().numpy())  # fmt: skip
         parts = row_parts(lost.shape[0])
         sums = [(np.zeros_like(scaled_write), np.zeros_like(scaled_insert), np.zeros_like(p_drop)) for _ in parts]
-        kernel = _pair_kernels()[1]
+        kernel = _pair_kernel()
         in_threads([partial(kernel, *args, *out, *part) for part, out in zip(parts, sums, strict=True)])
         g_write, g_insert, g_drop = (torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*sums, strict=True))
         return g_write, g_insert, g_drop, None, None, None, None, None

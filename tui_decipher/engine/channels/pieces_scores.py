@@ -199,53 +199,44 @@ class CompiledLattice(torch.autograd.Function):
 
 
 @cache
-def _pair_kernels() -> tuple[Any, Any]:
-    """The paired lattice's loops, compiled on first use: its scores, and its gradients by the
-    forward-backward algorithm (no reassociation, as `_gradient_kernel`)."""
+def _pair_kernel() -> Any:
+    """The paired lattice's loop, compiled on first use: each pair's score and, `with_grad`, its
+    gradient by the forward-backward algorithm, in one function (a compiled function that calls
+    another defined beside it is compiled afresh by every process; numba caches this one). No
+    reassociation (fastmath without "reassoc"), as `_gradient_kernel`."""
     from numba import njit
 
-    @njit(nogil=True, cache=True)
-    def forward(lost, lost_len, known, known_len, one, two, drop, alpha, p):  # pragma: no cover
-        # Pair p's lattice into alpha (M+1, N+1): letter m (1-based) dropped, written alone as lost
-        # symbol k, or written with letter m-1 as one symbol; one (K+1, S), two (K+1, K+1, S) and
-        # drop (K+1,) are the scaled tables of every letter (pair). Returns the final cell.
-        n, letters = lost_len[p], known_len[p]
-        alpha[0, 0] = 1.0
-        alpha[0, 1 : n + 1] = 0.0
-        for m in range(1, letters + 1):
-            a = known[p, m - 1]
-            p_drop = drop[a]
-            alpha[m, 0] = alpha[m - 1, 0] * p_drop
-            for k in range(1, n + 1):
-                symbol = lost[p, k - 1]
-                written = alpha[m - 1, k - 1] * one[a, symbol]
-                if m >= 2:
-                    written += alpha[m - 2, k - 1] * two[known[p, m - 2], a, symbol]
-                alpha[m, k] = alpha[m - 1, k] * p_drop + written
-        return alpha[letters, n]
-
-    @njit(nogil=True, cache=True)
-    def scores(lost, lost_len, known, known_len, one, two, drop, log_c, out, first, last):  # pragma: no cover
-        alpha = np.empty((known.shape[1] + 1, lost.shape[1] + 1), dtype=np.float32)
-        for p in range(first, last):
-            final = forward(lost, lost_len, known, known_len, one, two, drop, alpha, p)
-            out[p] = np.log(final) - log_c * lost_len[p] if final >= FLOAT32_TINY else NEG
-
     @njit(nogil=True, cache=True, fastmath={"nsz", "arcp", "contract", "afn"})
-    def gradients(
-        lost, lost_len, known, known_len, one, two, drop, grad, g_one, g_two, g_drop, first, last
-    ):  # pragma: no cover
-        # Adds each pair's gradient at the log tables into g_one (K+1, S), g_two (K+1, K+1, S) and
-        # g_drop (K+1,): a path's share, alpha x transition x beta, times grad / the pair's
-        # probability (0 where it read NEG), as `_gradient_kernel` does.
+    def pairs(  # pragma: no cover
+        lost, lost_len, known, known_len, one, two, drop, log_c, out, with_grad, grad, g_one, g_two, g_drop, first, last
+    ):
+        # Pair p's lattice in alpha (M+1, N+1): letter m (1-based) dropped, written alone as lost
+        # symbol k, or written with letter m-1 as one symbol; one (K+1, S), two (K+1, K+1, S) and
+        # drop (K+1,) are the scaled tables of every letter (pair). Its score into out[p]; with_grad,
+        # its gradient at the log tables added into g_one, g_two, g_drop (this part's own buffers):
+        # a path's share, alpha x transition x beta, times grad / the pair's probability (0 where it
+        # read NEG).
         alpha = np.empty((known.shape[1] + 1, lost.shape[1] + 1), dtype=np.float32)
         beta = np.empty_like(alpha)
         for p in range(first, last):
-            final = forward(lost, lost_len, known, known_len, one, two, drop, alpha, p)
-            if final < FLOAT32_TINY:
+            n, letters = lost_len[p], known_len[p]
+            alpha[0, 0] = 1.0
+            alpha[0, 1 : n + 1] = 0.0
+            for m in range(1, letters + 1):
+                a = known[p, m - 1]
+                p_drop = drop[a]
+                alpha[m, 0] = alpha[m - 1, 0] * p_drop
+                for k in range(1, n + 1):
+                    symbol = lost[p, k - 1]
+                    written = alpha[m - 1, k - 1] * one[a, symbol]
+                    if m >= 2:
+                        written += alpha[m - 2, k - 1] * two[known[p, m - 2], a, symbol]
+                    alpha[m, k] = alpha[m - 1, k] * p_drop + written
+            final = alpha[letters, n]
+            out[p] = np.log(final) - log_c * n if final >= FLOAT32_TINY else NEG
+            if not with_grad or final < FLOAT32_TINY:
                 continue
             weight = grad[p] / final
-            n, letters = lost_len[p], known_len[p]
             beta[: letters + 1, : n + 1] = 0.0
             beta[letters, n] = 1.0
             for m in range(letters, 0, -1):
@@ -269,7 +260,7 @@ def _pair_kernels() -> tuple[Any, Any]:
                         g_two[b, a, symbol] += (alpha[m - 2, k - 1] * emit2 * h) * weight
                         beta[m - 2, k - 1] += h * emit2
 
-    return scores, gradients
+    return pairs
 
 
 def _pair_tables(
@@ -295,9 +286,11 @@ def compiled_pair_log_probs(
     lengths: the value of `pieces_lattice._pair_alphas` then `scaled_pair_log_probs`, to float rounding."""
     one, two, drop, log_c = _pair_tables(log_one, log_two, log_drop, lost.shape[1])
     out = np.empty(lost.shape[0], dtype=np.float32)
+    no_grad = (np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros((1, 1, 1), np.float32),
+               np.zeros(1, np.float32))  # fmt: skip
     args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(), one, two,
-            drop, log_c, out)  # fmt: skip
-    over_rows(_pair_kernels()[0], args, lost.shape[0])
+            drop, log_c, out, False, *no_grad)  # fmt: skip
+    over_rows(_pair_kernel(), args, lost.shape[0])
     return torch.from_numpy(out)
 
 
@@ -315,12 +308,12 @@ class CompiledPairs(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         log_one, log_two, log_drop, lost, lost_len, known, known_len = ctx.saved_tensors
-        one, two, drop, _ = _pair_tables(log_one, log_two, log_drop, lost.shape[1])
+        one, two, drop, log_c = _pair_tables(log_one, log_two, log_drop, lost.shape[1])
         args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(), one, two,
-                drop, grad.detach().contiguous().numpy())  # fmt: skip
+                drop, log_c, np.empty(lost.shape[0], np.float32), True, grad.detach().contiguous().numpy())  # fmt: skip
         parts = row_parts(lost.shape[0])
         sums = [(np.zeros_like(one), np.zeros_like(two), np.zeros_like(drop)) for _ in parts]
-        kernel = _pair_kernels()[1]
+        kernel = _pair_kernel()
         in_threads([partial(kernel, *args, *out, *part) for part, out in zip(parts, sums, strict=True)])
         g_one, g_two, g_drop = (torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*sums, strict=True))
         return g_one, g_two, g_drop, None, None, None, None

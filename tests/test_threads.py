@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from tui_decipher.engine.run import device
-from tui_decipher.engine.run.device import screen_threads, use_threads
+from tui_decipher.engine.run.device import make_repeatable, screen_threads, use_threads
 
 
 @pytest.fixture
@@ -113,3 +113,19 @@ def test_a_cli_run_beside_another_says_how_many_threads_it_takes(tmp_path, monke
     import json
 
     assert json.loads((out / "summary.json").read_text(encoding="utf-8"))["threads"] == 1
+
+
+def test_a_cpu_run_computes_with_deterministic_kernels_warning_only() -> None:
+    # make_repeatable sets torch's flag itself (torch.use_deterministic_algorithms would also import
+    # inductor's config, a second of every run's start): the flag must be set all the same.
+    before = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled())
+    try:
+        torch.use_deterministic_algorithms(False)
+        make_repeatable(torch.device("cpu"))
+        assert torch.are_deterministic_algorithms_enabled()
+        assert torch.is_deterministic_algorithms_warn_only_enabled()
+        torch.use_deterministic_algorithms(False)
+        make_repeatable(torch.device("cuda"))  # only the CPU's are turned on
+        assert not torch.are_deterministic_algorithms_enabled()
+    finally:
+        torch.use_deterministic_algorithms(before[0], warn_only=before[1])

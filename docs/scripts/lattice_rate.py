@@ -1,14 +1,16 @@
 """How close all-pair scoring comes to the machine's limits (issue "Seconds, not minutes").
 
-Scores every (lost, known) pair of a corpus through the edit channel's lattice, as auto's plans,
-refreshes and final costs do (`scoring.score_every_pair`), counts the lattice cells computed, and
-sets the rate beside two limits of this machine: the float32 multiply-adds its cores can issue,
-and the memory bandwidth a plain array copy reaches. Run from the repository root:
+Scores every (lost, known) pair of a corpus through a channel's lattice (the edit channel's, or
+with `--channel pieces` the pieces channel's), as auto's plans, refreshes and final costs do
+(`scoring.score_every_pair`), counts the lattice cells computed, and sets the rate beside two
+limits of this machine: the float32 multiply-adds its cores can issue, and the memory bandwidth a
+plain array copy reaches. Run from the repository root:
 
-    python docs/scripts/lattice_rate.py --corpus ugaritic-small [--threads 2]
+    python docs/scripts/lattice_rate.py --corpus ugaritic-small [--channel pieces] [--threads 2]
 
-A cell is one (known letter m, lost symbol k) entry of one pair's forward table: a drop, a write
-and an insertion, five floating-point operations (docs/speed.md). The figures are in docs/speed.md.
+A cell is one (known letter m, lost symbol k) entry of one pair's forward table: for the edit
+channel a drop, a write and an insertion, five floating-point operations; for the pieces channel a
+drop, a one-letter and a two-letter piece, also five (docs/speed.md). The figures are in docs/speed.md.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ import time
 import torch
 
 from tui_decipher.engine.channels import edit as edit_module
+from tui_decipher.engine.channels import pieces as pieces_module
 from tui_decipher.engine.channels.scoring import encode_both, score_every_pair
 from tui_decipher.engine.channels.trainer import new_channel
 from tui_decipher.engine.corpora.charset import Charset
 from tui_decipher.engine.corpora.registry import load_corpus
 from tui_decipher.engine.run.config import DecipherConfig
 
-FLOPS_A_CELL = 5  # a drop (mul), a write (mul, add) and an insertion (addcmul: mul, add)
+FLOPS_A_CELL = 5  # edit: a drop (mul), a write (mul, add), an insertion (mul, add); pieces: a drop, two pieces
 
 
 def copy_bandwidth(n_bytes: int = 1 << 30, repeats: int = 5) -> float:
@@ -55,23 +58,25 @@ def fma_rate(size: int = 2048, repeats: int = 5) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default="ugaritic-small")
+    parser.add_argument("--channel", choices=("edit", "pieces"), default="edit")
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)  # as a run does (`Problem.prepare`)
     corpus = load_corpus(DecipherConfig(corpus=args.corpus)).corpus
     lost_cs, known_cs = Charset.from_words(corpus.lost_words), Charset.from_words(corpus.known_words)
-    channel = new_channel("edit", lost_cs, known_cs, torch.Generator().manual_seed(0), copy_bias=3.0)
+    channel = new_channel(args.channel, lost_cs, known_cs, torch.Generator().manual_seed(0), copy_bias=3.0)
     encoded = encode_both(channel, corpus.lost_words, corpus.known_words, lost_cs, known_cs)
     cells = [0]
-    real_log_prob = edit_module.EditChannel.log_prob
+    cls = edit_module.EditChannel if args.channel == "edit" else pieces_module.CharacterChannel
+    real_log_prob = cls.log_prob
 
     def counted(self, lost, lost_len, known, known_len):  # type: ignore[no-untyped-def]
-        # The lattice trims each block to its longest words (`EditChannel.log_prob`).
+        # The lattice trims each block to its longest words (`log_prob` of either channel).
         cells[0] += lost.shape[0] * (int(lost_len.max()) + 1) * known.shape[0] * (int(known_len.max()) + 1)
         return real_log_prob(self, lost, lost_len, known, known_len)
 
-    edit_module.EditChannel.log_prob = counted  # type: ignore[method-assign]
+    cls.log_prob = counted  # type: ignore[method-assign]
     score_every_pair(channel, *encoded)  # a warm-up pass: allocations, first-call costs
     cells[0] = 0
     start = time.perf_counter()
@@ -81,8 +86,8 @@ def main() -> None:
     useful = float((lost_len + 1).sum()) * float((known_len + 1).sum())
     pairs = len(lost_len) * len(known_len)
     flops, bandwidth = fma_rate(), copy_bandwidth()
-    print(f"{args.corpus}: {pairs / 1e6:.1f} M pairs in {seconds:.2f} s on {args.threads} thread(s)"
-          f" = {pairs / seconds / 1e6:.2f} M pairs/s")  # fmt: skip
+    print(f"{args.corpus}, {args.channel} channel: {pairs / 1e6:.1f} M pairs in {seconds:.2f} s"
+          f" on {args.threads} thread(s) = {pairs / seconds / 1e6:.2f} M pairs/s")  # fmt: skip
     print(f"cells computed {cells[0] / 1e9:.2f} G ({cells[0] / seconds / 1e6:.0f} M/s), of them within the words"
           f" {useful / 1e9:.2f} G ({100 * useful / cells[0]:.0f}%)")  # fmt: skip
     reached = FLOPS_A_CELL * cells[0] / seconds

@@ -1,5 +1,6 @@
-"""The pieces channel's log P(x_i | y_j) for every pair, compiled (numba), on the CPU: without a
-gradient (`compiled_log_probs`), and with one by the forward-backward algorithm (`CompiledLattice`).
+"""The pieces channel's log P(x | y) compiled (numba), on the CPU: for every pair without a gradient
+(`compiled_log_probs`) and with one by the forward-backward algorithm (`CompiledLattice`), and for
+listed pairs (`compiled_pair_log_probs`, `CompiledPairs`: a plan's support, shortlists, judged pairs).
 
 As edit_scores.py does for the edit channel: through torch's tensors the lattice
 (pieces_lattice.py) moves each cell of an (n_x, N+1, n_y) table through memory several times. Here

@@ -289,6 +289,41 @@ def test_profile_prints_where_the_time_went_by_phase(tmp_path):
     rows = time_profile(phases, summary["seconds"])
     assert [r[0] for r in rows[:-1]] == sorted(phases, key=lambda p: -phases[p]) and rows[-1][0] == "other"
     assert sum(r[1] for r in rows) == pytest.approx(summary["seconds"])
+    peak = summary["peak_memory"]  # the process's peak (this test process's), and where it was reached
+    assert peak["bytes"] > 50 * 2**20 and (peak["phase"] is None or peak["phase"] in phases)
+    assert "Peak memory" in text and " GB, reached " in text
+
+
+def test_the_peak_memory_goes_to_the_innermost_phase_that_raised_it() -> None:
+    from collections import defaultdict
+
+    from tui_decipher.app.run_views import peak_line
+    from tui_decipher.engine.run.memory import PeakMemory
+    from tui_decipher.engine.run.problem import Timer
+
+    readings = iter([100, 100, 300, 300, 300, 500, 500, 500])
+    peak = PeakMemory(read=lambda: next(readings))  # reads 100 at the start
+    phases: dict[str, float] = defaultdict(float)
+    with Timer(phases, "train", peak):
+        with Timer(phases, "score", peak):
+            pass  # ends reading 100: no rise
+        with Timer(phases, "flow", peak):
+            pass  # ends reading 300: the peak rose inside "flow"
+        # "train" ends reading 300: the same peak, so "flow" keeps it
+    assert (peak.bytes, peak.phase) == (300, "flow")
+    with Timer(phases, "eval", peak):
+        pass  # ends reading 300
+    assert peak.phase == "flow"
+    with Timer(phases, "align", peak):
+        pass  # ends reading 500
+    assert (peak.bytes, peak.phase) == (500, "align")
+    assert peak_line(3 * 2**30, "score") == ("Peak memory 3.00 GB, reached during 'score' (scoring every (lost, "
+                                             "known) pair)")  # fmt: skip
+    assert "before the run's first phase" in peak_line(2**30, None)
+    unknown = PeakMemory(read=lambda: None)  # an OS that does not say
+    with Timer(phases, "train", unknown):
+        pass
+    assert unknown.bytes is None and unknown.phase is None
 
 
 def test_a_phase_timed_inside_another_counts_in_one_phase_only() -> None:

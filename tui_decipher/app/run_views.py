@@ -111,6 +111,13 @@ PHASES = {
 }
 
 
+def peak_line(peak_bytes: int, phase: str | None) -> str:
+    """The process's peak memory and where it was reached, for `decipher run --profile`."""
+    where = f"during {phase!r} ({PHASES[phase]})" if phase in PHASES else f"during {phase!r}" if phase else (
+        "before the run's first phase (loading, imports)")  # fmt: skip
+    return f"Peak memory {peak_bytes / 2**30:.2f} GB, reached {where}"
+
+
 def time_profile(phase_seconds: dict[str, float], seconds: float) -> list[tuple[str, float, float, str]]:
     """Where a run's `seconds` went: (phase, seconds, share of the run, what it is), the longest
     first, then the rest of the run ("other": loading, events, checkpoints, files) where it is any."""

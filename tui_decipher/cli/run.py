@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..app.results import data_dir
-from ..app.run_views import percent, time_profile
+from ..app.run_views import peak_line, percent, time_profile
 from ..app.session import RunSession
 from ..engine.constraints.review import REFINE_ROUNDS
 from ..engine.methods import METHODS, DecipherResult, describe_refinement, describe_run
@@ -142,7 +142,8 @@ def run(
         typer.Option(
             "--profile",
             help="After the run, print where its time went, by phase (summary.json's "
-            "phase_seconds): the syllable search, training, scoring, flows, ...",
+            "phase_seconds): the syllable search, training, scoring, flows, ...; and the phase in which "
+            "the process's memory peaked (peak_memory).",
         ),
     ] = False,
     resume: Annotated[
@@ -324,7 +325,10 @@ def _print_profile(result: DecipherResult) -> None:
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
     for name, seconds, share, what in time_profile(result.phase_seconds, result.seconds):
         table.add_row(name, f"{seconds:.1f}", percent(share), what)
-    Console(highlight=False).print(table)
+    console = Console(highlight=False)
+    console.print(table)
+    if result.peak_bytes is not None:
+        console.print(peak_line(result.peak_bytes, result.peak_phase))
 
 
 def _print_result(result: DecipherResult, session: RunSession, run_id: int) -> None:

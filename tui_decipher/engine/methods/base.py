@@ -125,6 +125,10 @@ class DecipherResult:
     restart: int = 0
     restart_objectives: list[float] = field(default_factory=list)
     phase_seconds: dict[str, float] = field(default_factory=dict)
+    # The process's peak resident memory at the end, and the phase it was reached in (None: before
+    # any phase, or not known): engine/run/memory.py.
+    peak_bytes: int | None = None
+    peak_phase: str | None = None
     fitted: Fitted | None = None  # what the method kept (for scoring other corpora); None if nothing
     # Flow-mode prediction per lost word (known index, -1 = none), from the evaluation flow: (n_lost,)
     predictions: np.ndarray | None = None

@@ -31,6 +31,7 @@ from ..neural.scoring import KnownIndex, LostBatch
 from .config import DecipherConfig
 from .device import flush_denormals, make_repeatable, select_device, use_threads
 from .events import EventCallback, RunFinished
+from .memory import PeakMemory
 
 if TYPE_CHECKING:  # methods build on problems; a problem only stamps their result
     from ..methods.base import DecipherResult
@@ -48,8 +49,8 @@ class Timer:
     phases opened inside it, so that each second counts in one phase (a check scored during
     training is "score", not also "train") and the phases add up to the run's time."""
 
-    def __init__(self, phases: dict[str, float], name: str) -> None:
-        self.phases, self.name = phases, name
+    def __init__(self, phases: dict[str, float], name: str, peak: PeakMemory | None = None) -> None:
+        self.phases, self.name, self.peak = phases, name, peak
 
     def __enter__(self) -> None:
         _open_timers.__dict__.setdefault("stack", []).append(self)
@@ -62,6 +63,8 @@ class Timer:
         self.phases[self.name] += elapsed
         if stack and stack[-1].phases is self.phases:
             self.phases[stack[-1].name] -= elapsed
+        if self.peak is not None:
+            self.peak.after(self.name)
 
 
 def n_cognates_for(cfg: DecipherConfig, n_lost: int, n_known: int) -> int:
@@ -92,6 +95,7 @@ class Problem:
     phases: dict[str, float]
     review: ReviewConstraints | None = None
     signs: SignValues | None = None
+    peak: PeakMemory = dataclasses.field(default_factory=PeakMemory)  # where memory peaked, by phase
 
     @classmethod
     def prepare(
@@ -185,7 +189,7 @@ class Problem:
 
     def timer(self, name: str) -> Timer:
         """Time a phase: `with problem.timer("flow"): ...`."""
-        return Timer(self.phases, name)
+        return Timer(self.phases, name, self.peak)
 
     def solve(
         self, cost: np.ndarray, demand: int, rows: np.ndarray | None = None, row_scale: np.ndarray | None = None
@@ -239,5 +243,6 @@ class Problem:
         """Stamp the run's time and phases on the result and report RunFinished."""
         result.seconds = self.elapsed()
         result.phase_seconds = dict(self.phases)
+        result.peak_bytes, result.peak_phase = self.peak.read(), self.peak.phase
         self.on_event(RunFinished(result.status, result.accuracy, result.accuracy_model, result.seconds))
         return result

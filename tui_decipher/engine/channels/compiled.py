@@ -44,3 +44,15 @@ def over_rows(kernel: Callable[..., None], args: tuple[Any, ...], n_rows: int) -
     """kernel(*args, first, last) over rows 0..n_rows, split into as many parts as torch computes
     with threads (each row's cells are its own)."""
     in_threads([partial(kernel, *args, first, last) for first, last in row_parts(n_rows)])
+
+
+def summed_over_rows(
+    kernel: Callable[..., None], args: tuple[Any, ...], like: tuple[np.ndarray, ...], n_rows: int
+) -> tuple[torch.Tensor, ...]:
+    """kernel(*args, *buffers, first, last) over rows 0..n_rows split as `over_rows` splits them,
+    each part adding into its own zeroed buffers shaped as the arrays `like` (a backward's
+    gradient tables: no two threads add into one array); the parts' sums, as tensors."""
+    parts = row_parts(n_rows)
+    buffers = [tuple(np.zeros_like(array) for array in like) for _ in parts]
+    in_threads([partial(kernel, *args, *own, *part) for part, own in zip(parts, buffers, strict=True)])
+    return tuple(torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*buffers, strict=True))

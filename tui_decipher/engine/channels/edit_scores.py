@@ -16,13 +16,13 @@ Rows of pairs are split over threads; the loops hold no interpreter lock.
 
 from __future__ import annotations
 
-from functools import cache, partial
+from functools import cache
 from typing import Any
 
 import numpy as np
 import torch
 
-from .compiled import FLOAT32_TINY, in_threads, over_rows, row_parts
+from .compiled import FLOAT32_TINY, over_rows, summed_over_rows
 from .lattice import NEG, emission_scale
 
 
@@ -202,11 +202,8 @@ class CompiledLattice(torch.autograd.Function):
         scaled_write, scaled_insert, p_drop, _ = _known_tables(write, insert, drop, lost.shape[1])
         args = (lost.numpy(), lost_len.numpy(), known_len.numpy(), scaled_write, scaled_insert, p_drop,
                 grad.detach().contiguous().numpy())  # fmt: skip
-        parts = row_parts(lost.shape[0])
-        sums = [(np.zeros_like(scaled_write), np.zeros_like(scaled_insert), np.zeros_like(p_drop)) for _ in parts]
-        kernel = _gradient_kernel()
-        in_threads([partial(kernel, *args, *out, *part) for part, out in zip(parts, sums, strict=True)])
-        g_write, g_insert, g_drop = (torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*sums, strict=True))
+        tables = (scaled_write, scaled_insert, p_drop)
+        g_write, g_insert, g_drop = summed_over_rows(_gradient_kernel(), args, tables, lost.shape[0])
         return g_write.permute(2, 0, 1), g_insert.permute(2, 0, 1), g_drop.T, None, None, None
 
 
@@ -326,9 +323,6 @@ class CompiledPairs(torch.autograd.Function):
         args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(),
                 scaled_write, scaled_insert, p_drop, ctx.none, log_c, np.empty(lost.shape[0], np.float32), True,
                 grad.detach().contiguous().numpy())  # fmt: skip
-        parts = row_parts(lost.shape[0])
-        sums = [(np.zeros_like(scaled_write), np.zeros_like(scaled_insert), np.zeros_like(p_drop)) for _ in parts]
-        kernel = _pair_kernel()
-        in_threads([partial(kernel, *args, *out, *part) for part, out in zip(parts, sums, strict=True)])
-        g_write, g_insert, g_drop = (torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*sums, strict=True))
+        tables = (scaled_write, scaled_insert, p_drop)
+        g_write, g_insert, g_drop = summed_over_rows(_pair_kernel(), args, tables, lost.shape[0])
         return g_write, g_insert, g_drop, None, None, None, None, None

@@ -12,13 +12,13 @@ interpreter lock.
 
 from __future__ import annotations
 
-from functools import cache, partial
+from functools import cache
 from typing import Any
 
 import numpy as np
 import torch
 
-from .compiled import FLOAT32_TINY, in_threads, over_rows, row_parts
+from .compiled import FLOAT32_TINY, over_rows, summed_over_rows
 from .lattice import NEG, emission_scale
 
 
@@ -190,12 +190,9 @@ class CompiledLattice(torch.autograd.Function):
         table1, table2, p_drop, _ = _tables(one, two, drop, lost.shape[1])
         grad = grad.detach().contiguous().numpy()
         ids, lengths, known_lengths = lost.numpy(), lost_len.numpy(), known_len.numpy()
-        parts = row_parts(lost.shape[0])
-        sums = [(np.zeros_like(table1), np.zeros_like(table2), np.zeros_like(p_drop)) for _ in parts]
-        kernel = _gradient_kernel()
         args = (ids, lengths, known_lengths, table1, table2, p_drop, grad)
-        in_threads([partial(kernel, *args, *out, *part) for part, out in zip(parts, sums, strict=True)])
-        g_one, g_two, g_drop = (torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*sums, strict=True))
+        tables = (table1, table2, p_drop)
+        g_one, g_two, g_drop = summed_over_rows(_gradient_kernel(), args, tables, lost.shape[0])
         return g_one.permute(2, 0, 1), g_two.permute(2, 0, 1), g_drop.T, None, None, None
 
 
@@ -312,9 +309,5 @@ class CompiledPairs(torch.autograd.Function):
         one, two, drop, log_c = _pair_tables(log_one, log_two, log_drop, lost.shape[1])
         args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(), one, two,
                 drop, log_c, np.empty(lost.shape[0], np.float32), True, grad.detach().contiguous().numpy())  # fmt: skip
-        parts = row_parts(lost.shape[0])
-        sums = [(np.zeros_like(one), np.zeros_like(two), np.zeros_like(drop)) for _ in parts]
-        kernel = _pair_kernel()
-        in_threads([partial(kernel, *args, *out, *part) for part, out in zip(parts, sums, strict=True)])
-        g_one, g_two, g_drop = (torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*sums, strict=True))
+        g_one, g_two, g_drop = summed_over_rows(_pair_kernel(), args, (one, two, drop), lost.shape[0])
         return g_one, g_two, g_drop, None, None, None, None

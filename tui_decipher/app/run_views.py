@@ -113,8 +113,10 @@ PHASES = {
 
 def peak_line(peak_bytes: int, phase: str | None) -> str:
     """The process's peak memory and where it was reached, for `decipher run --profile`."""
-    where = f"during {phase!r} ({PHASES[phase]})" if phase in PHASES else f"during {phase!r}" if phase else (
-        "before the run's first phase (loading, imports)")  # fmt: skip
+    if phase is None:
+        where = "before the run's first phase (loading, imports)"
+    else:
+        where = f"during {phase!r}" + (f" ({PHASES[phase]})" if phase in PHASES else "")
     return f"Peak memory {peak_bytes / 2**30:.2f} GB, reached {where}"
 
 

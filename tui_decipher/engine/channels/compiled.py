@@ -40,10 +40,22 @@ def in_threads(calls: list[Callable[[], None]]) -> None:
         calls[0]()
 
 
-def over_rows(kernel: Callable[..., None], args: tuple[Any, ...], n_rows: int) -> None:
-    """kernel(*args, first, last) over rows 0..n_rows, split into as many parts as torch computes
-    with threads (each row's cells are its own)."""
-    in_threads([partial(kernel, *args, first, last) for first, last in row_parts(n_rows)])
+def pair_words(
+    lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor
+) -> tuple[np.ndarray, ...]:
+    """A paired kernel's word arrays: lost (P, N) ids, their lengths, known (P, M) ids, their lengths."""
+    return lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy()
+
+
+def over_rows(
+    kernel: Callable[..., None], args: tuple[Any, ...], shape: tuple[int, ...], after: tuple[Any, ...] = ()
+) -> torch.Tensor:
+    """kernel(*args, out, *after, first, last) over rows 0..shape[0] of a new float32 `out` of
+    `shape`, split into as many parts as torch computes with threads (each row's cells are its
+    own); returns `out`."""
+    out = np.empty(shape, dtype=np.float32)
+    in_threads([partial(kernel, *args, out, *after, first, last) for first, last in row_parts(shape[0])])
+    return torch.from_numpy(out)
 
 
 def summed_over_rows(

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .compiled import FLOAT32_TINY, over_rows, summed_over_rows
+from .compiled import FLOAT32_TINY, over_rows, pair_words, summed_over_rows
 from .lattice import NEG, emission_scale
 
 
@@ -74,17 +74,24 @@ def compiled_log_probs(
     and each known word's next letter at positions 0..M (n_y, M+1; the end id past its last letter)
     with their lengths: the value of `edit_lattice._alphas` then `scaled_log_probs`, to float
     rounding."""
-    n_x, n_y, big_m = lost.shape[0], nxt.shape[0], nxt.shape[1] - 1
+    big_m = nxt.shape[1] - 1
     log_c = emission_scale(write.shape[-1], lost.shape[1])
     with torch.no_grad():
         scaled_write = (write + log_c).exp().T[:, nxt[:, :big_m]].permute(2, 0, 1).contiguous()  # (M, S, n_y)
         scaled_insert = (insert + log_c).exp().T[:, nxt].permute(2, 0, 1).contiguous()  # (M+1, S, n_y)
         p_drop = drop.exp()[nxt[:, :big_m]].T.contiguous()  # (M, n_y)
-    out = np.empty((n_x, n_y), dtype=np.float32)
-    args = (lost.numpy(), lost_len.numpy(), known_len.numpy(), scaled_write.numpy(), scaled_insert.numpy(),
-            p_drop.numpy(), log_c, out)  # fmt: skip
-    over_rows(_kernel(), args, n_x)
-    return torch.from_numpy(out)
+    tables = (scaled_write.numpy(), scaled_insert.numpy(), p_drop.numpy(), log_c)
+    return _all_pair_scores(tables, lost, lost_len, known_len)
+
+
+def _all_pair_scores(
+    tables: tuple[np.ndarray, np.ndarray, np.ndarray, float],
+    lost: torch.Tensor, lost_len: torch.Tensor, known_len: torch.Tensor,
+) -> torch.Tensor:  # fmt: skip
+    """log P(x_i | y_j) before the stop, (n_x, n_y) float32, from the kernels' tables of each known
+    word (M, S, n_y), (M+1, S, n_y), (M, n_y) and log c (`compiled_log_probs`, `_known_tables`)."""
+    args = (lost.numpy(), lost_len.numpy(), known_len.numpy(), *tables)
+    return over_rows(_kernel(), args, (lost.shape[0], tables[2].shape[-1]))
 
 
 @cache
@@ -189,17 +196,14 @@ class CompiledLattice(torch.autograd.Function):
     @staticmethod
     def forward(ctx, write, insert, drop, lost, lost_len, known_len):
         lost = lost.contiguous()
-        ctx.save_for_backward(write, insert, drop, lost, lost_len, known_len)
-        scaled_write, scaled_insert, p_drop, log_c = _known_tables(write, insert, drop, lost.shape[1])
-        out = np.empty((lost.shape[0], write.shape[0]), dtype=np.float32)
-        args = (lost.numpy(), lost_len.numpy(), known_len.numpy(), scaled_write, scaled_insert, p_drop, log_c, out)
-        over_rows(_kernel(), args, lost.shape[0])
-        return torch.from_numpy(out)
+        ctx.save_for_backward(lost, lost_len, known_len)
+        ctx.tables = _known_tables(write, insert, drop, lost.shape[1])  # read again by the backward
+        return _all_pair_scores(ctx.tables, lost, lost_len, known_len)
 
     @staticmethod
     def backward(ctx, grad):
-        write, insert, drop, lost, lost_len, known_len = ctx.saved_tensors
-        scaled_write, scaled_insert, p_drop, _ = _known_tables(write, insert, drop, lost.shape[1])
+        lost, lost_len, known_len = ctx.saved_tensors
+        scaled_write, scaled_insert, p_drop, _ = ctx.tables
         args = (lost.numpy(), lost_len.numpy(), known_len.numpy(), scaled_write, scaled_insert, p_drop,
                 grad.detach().contiguous().numpy())  # fmt: skip
         tables = (scaled_write, scaled_insert, p_drop)
@@ -295,14 +299,22 @@ def compiled_pair_log_probs(
     log P(write, symbol | letter) and log P(insert, symbol | next letter) (K+1, S) each and log
     P(drop | letter) (K+1,), `none` the end's letter id; lost (P, N) and known (P, M) ids with their
     lengths: the value of `edit_lattice._pair_alphas` then `scaled_pair_log_probs`, to float rounding."""
-    scaled_write, scaled_insert, p_drop, log_c = _pair_tables(write, insert, drop, lost.shape[1])
-    out = np.empty(lost.shape[0], dtype=np.float32)
-    no_grad = (np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros((1, 1), np.float32),
-               np.zeros(1, np.float32))  # fmt: skip
-    args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(),
-            scaled_write, scaled_insert, p_drop, none, log_c, out, False, *no_grad)  # fmt: skip
-    over_rows(_pair_kernel(), args, lost.shape[0])
-    return torch.from_numpy(out)
+    return _pair_scores(pair_words(lost, lost_len, known, known_len), _pair_tables(write, insert, drop,
+                                                                                    lost.shape[1]), none)  # fmt: skip
+
+
+# The gradient buffers the paired kernel is given when it computes none (it never writes them).
+_NO_GRADIENT = (np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros((1, 1), np.float32),
+                np.zeros(1, np.float32))  # fmt: skip
+
+
+def _pair_scores(
+    words: tuple[np.ndarray, ...], tables: tuple[np.ndarray, np.ndarray, np.ndarray, float], none: int
+) -> torch.Tensor:
+    """`compiled_pair_log_probs` from the word arrays (`compiled.pair_words`) and tables (`_pair_tables`): (P,)."""
+    scaled_write, scaled_insert, p_drop, log_c = tables
+    args = (*words, scaled_write, scaled_insert, p_drop, none, log_c)
+    return over_rows(_pair_kernel(), args, (words[0].shape[0],), (False, *_NO_GRADIENT))
 
 
 class CompiledPairs(torch.autograd.Function):
@@ -312,17 +324,17 @@ class CompiledPairs(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, write, insert, drop, none, lost, lost_len, known, known_len):
-        ctx.save_for_backward(write, insert, drop, lost, lost_len, known, known_len)
-        ctx.none = none
-        return compiled_pair_log_probs(write, insert, drop, none, lost, lost_len, known, known_len)
+        # Kept for the backward, which runs the same kernel again with its gradient.
+        ctx.words = pair_words(lost, lost_len, known, known_len)
+        ctx.tables, ctx.none = _pair_tables(write, insert, drop, lost.shape[1]), none
+        return _pair_scores(ctx.words, ctx.tables, none)
 
     @staticmethod
     def backward(ctx, grad):
-        write, insert, drop, lost, lost_len, known, known_len = ctx.saved_tensors
-        scaled_write, scaled_insert, p_drop, log_c = _pair_tables(write, insert, drop, lost.shape[1])
-        args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(),
-                scaled_write, scaled_insert, p_drop, ctx.none, log_c, np.empty(lost.shape[0], np.float32), True,
+        scaled_write, scaled_insert, p_drop, log_c = ctx.tables
+        n_pairs = ctx.words[0].shape[0]
+        args = (*ctx.words, scaled_write, scaled_insert, p_drop, ctx.none, log_c, np.empty(n_pairs, np.float32), True,
                 grad.detach().contiguous().numpy())  # fmt: skip
         tables = (scaled_write, scaled_insert, p_drop)
-        g_write, g_insert, g_drop = summed_over_rows(_pair_kernel(), args, tables, lost.shape[0])
+        g_write, g_insert, g_drop = summed_over_rows(_pair_kernel(), args, tables, n_pairs)
         return g_write, g_insert, g_drop, None, None, None, None, None

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .compiled import FLOAT32_TINY, over_rows, summed_over_rows
+from .compiled import FLOAT32_TINY, over_rows, pair_words, summed_over_rows
 from .lattice import NEG, emission_scale
 
 
@@ -74,11 +74,16 @@ def compiled_log_probs(
     S) and two (n_y, M-1, S), log P(action) + log P(symbol | piece) at each known letter, and drop
     (n_y, M); lost (n_x, N) ids trimmed to the longest, with their lengths, and the known words'
     lengths: the value of `pieces_lattice._alphas` then `scaled_log_probs`, to float rounding."""
-    n_x, n_y = lost.shape[0], one.shape[0]
-    table1, table2, p_drop, log_c = _tables(one, two, drop, lost.shape[1])
-    out = np.empty((n_x, n_y), dtype=np.float32)
-    over_rows(_kernel(), (lost.numpy(), lost_len.numpy(), known_len.numpy(), table1, table2, p_drop, log_c, out), n_x)
-    return torch.from_numpy(out)
+    return _all_pair_scores(_tables(one, two, drop, lost.shape[1]), lost, lost_len, known_len)
+
+
+def _all_pair_scores(
+    tables: tuple[np.ndarray, np.ndarray, np.ndarray, float],
+    lost: torch.Tensor, lost_len: torch.Tensor, known_len: torch.Tensor,
+) -> torch.Tensor:  # fmt: skip
+    """`compiled_log_probs` from the kernels' tables (`_tables`): (n_x, n_y) float32."""
+    args = (lost.numpy(), lost_len.numpy(), known_len.numpy(), *tables)
+    return over_rows(_kernel(), args, (lost.shape[0], tables[0].shape[-1]))
 
 
 @cache
@@ -181,13 +186,14 @@ class CompiledLattice(torch.autograd.Function):
     @staticmethod
     def forward(ctx, one, two, drop, lost, lost_len, known_len):
         lost = lost.contiguous()
-        ctx.save_for_backward(one, two, drop, lost, lost_len, known_len)
-        return compiled_log_probs(one, two, drop, lost, lost_len, known_len)
+        ctx.save_for_backward(lost, lost_len, known_len)
+        ctx.tables = _tables(one, two, drop, lost.shape[1])  # read again by the backward
+        return _all_pair_scores(ctx.tables, lost, lost_len, known_len)
 
     @staticmethod
     def backward(ctx, grad):
-        one, two, drop, lost, lost_len, known_len = ctx.saved_tensors
-        table1, table2, p_drop, _ = _tables(one, two, drop, lost.shape[1])
+        lost, lost_len, known_len = ctx.saved_tensors
+        table1, table2, p_drop, _ = ctx.tables
         grad = grad.detach().contiguous().numpy()
         ids, lengths, known_lengths = lost.numpy(), lost_len.numpy(), known_len.numpy()
         args = (ids, lengths, known_lengths, table1, table2, p_drop, grad)
@@ -282,14 +288,20 @@ def compiled_pair_log_probs(
     letter) (K+1, S), every letter pair's log P(TWO) + log P(symbol | the pair) (K+1, K+1, S, the
     action of the first letter) and log P(DROP) (K+1,); lost (P, N) and known (P, M) ids with their
     lengths: the value of `pieces_lattice._pair_alphas` then `scaled_pair_log_probs`, to float rounding."""
-    one, two, drop, log_c = _pair_tables(log_one, log_two, log_drop, lost.shape[1])
-    out = np.empty(lost.shape[0], dtype=np.float32)
-    no_grad = (np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros((1, 1, 1), np.float32),
-               np.zeros(1, np.float32))  # fmt: skip
-    args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(), one, two,
-            drop, log_c, out, False, *no_grad)  # fmt: skip
-    over_rows(_pair_kernel(), args, lost.shape[0])
-    return torch.from_numpy(out)
+    return _pair_scores(pair_words(lost, lost_len, known, known_len), _pair_tables(log_one, log_two, log_drop,
+                                                                                    lost.shape[1]))  # fmt: skip
+
+
+# The gradient buffers the paired kernel is given when it computes none (it never writes them).
+_NO_GRADIENT = (np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros((1, 1, 1), np.float32),
+                np.zeros(1, np.float32))  # fmt: skip
+
+
+def _pair_scores(
+    words: tuple[np.ndarray, ...], tables: tuple[np.ndarray, np.ndarray, np.ndarray, float]
+) -> torch.Tensor:
+    """`compiled_pair_log_probs` from the word arrays (`compiled.pair_words`) and tables (`_pair_tables`): (P,)."""
+    return over_rows(_pair_kernel(), (*words, *tables), (words[0].shape[0],), (False, *_NO_GRADIENT))
 
 
 class CompiledPairs(torch.autograd.Function):
@@ -300,14 +312,14 @@ class CompiledPairs(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, log_one, log_two, log_drop, lost, lost_len, known, known_len):
-        ctx.save_for_backward(log_one, log_two, log_drop, lost, lost_len, known, known_len)
-        return compiled_pair_log_probs(log_one, log_two, log_drop, lost, lost_len, known, known_len)
+        # Kept for the backward, which runs the same kernel again with its gradient.
+        ctx.words = pair_words(lost, lost_len, known, known_len)
+        ctx.tables = _pair_tables(log_one, log_two, log_drop, lost.shape[1])
+        return _pair_scores(ctx.words, ctx.tables)
 
     @staticmethod
     def backward(ctx, grad):
-        log_one, log_two, log_drop, lost, lost_len, known, known_len = ctx.saved_tensors
-        one, two, drop, log_c = _pair_tables(log_one, log_two, log_drop, lost.shape[1])
-        args = (lost.contiguous().numpy(), lost_len.numpy(), known.contiguous().numpy(), known_len.numpy(), one, two,
-                drop, log_c, np.empty(lost.shape[0], np.float32), True, grad.detach().contiguous().numpy())  # fmt: skip
-        g_one, g_two, g_drop = summed_over_rows(_pair_kernel(), args, (one, two, drop), lost.shape[0])
+        n_pairs = ctx.words[0].shape[0]
+        args = (*ctx.words, *ctx.tables, np.empty(n_pairs, np.float32), True, grad.detach().contiguous().numpy())
+        g_one, g_two, g_drop = summed_over_rows(_pair_kernel(), args, ctx.tables[:3], n_pairs)
         return g_one, g_two, g_drop, None, None, None, None

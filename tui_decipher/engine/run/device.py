@@ -26,8 +26,7 @@ def make_repeatable(device: torch.device) -> None:
     nothing measurable here (romance M-step, 2 threads: 1.41 s against 1.35 s). The flag is
     process-wide; on CUDA it is left alone, since it would require a cuBLAS workspace setting.
     """
-    if device.type != "cpu" or (torch.are_deterministic_algorithms_enabled()
-                                and torch.is_deterministic_algorithms_warn_only_enabled()):  # fmt: skip
+    if device.type != "cpu":
         return
     # torch.use_deterministic_algorithms sets this flag and also imports torch._inductor's config to
     # set its own (1.1 s of a run's start with torch 2.13); nothing here compiles with inductor.

@@ -8,6 +8,7 @@ import torch
 
 from ...neural.model import DecipherModel
 from ...neural.regularizers import regularizer
+from ...run.adam import Adam
 from ...run.config import DecipherConfig
 from ...run.events import EpochEnd, epochs_of_round
 from ...run.problem import RunCancelled
@@ -37,7 +38,7 @@ def m_step(
     drawn without replacement and the lost words reshuffled once all have been used.
     """
     cfg = ctx.cfg
-    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    optimizer = Adam(model.parameters(), lr=cfg.lr)
     batch = lost_batch_for_round(cfg, round_, ctx.n_lost)
     batches = _lost_batches(ctx.n_lost, batch, batch_gen) if batch < ctx.n_lost else None
     if batches is None:  # the full pass: the same rows every step

@@ -14,7 +14,7 @@ import torch
 from tui_decipher.engine.channels.lattice import NEG
 from tui_decipher.engine.channels.pieces import DROP, ONE, TWO, CharacterChannel
 from tui_decipher.engine.channels.scoring import channel_log_probs
-from tui_decipher.engine.channels.trainer import fit_channel, plan_support
+from tui_decipher.engine.channels.trainer import PlanSupport, fit_channel, plan_support
 from tui_decipher.engine.channels.training import ChannelTraining, Saving, TrainingState, losses_settled, settled
 from tui_decipher.engine.channels.transport import (
     _kernel_sweeps,
@@ -249,6 +249,20 @@ def test_plan_support_keeps_each_words_heaviest_pairs_within_the_tolerance() -> 
         assert w == pytest.approx(float(weights[r, c]))
     for r in range(3):  # what each word leaves out is within the tolerance
         assert float(weights[r].sum()) - sum(w for (i, _), w in kept.items() if i == r) <= 1e-3 + 1e-7
+
+
+def test_a_plans_support_sorted_once_gives_each_batch_its_own_support() -> None:
+    # A plan serves several steps: its support is sorted once (`PlanSupport`) and each batch's read
+    # from it, repeated words included, as `plan_support` of the batch's rows gives it.
+    g = torch.Generator().manual_seed(4)
+    plan = torch.rand(12, 30, generator=g) ** 8  # mostly narrow rows
+    plan[3] = 1.0 / 30  # a diffuse row keeps every pair
+    plan[5] = 0.0  # a word sent nowhere keeps one pair
+    plan = plan / plan.sum(1, keepdim=True).clamp_min(1e-9)
+    support = PlanSupport(plan)
+    for idx in (torch.tensor([0, 3, 3, 11, 5, 7]), torch.randint(0, 12, (20,), generator=g), torch.tensor([5])):
+        for got, expected in zip(support.of(idx), plan_support(plan[idx]), strict=True):
+            assert torch.equal(got, expected)
 
 
 def test_transport_objective_finds_the_map_where_half_the_lost_words_have_no_cognate() -> None:

@@ -96,6 +96,15 @@ class CharacterChannel(nn.Module):
         logits = self.first[first] + self.second[second]
         return logits if self.pinned_two is None else logits + self.pinned_two[first, second]
 
+    def _letter_tables(self, action: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """log P(ONE) + log P(symbol | letter) for every letter, (K+1, S), and log P(TWO) + log
+        P(symbol | letter pair) for every pair (the action of its first letter), (K+1, K+1, S), from
+        the log actions `action` (K+1, 3): what the compiled lattices read."""
+        letters = torch.arange(self.none + 1, device=action.device)
+        log_one = torch.log_softmax(self._one_logits(), -1) + action[:, ONE, None]
+        log_two = torch.log_softmax(self._two_logits(letters[:, None], letters[None, :]), -1)
+        return log_one, log_two + action[:, TWO, None, None]
+
     @classmethod
     def build(
         cls,
@@ -122,19 +131,24 @@ class CharacterChannel(nn.Module):
         big_n, big_m = int(lost_len.max()), int(known_len.max())
         lost, known = lost[:, :big_n], known[:, :big_m]
         action = torch.log_softmax(self.action, -1)  # (K+1, 3)
+        with_grad = torch.is_grad_enabled() and self.first.requires_grad
+        if lost.device.type == "cpu" and action.dtype == torch.float32:
+            # On the CPU in float32 (as runs train; a float64 channel, as tests build, keeps the
+            # tensors' lattice) the same lattice runs compiled, each lost word's cells in cache
+            # (pieces_scores.py), from the tables of every letter (pair), as `log_prob_pairs` reads
+            # them: the kernels gather each known word's pieces and scatter their gradients back.
+            tables = (*self._letter_tables(action), action[:, DROP])
+            if with_grad:
+                return CompiledLattice.apply(*tables, lost, lost_len, known, known_len)
+            return compiled_log_probs(*tables, lost, lost_len, known, known_len)
         drop, take_one, take_two = (action[known, a] for a in (DROP, ONE, TWO))  # (n_y, M) each
         # log P(action) + log P(symbol | piece) for the piece starting at each known letter:
         # (n_y, M, S) and (n_y, M-1, S).
         one = torch.log_softmax(self._one_logits(), -1)[known] + take_one[:, :, None]
         two = torch.log_softmax(self._two_logits(known[:, :-1], known[:, 1:]), -1)  # (n_y, M-1, S)
         two = two + take_two[:, :-1, None]
-        # On the CPU in float32 (as runs train; a float64 channel, as tests build, keeps the tensors'
-        # lattice) the same lattice runs compiled, each lost word's cells in cache (pieces_scores.py).
-        compiled = lost.device.type == "cpu" and one.dtype == torch.float32
-        if torch.is_grad_enabled() and self.first.requires_grad:
-            return (CompiledLattice if compiled else _Lattice).apply(one, two, drop, lost, lost_len, known_len)
-        if compiled:
-            return compiled_log_probs(one, two, drop, lost.contiguous(), lost_len, known_len)
+        if with_grad:
+            return _Lattice.apply(one, two, drop, lost, lost_len, known_len)
         lattice = _alphas(one, two, drop, lost)
         return scaled_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]
 
@@ -151,9 +165,7 @@ class CharacterChannel(nn.Module):
             # The same lattice compiled (pieces_scores.py; float32 on the CPU, as runs train): it reads
             # each pair's pieces from the tables of every letter (pair) itself, (K+1, S), (K+1, K+1, S)
             # and (K+1,), and writes their gradients back there.
-            log_one = torch.log_softmax(self._one_logits(), -1) + action[:, ONE, None]
-            log_two = torch.log_softmax(self._two_logits(letters[:, None], letters[None, :]), -1)
-            log_two = log_two + action[:, TWO, None, None]
+            log_one, log_two = self._letter_tables(action)
             if torch.is_grad_enabled() and self.first.requires_grad:
                 return CompiledPairs.apply(log_one, log_two, action[:, DROP], lost, lost_len, known, known_len)
             return compiled_pair_log_probs(log_one, log_two, action[:, DROP], lost, lost_len, known, known_len)

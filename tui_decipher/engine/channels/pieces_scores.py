@@ -67,14 +67,15 @@ def _kernel() -> Any:
 
 
 def compiled_log_probs(
-    one: torch.Tensor, two: torch.Tensor, drop: torch.Tensor,
-    lost: torch.Tensor, lost_len: torch.Tensor, known_len: torch.Tensor,
+    log_one: torch.Tensor, log_two: torch.Tensor, log_drop: torch.Tensor,
+    lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
 ) -> torch.Tensor:  # fmt: skip
-    """log P(x_i | y_j), (n_x, n_y) float32, from `CharacterChannel.log_prob`'s tables: one (n_y, M,
-    S) and two (n_y, M-1, S), log P(action) + log P(symbol | piece) at each known letter, and drop
-    (n_y, M); lost (n_x, N) ids trimmed to the longest, with their lengths, and the known words'
-    lengths: the value of `pieces_lattice._alphas` then `scaled_log_probs`, to float rounding."""
-    return _all_pair_scores(_tables(one, two, drop, lost.shape[1]), lost, lost_len, known_len)
+    """log P(x_i | y_j), (n_x, n_y) float32, from the tables of every letter (pair)
+    `compiled_pair_log_probs` reads, (K+1, S), (K+1, K+1, S) and (K+1,); lost (n_x, N) ids trimmed
+    to the longest, known (n_y, M) ids padded with the channel's `none`, with their lengths: the
+    value of `pieces_lattice._alphas` then `scaled_log_probs`, to float rounding."""
+    lost = lost.contiguous()
+    return _all_pair_scores(_tables(log_one, log_two, log_drop, known, lost.shape[1]), lost, lost_len, known_len)
 
 
 def _all_pair_scores(
@@ -165,29 +166,78 @@ def _gradient_kernel() -> Any:
     return gradients
 
 
+@cache
+def _known_word_kernels() -> tuple[Any, Any]:
+    """Two loops, compiled on first use: `gather` writes each known word's pieces from the tables
+    of every letter (pair) in the layout the all-pair kernels read, and `scatter` adds their
+    gradients back to those tables, in a fixed order (no thread adds into one cell)."""
+    from numba import njit
+
+    @njit(nogil=True, cache=True)
+    def gather(known, one, two, drop, table1, table2, p_drop):  # pragma: no cover
+        # known (n_y, M) letter ids; one (K+1, S), two (K+1, K+1, S), drop (K+1,) into table1
+        # (M, S, n_y), table2 (M-1, S, n_y) (the pair of letters m, m+1) and p_drop (M, n_y).
+        n_y, big_m = known.shape
+        for m in range(big_m):
+            for j in range(n_y):
+                p_drop[m, j] = drop[known[j, m]]
+            for s in range(one.shape[1]):
+                for j in range(n_y):
+                    table1[m, s, j] = one[known[j, m], s]
+                if m + 1 < big_m:
+                    for j in range(n_y):
+                        table2[m, s, j] = two[known[j, m], known[j, m + 1], s]
+
+    @njit(nogil=True, cache=True)
+    def scatter(known, g1, g2, gd, g_one, g_two, g_drop):  # pragma: no cover
+        # gather's reverse: g1 (M, S, n_y), g2 (M-1, S, n_y), gd (M, n_y) added into g_one (K+1, S),
+        # g_two (K+1, K+1, S), g_drop (K+1,) at each known word's letters.
+        n_y, big_m = known.shape
+        for m in range(big_m):
+            for j in range(n_y):
+                a = known[j, m]
+                g_drop[a] += gd[m, j]
+                for s in range(g_one.shape[1]):
+                    g_one[a, s] += g1[m, s, j]
+                if m + 1 < big_m:
+                    b = known[j, m + 1]
+                    for s in range(g_one.shape[1]):
+                        g_two[a, b, s] += g2[m, s, j]
+
+    return gather, scatter
+
+
 def _tables(
-    one: torch.Tensor, two: torch.Tensor, drop: torch.Tensor, longest: int
+    log_one: torch.Tensor, log_two: torch.Tensor, log_drop: torch.Tensor, known: torch.Tensor, longest: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """The kernels' scaled tables (M, S, n_y), (M-1, S, n_y), (M, n_y) from `CharacterChannel.log_prob`'s
-    one (n_y, M, S), two (n_y, M-1, S), drop (n_y, M), and log c for lost words of up to `longest` symbols."""
-    log_c = emission_scale(one.shape[-1], longest)
-    with torch.no_grad():
-        table1 = (one + log_c).exp().permute(1, 2, 0).contiguous()  # (M, S, n_y)
-        table2 = (two + log_c).exp().permute(1, 2, 0).contiguous()  # (M-1, S, n_y)
-        p_drop = drop.exp().T.contiguous()  # (M, n_y)
-    return table1.numpy(), table2.numpy(), p_drop.numpy(), log_c
+    """The all-pair kernels' scaled tables (M, S, n_y), (M-1, S, n_y), (M, n_y) of the known words
+    `known` (n_y, M), from the tables of every letter (pair) (`_pair_tables`), and log c for lost
+    words of up to `longest` symbols."""
+    one, two, drop, log_c = _pair_tables(log_one, log_two, log_drop, longest)
+    ids = known.contiguous().numpy()
+    n_y, big_m = ids.shape
+    n_symbols = one.shape[1]
+    table1 = np.empty((big_m, n_symbols, n_y), np.float32)
+    table2 = np.empty((max(0, big_m - 1), n_symbols, n_y), np.float32)
+    p_drop = np.empty((big_m, n_y), np.float32)
+    _known_word_kernels()[0](ids, one, two, drop, table1, table2, p_drop)
+    return table1, table2, p_drop, log_c
 
 
 class CompiledLattice(torch.autograd.Function):
     """`pieces_lattice._Lattice` compiled: log P(x_i | y_j) (n_x, n_y) with its gradient by the
     forward-backward algorithm, each lost word's lattice recomputed in cache by the backward rather
-    than kept (float32 on the CPU; what a training step runs)."""
+    than kept (float32 on the CPU; what a training step runs). It takes the tables of every letter
+    (pair), as `CompiledPairs` does, and returns their gradients: each known word's pieces are
+    gathered and their gradients scattered inside compiled loops, not by torch's indexing."""
 
     @staticmethod
-    def forward(ctx, one, two, drop, lost, lost_len, known_len):
+    def forward(ctx, log_one, log_two, log_drop, lost, lost_len, known, known_len):
         lost = lost.contiguous()
+        ctx.known = known.contiguous().numpy()
         ctx.save_for_backward(lost, lost_len, known_len)
-        ctx.tables = _tables(one, two, drop, lost.shape[1])  # read again by the backward
+        ctx.tables = _tables(log_one, log_two, log_drop, known, lost.shape[1])  # read again by the backward
+        ctx.letter_shapes = (tuple(log_one.shape), tuple(log_two.shape), tuple(log_drop.shape))
         return _all_pair_scores(ctx.tables, lost, lost_len, known_len)
 
     @staticmethod
@@ -198,8 +248,10 @@ class CompiledLattice(torch.autograd.Function):
         ids, lengths, known_lengths = lost.numpy(), lost_len.numpy(), known_len.numpy()
         args = (ids, lengths, known_lengths, table1, table2, p_drop, grad)
         tables = (table1, table2, p_drop)
-        g_one, g_two, g_drop = summed_over_rows(_gradient_kernel(), args, tables, lost.shape[0])
-        return g_one.permute(2, 0, 1), g_two.permute(2, 0, 1), g_drop.T, None, None, None
+        g1, g2, gd = summed_over_rows(_gradient_kernel(), args, tables, lost.shape[0])
+        g_one, g_two, g_drop = (np.zeros(shape, np.float32) for shape in ctx.letter_shapes)
+        _known_word_kernels()[1](ctx.known, g1.numpy(), g2.numpy(), gd.numpy(), g_one, g_two, g_drop)
+        return torch.from_numpy(g_one), torch.from_numpy(g_two), torch.from_numpy(g_drop), None, None, None, None
 
 
 @cache

@@ -27,6 +27,7 @@ import torch
 from ..constraints.review import ReviewConstraints
 from ..corpora.charset import Charset
 from ..corpora.corpus import Word
+from ..run.adam import Adam
 from ..run.config import ChannelKind, DecipherConfig
 from .edit import EditChannel
 from .lattice import on_channel
@@ -143,6 +144,26 @@ def plan_support(
     return row, order[row, rank], ordered[row, rank]
 
 
+class PlanSupport:
+    """`plan_support` of a whole plan (n_lost, n_known), sorted once and read for each batch drawn
+    from it (a plan serves PLAN_EVERY steps): each lost word's pairs, in `plan_support`'s order."""
+
+    def __init__(self, plan: torch.Tensor) -> None:
+        row, self.col, self.weight = plan_support(plan)  # (P,) each, row by row
+        self.first = torch.zeros(plan.shape[0] + 1, dtype=torch.long, device=plan.device)  # (n_lost + 1,)
+        self.first[1:] = torch.bincount(row, minlength=plan.shape[0]).cumsum(0)
+
+    def of(self, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """`plan_support(plan[idx])` for a batch's lost words `idx` (B,), repeats included: the
+        pairs' batch rows (P,), known indices (P,) and weights (P,)."""
+        starts = self.first[idx]
+        counts = self.first[idx + 1] - starts  # (B,)
+        row = torch.repeat_interleave(torch.arange(len(idx), device=idx.device), counts)  # (P,)
+        ends = counts.cumsum(0)
+        entry = starts[row] + torch.arange(int(ends[-1]) if len(ends) else 0, device=idx.device) - (ends - counts)[row]
+        return row, self.col[entry], self.weight[entry]
+
+
 def _plan_fit(
     channel: Channel,
     lost: torch.Tensor,
@@ -153,18 +174,20 @@ def _plan_fit(
     idx: torch.Tensor,
     weights: torch.Tensor,
     cols: torch.Tensor | None,
+    support: Callable[[], PlanSupport] | None = None,
 ) -> torch.Tensor:
     """The transport objective's sum_j w_ij log P(x_i | y_j) for the batch's lost words `idx` (B,),
     weights (B, n_known) from the plan, or (B, M) over their listed known words `cols` (n_lost, M):
     (B,). Listed, each word's M pairs are scored (docs/speed.md); otherwise the plan's support
-    (`plan_support`), or the whole table where the support is too wide for pairs scored alone."""
+    (`plan_support`; `support()` gives the whole plan's, None: the batch's own is sorted), or the
+    whole table where the support is too wide for pairs scored alone."""
     if cols is not None:
         log_p = _listed_log_probs(channel, lost, lost_len, known, known_len, idx, cols[idx])  # (B, M)
         return (weights * log_p).sum(1)
     # Every pair heavier than the tolerance is in the support: where those alone make it too wide,
     # the table is read without sorting the plan.
     if int((weights > PLAN_TOLERANCE).sum()) * PAIRED_COST < weights.numel():
-        row, col, weight = plan_support(weights)
+        row, col, weight = plan_support(weights) if support is None else support().of(idx)
         if len(row) * PAIRED_COST < weights.numel():
             log_p = score_pairs(channel, lost, lost_len, known, known_len, idx[row], col)  # (P,)
             return torch.zeros(len(idx), device=weights.device).index_add_(0, row, weight * log_p)
@@ -208,7 +231,7 @@ def fit_channel(
     channel = start or new_channel(training.kind, lost_charset, known_charset, generator, training.init_scale,
                                    training.copy_bias, signs, device)  # fmt: skip
     fit = _Fit(channel, lost_words, known_words, lost_charset, known_charset, training, review, rows)
-    optimiser = torch.optim.Adam(channel.parameters(), lr=training.lr)
+    optimiser = Adam(channel.parameters(), lr=training.lr)
     first, last_save = 1, time.monotonic()
     if saving is not None and saving.resume_from is not None:
         first = fit.resume(saving.resume_from, optimiser, generator)
@@ -255,6 +278,7 @@ class _Fit:
         self.n_lost, self.n_known = len(lost_words), len(known_words)
         self.log_n_known = math.log(self.n_known)
         self.plan: torch.Tensor | None = None
+        self.support: PlanSupport | None = None  # the plan's, once a batch needs it
         self.potentials: Any = None
         self.objectives: list[tuple[int, float]] = []  # each plan's (step, objective): `settled` (the lexicon's: -loss)
         self.demand = training.n_cognates if training.n_cognates is not None else self.n_lost
@@ -271,7 +295,7 @@ class _Fit:
         self.listing = lists(channel, self.n_lost, self.n_known) if listing is None else listing
         self.cols: torch.Tensor | None = None
 
-    def resume(self, state: TrainingState, optimiser: torch.optim.Optimizer, generator: torch.Generator) -> int:
+    def resume(self, state: TrainingState, optimiser: Adam, generator: torch.Generator) -> int:
         """Continue from a saved `state`: returns the step to go on from."""
         self.channel.load_state_dict(state.channel)
         optimiser.load_state_dict(state.optimiser)
@@ -279,7 +303,7 @@ class _Fit:
         self.potentials, self.objectives = state.potentials, list(state.objectives)  # () in older states
         return state.step + 1
 
-    def state(self, step: int, optimiser: torch.optim.Optimizer, generator: torch.Generator) -> TrainingState:
+    def state(self, step: int, optimiser: Adam, generator: torch.Generator) -> TrainingState:
         """What a resumed training needs after `step` steps (copies, not views)."""
         return TrainingState(
             step, {k: v.detach().cpu().clone() for k, v in self.channel.state_dict().items()},
@@ -296,6 +320,7 @@ class _Fit:
             self.cols = draw_shortlist(ch, lost, lost_len, known, known_len, review=review, rows=self.rows)
         if self.training.objective != "transport" or (step - 1) % PLAN_EVERY != 0:
             return
+        self.support = None
         t = self.training
         if self.cols is None:
             every = score_every_pair(ch, lost, lost_len, known, known_len)
@@ -316,6 +341,13 @@ class _Fit:
                                                            potentials=self.potentials, forced_rows=self.sure_lost,
                                                            no_cognate=t.no_cognate)  # fmt: skip
         self._read_objective(step, every)
+
+    def _support(self) -> PlanSupport:
+        """The plan's support, sorted at the first batch that reads it."""
+        assert self.plan is not None
+        if self.support is None:
+            self.support = PlanSupport(self.plan)
+        return self.support
 
     def settled(self, step: int, loss: float) -> bool:
         """Whether the training has settled after `step`, whose batch loss was `loss` (`settled`; the
@@ -340,7 +372,8 @@ class _Fit:
         # weights; the transport objective puts the plan's weights there: sum_j w_ij log P(x_i | y_j),
         # over the pairs that carry the plan (`plan_support`), not every pair.
         if self.plan is not None:
-            log_fit = _plan_fit(ch, lost, lost_len, known, known_len, self.buckets, idx, self.plan[idx], cols)
+            log_fit = _plan_fit(ch, lost, lost_len, known, known_len, self.buckets, idx, self.plan[idx], cols,
+                                self._support)  # fmt: skip
         else:
             if cols is None:
                 log_p = _all_log_probs(ch, lost, lost_len, known, known_len, self.buckets, idx)  # (B, n_known)

@@ -68,3 +68,48 @@ def summed_over_rows(
     buffers = [tuple(np.zeros_like(array) for array in like) for _ in parts]
     in_threads([partial(kernel, *args, *own, *part) for part, own in zip(parts, buffers, strict=True)])
     return tuple(torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*buffers, strict=True))
+
+
+@cache
+def _row_kernels() -> tuple[Any, Any]:
+    """Two loops, compiled on first use: `gather` writes each known word's rows of a letter table
+    in the layout the all-pair kernels read, `scatter` adds their gradients back in a fixed order
+    (one thread: a seed reads the same on every run)."""
+    from numba import njit
+
+    @njit(nogil=True, cache=True)
+    def gather(ids, table, out):  # pragma: no cover
+        # ids (n_y, P) rows of table (R, S) at each known word's positions; out (P, S, n_y).
+        n_y, n_p = ids.shape
+        for p in range(n_p):
+            for s in range(table.shape[1]):
+                for j in range(n_y):
+                    out[p, s, j] = table[ids[j, p], s]
+
+    @njit(nogil=True, cache=True)
+    def scatter(ids, grad, out):  # pragma: no cover
+        # gather's reverse: grad (P, S, n_y) added into out (R, S) at the rows ids (n_y, P).
+        n_y, n_p = ids.shape
+        for p in range(n_p):
+            for j in range(n_y):
+                row = ids[j, p]
+                for s in range(out.shape[1]):
+                    out[row, s] += grad[p, s, j]
+
+    return gather, scatter
+
+
+def gathered(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """table[ids[j, p], s] at out[p, s, j]: a letter table's rows (R, S) float32 at each known
+    word's positions ids (n_y, P) int64, in the all-pair kernels' layout (P, S, n_y) (the known
+    words innermost, where the kernels' loops run)."""
+    out = np.empty((ids.shape[1], table.shape[1], ids.shape[0]), np.float32)
+    _row_kernels()[0](np.ascontiguousarray(ids), np.ascontiguousarray(table), out)
+    return out
+
+
+def scattered(ids: np.ndarray, grad: np.ndarray, n_rows: int) -> np.ndarray:
+    """`gathered`'s gradient: grad (P, S, n_y) summed into the table's rows (n_rows, S)."""
+    out = np.zeros((n_rows, grad.shape[1]), np.float32)
+    _row_kernels()[1](np.ascontiguousarray(ids), np.ascontiguousarray(grad), out)
+    return out

@@ -145,17 +145,20 @@ class EditChannel(nn.Module):
         nxt = torch.cat([known[:, :big_m], known.new_full((n_y, 1), self.none)], 1)  # (n_y, M+1)
         operation = self.log_operations()  # (K+1, 3)
         write, insert = self.log_emissions()  # (K+1, S) each
-        compiled = lost.device.type == "cpu" and write.dtype == torch.float32
-        if compiled and not (torch.is_grad_enabled() and self.write.requires_grad):
-            # No gradient: the same lattice compiled, each lost word's cells in cache (edit_scores.py;
-            # float32, as runs train: a float64 channel, as tests build, keeps the tensors' lattice).
-            cells = compiled_log_probs(write, insert, operation[:, DROP], lost.contiguous(), lost_len, nxt, known_len)
-            return cells + operation[self.none, STOP].detach()
+        with_grad = torch.is_grad_enabled() and self.write.requires_grad
+        if lost.device.type == "cpu" and write.dtype == torch.float32:
+            # The same lattice compiled, each lost word's cells in cache, from the tables of every
+            # letter (edit_scores.py; float32, as runs train: a float64 channel, as tests build,
+            # keeps the tensors' lattice); with a gradient, through the forward-backward algorithm.
+            args = (write, insert, operation[:, DROP], lost, lost_len, nxt, known_len)
+            if with_grad:
+                return CompiledLattice.apply(*args) + operation[self.none, STOP]
+            return compiled_log_probs(*args) + operation[self.none, STOP].detach()
         # Each known word's letters: what writing, dropping or inserting before letter m costs:
         # (n_y, M, S), (n_y, M) and (n_y, M+1, S).
         write, drop, insert = write[nxt[:, :big_m]], operation[nxt[:, :big_m], DROP], insert[nxt]
-        if torch.is_grad_enabled() and self.write.requires_grad:
-            cells = (CompiledLattice if compiled else _Lattice).apply(write, insert, drop, lost, lost_len, known_len)
+        if with_grad:
+            cells = _Lattice.apply(write, insert, drop, lost, lost_len, known_len)
         else:
             lattice = _alphas(write, insert, drop, lost)
             cells = scaled_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .compiled import FLOAT32_TINY, over_rows, pair_words, summed_over_rows
+from .compiled import FLOAT32_TINY, gathered, over_rows, pair_words, scattered, summed_over_rows
 from .lattice import NEG, emission_scale
 
 
@@ -74,14 +74,8 @@ def compiled_log_probs(
     and each known word's next letter at positions 0..M (n_y, M+1; the end id past its last letter)
     with their lengths: the value of `edit_lattice._alphas` then `scaled_log_probs`, to float
     rounding."""
-    big_m = nxt.shape[1] - 1
-    log_c = emission_scale(write.shape[-1], lost.shape[1])
-    with torch.no_grad():
-        scaled_write = (write + log_c).exp().T[:, nxt[:, :big_m]].permute(2, 0, 1).contiguous()  # (M, S, n_y)
-        scaled_insert = (insert + log_c).exp().T[:, nxt].permute(2, 0, 1).contiguous()  # (M+1, S, n_y)
-        p_drop = drop.exp()[nxt[:, :big_m]].T.contiguous()  # (M, n_y)
-    tables = (scaled_write.numpy(), scaled_insert.numpy(), p_drop.numpy(), log_c)
-    return _all_pair_scores(tables, lost, lost_len, known_len)
+    lost = lost.contiguous()
+    return _all_pair_scores(_known_tables(write, insert, drop, nxt, lost.shape[1]), lost, lost_len, known_len)
 
 
 def _all_pair_scores(
@@ -175,29 +169,32 @@ def _gradient_kernel() -> Any:
 
 
 def _known_tables(
-    write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, longest: int
+    write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, nxt: torch.Tensor, longest: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """The all-pair kernels' tables from each known word's operations, log P(write, symbol | its
-    letter m) (n_y, M, S), log P(insert, symbol | its next letter) (n_y, M+1, S) and log P(drop)
-    (n_y, M): scaled (M, S, n_y), (M+1, S, n_y), (M, n_y), and log c for lost words of up to
-    `longest` symbols."""
-    log_c = emission_scale(write.shape[-1], longest)
-    with torch.no_grad():
-        tables = ((write + log_c).exp().permute(1, 2, 0), (insert + log_c).exp().permute(1, 2, 0), drop.exp().T)
-    scaled_write, scaled_insert, p_drop = (t.contiguous().numpy() for t in tables)
-    return scaled_write, scaled_insert, p_drop, log_c
+    """The all-pair kernels' tables of each known word, from the tables of every letter
+    (`compiled_log_probs`'s) at its next letters `nxt` (n_y, M+1): scaled log P(write, symbol | its
+    letter m) (M, S, n_y), log P(insert, symbol | its next letter) (M+1, S, n_y), P(drop) (M, n_y),
+    and log c for lost words of up to `longest` symbols."""
+    scaled_write, scaled_insert, p_drop, log_c = _pair_tables(write, insert, drop, longest)
+    ids = nxt.numpy()
+    letters = ids[:, :-1]
+    return (gathered(letters, scaled_write), gathered(ids, scaled_insert), gathered(letters, p_drop[:, None])[:, 0],
+            log_c)  # fmt: skip
 
 
 class CompiledLattice(torch.autograd.Function):
-    """`edit_lattice._Lattice` compiled: log P(x_i | y_j) (n_x, n_y) before the stop, from each known
-    word's operations (`_known_tables`), with its gradient by the forward-backward algorithm, each
-    lost word's lattice recomputed in cache by the backward rather than kept."""
+    """`edit_lattice._Lattice` compiled: log P(x_i | y_j) (n_x, n_y) before the stop, with its
+    gradient by the forward-backward algorithm, each lost word's lattice recomputed in cache by the
+    backward rather than kept. It takes the tables of every letter (`compiled_log_probs`'s) and
+    returns their gradients: each known word's operations are gathered and their gradients
+    scattered inside compiled loops (compiled.py), not by torch's indexing."""
 
     @staticmethod
-    def forward(ctx, write, insert, drop, lost, lost_len, known_len):
+    def forward(ctx, write, insert, drop, lost, lost_len, nxt, known_len):
         lost = lost.contiguous()
+        ctx.nxt, ctx.n_letters = nxt.numpy(), write.shape[0]
         ctx.save_for_backward(lost, lost_len, known_len)
-        ctx.tables = _known_tables(write, insert, drop, lost.shape[1])  # read again by the backward
+        ctx.tables = _known_tables(write, insert, drop, nxt, lost.shape[1])  # read again by the backward
         return _all_pair_scores(ctx.tables, lost, lost_len, known_len)
 
     @staticmethod
@@ -208,7 +205,11 @@ class CompiledLattice(torch.autograd.Function):
                 grad.detach().contiguous().numpy())  # fmt: skip
         tables = (scaled_write, scaled_insert, p_drop)
         g_write, g_insert, g_drop = summed_over_rows(_gradient_kernel(), args, tables, lost.shape[0])
-        return g_write.permute(2, 0, 1), g_insert.permute(2, 0, 1), g_drop.T, None, None, None
+        ids, n = ctx.nxt, ctx.n_letters
+        letters = ids[:, :-1]  # each known word's letters; `ids` adds the end past its last one
+        tables = (scattered(letters, g_write.numpy(), n), scattered(ids, g_insert.numpy(), n),
+                  scattered(letters, g_drop.numpy()[:, None], n)[:, 0])  # fmt: skip
+        return (*(torch.from_numpy(t) for t in tables), None, None, None, None)
 
 
 @cache

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .compiled import FLOAT32_TINY, over_rows, pair_words, summed_over_rows
+from .compiled import FLOAT32_TINY, gathered, over_rows, pair_words, scattered, summed_over_rows
 from .lattice import NEG, emission_scale
 
 
@@ -166,47 +166,6 @@ def _gradient_kernel() -> Any:
     return gradients
 
 
-@cache
-def _known_word_kernels() -> tuple[Any, Any]:
-    """Two loops, compiled on first use: `gather` writes each known word's pieces from the tables
-    of every letter (pair) in the layout the all-pair kernels read, and `scatter` adds their
-    gradients back to those tables, in a fixed order (no thread adds into one cell)."""
-    from numba import njit
-
-    @njit(nogil=True, cache=True)
-    def gather(known, one, two, drop, table1, table2, p_drop):  # pragma: no cover
-        # known (n_y, M) letter ids; one (K+1, S), two (K+1, K+1, S), drop (K+1,) into table1
-        # (M, S, n_y), table2 (M-1, S, n_y) (the pair of letters m, m+1) and p_drop (M, n_y).
-        n_y, big_m = known.shape
-        for m in range(big_m):
-            for j in range(n_y):
-                p_drop[m, j] = drop[known[j, m]]
-            for s in range(one.shape[1]):
-                for j in range(n_y):
-                    table1[m, s, j] = one[known[j, m], s]
-                if m + 1 < big_m:
-                    for j in range(n_y):
-                        table2[m, s, j] = two[known[j, m], known[j, m + 1], s]
-
-    @njit(nogil=True, cache=True)
-    def scatter(known, g1, g2, gd, g_one, g_two, g_drop):  # pragma: no cover
-        # gather's reverse: g1 (M, S, n_y), g2 (M-1, S, n_y), gd (M, n_y) added into g_one (K+1, S),
-        # g_two (K+1, K+1, S), g_drop (K+1,) at each known word's letters.
-        n_y, big_m = known.shape
-        for m in range(big_m):
-            for j in range(n_y):
-                a = known[j, m]
-                g_drop[a] += gd[m, j]
-                for s in range(g_one.shape[1]):
-                    g_one[a, s] += g1[m, s, j]
-                if m + 1 < big_m:
-                    b = known[j, m + 1]
-                    for s in range(g_one.shape[1]):
-                        g_two[a, b, s] += g2[m, s, j]
-
-    return gather, scatter
-
-
 def _tables(
     log_one: torch.Tensor, log_two: torch.Tensor, log_drop: torch.Tensor, known: torch.Tensor, longest: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -214,14 +173,15 @@ def _tables(
     `known` (n_y, M), from the tables of every letter (pair) (`_pair_tables`), and log c for lost
     words of up to `longest` symbols."""
     one, two, drop, log_c = _pair_tables(log_one, log_two, log_drop, longest)
-    ids = known.contiguous().numpy()
-    n_y, big_m = ids.shape
-    n_symbols = one.shape[1]
-    table1 = np.empty((big_m, n_symbols, n_y), np.float32)
-    table2 = np.empty((max(0, big_m - 1), n_symbols, n_y), np.float32)
-    p_drop = np.empty((big_m, n_y), np.float32)
-    _known_word_kernels()[0](ids, one, two, drop, table1, table2, p_drop)
-    return table1, table2, p_drop, log_c
+    letters, pairs = _known_rows(known.numpy(), one.shape[0])
+    table2 = gathered(pairs, two.reshape(-1, two.shape[-1]))
+    return gathered(letters, one), table2, gathered(letters, drop[:, None])[:, 0], log_c
+
+
+def _known_rows(known: np.ndarray, n_letters: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows the known words (n_y, M) read: of a letter table (n_y, M), and of a letter pair
+    table flattened to (K+1)^2 rows (n_y, M-1; letters m and m+1)."""
+    return known, known[:, :-1] * n_letters + known[:, 1:]
 
 
 class CompiledLattice(torch.autograd.Function):
@@ -234,10 +194,9 @@ class CompiledLattice(torch.autograd.Function):
     @staticmethod
     def forward(ctx, log_one, log_two, log_drop, lost, lost_len, known, known_len):
         lost = lost.contiguous()
-        ctx.known = known.contiguous().numpy()
+        ctx.known, ctx.n_letters = known.numpy(), log_one.shape[0]
         ctx.save_for_backward(lost, lost_len, known_len)
         ctx.tables = _tables(log_one, log_two, log_drop, known, lost.shape[1])  # read again by the backward
-        ctx.letter_shapes = (tuple(log_one.shape), tuple(log_two.shape), tuple(log_drop.shape))
         return _all_pair_scores(ctx.tables, lost, lost_len, known_len)
 
     @staticmethod
@@ -249,8 +208,11 @@ class CompiledLattice(torch.autograd.Function):
         args = (ids, lengths, known_lengths, table1, table2, p_drop, grad)
         tables = (table1, table2, p_drop)
         g1, g2, gd = summed_over_rows(_gradient_kernel(), args, tables, lost.shape[0])
-        g_one, g_two, g_drop = (np.zeros(shape, np.float32) for shape in ctx.letter_shapes)
-        _known_word_kernels()[1](ctx.known, g1.numpy(), g2.numpy(), gd.numpy(), g_one, g_two, g_drop)
+        n_letters = ctx.n_letters
+        letters, pairs = _known_rows(ctx.known, n_letters)
+        g_one = scattered(letters, g1.numpy(), n_letters)
+        g_two = scattered(pairs, g2.numpy(), n_letters * n_letters).reshape(n_letters, n_letters, -1)
+        g_drop = scattered(letters, gd.numpy()[:, None], n_letters)[:, 0]
         return torch.from_numpy(g_one), torch.from_numpy(g_two), torch.from_numpy(g_drop), None, None, None, None
 
 

@@ -51,15 +51,24 @@ def test_paired_scores_are_the_all_pairs_diagonal(kind: str, pinned: bool) -> No
 
 
 @pytest.mark.parametrize("kind", ["pieces", "edit"])
-def test_listed_pairs_are_the_all_pairs_table_at_those_cells(kind: str) -> None:
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_listed_pairs_are_the_all_pairs_table_at_those_cells(
+    kind: str, dtype: torch.dtype, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # float64: the tensors' lattice, pairs sorted by length in runs of `block`; float32: the compiled
+    # one, pairs in their order in runs of COMPILED_PAIR_BLOCK (16 here: several runs).
+    monkeypatch.setattr(scoring, "COMPILED_PAIR_BLOCK", 16)
     rng = random.Random(11)
     lost_cs, known_cs = Charset("abcdefg"), Charset("abcxyz")
-    channel = new_channel(kind, lost_cs, known_cs, torch.Generator().manual_seed(4), 1.0, 1.5)
+    channel = new_channel(kind, lost_cs, known_cs, torch.Generator().manual_seed(4), 1.0, 1.5).to(dtype)
     lost_words, known_words = _words("abcdefg", 15, rng, 6), _words("abcxyz", 20, rng, 8)
-    table = channel_log_probs(channel, lost_words, known_words, lost_cs, known_cs)  # (15, 20)
+    with torch.no_grad():  # the channel's own all-pairs table, in its dtype: (15, 20)
+        table = channel.log_prob(*encode_padded(lost_words, lost_cs, 0), *encode_padded(known_words, known_cs,
+                                                                                          channel.none))  # fmt: skip
     pairs = np.random.default_rng(2).integers(0, [15, 20], size=(90, 2))  # repeats and every length
     listed = pair_log_probs(channel, lost_words, known_words, pairs[:, 0], pairs[:, 1], lost_cs, known_cs,
                             block=16)  # fmt: skip
+    assert listed.dtype == dtype
     torch.testing.assert_close(listed, table[pairs[:, 0], pairs[:, 1]], rtol=1e-5, atol=1e-4)
     assert pair_log_probs(channel, lost_words, known_words, pairs[:0, 0], pairs[:0, 1], lost_cs, known_cs).shape == (0,)
 

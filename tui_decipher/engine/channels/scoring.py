@@ -20,6 +20,8 @@ from .protocol import Channel
 
 MAX_PAIRS = 1 << 18  # pairs in one forward pass of all-pair scoring: about 0.3 GB of DP tables
 PAIR_BLOCK = 1 << 12  # listed pairs in one forward pass: short runs of like lengths pad little
+# ...through the compiled lattices, which do not pad: a run's words (int64 ids) stay near 10 MB.
+COMPILED_PAIR_BLOCK = 1 << 16
 LOST_BLOCK = 128  # lost words in one all-pair block
 
 
@@ -147,13 +149,21 @@ def score_pairs(
     block: int = PAIR_BLOCK,
 ) -> torch.Tensor:
     """log P(x_i | y_j) for the listed pairs (lost_idx[p], known_idx[p]) of encoded words: (P,),
-    differentiable (the trainer's steps use it). Pairs are sorted by their words' lengths and
-    scored in runs of at most `block`, so a run pads little. On the channel's device."""
+    differentiable (the trainer's steps use it). Through the tensors' lattice pairs are sorted by
+    their words' lengths and scored in runs of at most `block`, so a run pads little; the compiled
+    lattices (float32 on the CPU) run each pair at its own lengths, so pairs go in their order, in
+    runs of COMPILED_PAIR_BLOCK. On the channel's device."""
     if not len(lost_idx):
         return torch.empty(0, device=channel_device(channel))
     lost, lost_len, known, known_len, lost_idx, known_idx = on_channel(
         channel, lost, lost_len, known, known_len, lost_idx, known_idx
     )
+    parameter = next(channel.parameters())
+    if parameter.device.type == "cpu" and parameter.dtype == torch.float32:
+        return torch.cat([
+            channel.log_prob_pairs(lost[i], lost_len[i], known[j], known_len[j])
+            for i, j in zip(lost_idx.split(COMPILED_PAIR_BLOCK), known_idx.split(COMPILED_PAIR_BLOCK), strict=True)
+        ])  # fmt: skip
     width = int(known_len.max()) + 1
     order = torch.argsort(lost_len[lost_idx] * width + known_len[known_idx], stable=True)  # (P,)
     parts = []

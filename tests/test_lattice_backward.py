@@ -152,6 +152,27 @@ def _as_type(channel: torch.nn.Module, dtype: torch.dtype) -> None:
             setattr(channel, name, getattr(channel, name).to(dtype))
 
 
+def _same_as_float64(
+    channel: torch.nn.Module, score: Callable[[], torch.Tensor], got: torch.Tensor, expected: torch.Tensor,
+    weights: torch.Tensor,
+) -> None:  # fmt: skip
+    """`got`, the float32 channel's compiled scores, against `expected`, the float64 tensors' ones,
+    and the gradients of their sum under `weights` alike (the channel is float64 after). NEG in
+    float32 where there is no path, or where the probability is below float32's range: float64 holds
+    the latter (an edit channel always has a path), so the reference reads them low, and they are
+    left out of the gradients compared."""
+    below = got.detach() < -1000
+    assert below.any() and (~below).sum() > 500
+    assert (expected[below] < -80).all() and (expected[~below] > -80).all()
+    assert torch.allclose(got.detach()[~below].double(), expected[~below], rtol=1e-5, atol=1e-4)
+    weights[below] = 0.0
+    got_grads = _gradients(channel, score, weights.float())
+    _as_type(channel, torch.float64)
+    for g, e in zip(got_grads, _gradients(channel, score, weights), strict=True):
+        assert e.abs().max() > 0.1
+        assert torch.allclose(g.double(), e, rtol=1e-4, atol=1e-3)
+
+
 @pytest.mark.parametrize("pinned", [False, True])
 @pytest.mark.parametrize("kind", ["pieces", "edit"])
 def test_the_compiled_lattice_is_the_tensors_lattice_gradients_included(kind: str, pinned: bool) -> None:
@@ -183,18 +204,7 @@ def test_the_compiled_lattice_is_the_tensors_lattice_gradients_included(kind: st
     assert got.dtype == torch.float32 and _through_compiled(got)
     with torch.no_grad():  # the compiled lattice without a gradient reads the same
         assert torch.equal(scores(), got.detach())
-    # NEG where there is no path, or (float32) where the probability is below float32's range:
-    # float64 holds the latter, so the reference reads them low; they are left out of the gradients.
-    below = got.detach() < -1000
-    assert below.any() and (~below).sum() > 500
-    assert (expected[below] < -80).all() and (expected[~below] > -80).all()
-    assert torch.allclose(got.detach()[~below].double(), expected[~below], rtol=1e-5, atol=1e-4)
-    weights[below] = 0.0
-    got_grads = _gradients(channel, scores, weights.float())
-    _as_type(channel, torch.float64)
-    for g, e in zip(got_grads, _gradients(channel, scores, weights), strict=True):
-        assert e.abs().max() > 0.1
-        assert torch.allclose(g.double(), e, rtol=1e-4, atol=1e-3)
+    _same_as_float64(channel, scores, got, expected, weights)
 
 
 @pytest.mark.parametrize("pinned", [False, True])
@@ -224,19 +234,7 @@ def test_the_compiled_paired_lattice_is_the_tensors_one_gradients_included(kind:
     _as_type(channel, torch.float32)
     got = paired()
     assert got.dtype == torch.float32 and _through_compiled(got)
-    # NEG in float32 where there is no path, or where the probability is below float32's range:
-    # float64 holds the latter (an edit channel always has a path), so the reference reads them low,
-    # and they are left out of the gradients compared.
-    below = got.detach() < -1000
-    assert below.any() and (~below).sum() > 500
-    assert (expected[below] < -80).all() and (expected[~below] > -80).all()
-    assert torch.allclose(got.detach()[~below].double(), expected[~below], rtol=1e-5, atol=1e-4)
-    weights[below] = 0.0
-    got_grads = _gradients(channel, paired, weights.float())
-    _as_type(channel, torch.float64)
-    for g, e in zip(got_grads, _gradients(channel, paired, weights), strict=True):
-        assert e.abs().max() > 0.1
-        assert torch.allclose(g.double(), e, rtol=1e-4, atol=1e-3)
+    _same_as_float64(channel, paired, got, expected, weights)
 
 
 @pytest.mark.parametrize("kind", ["pieces", "edit"])

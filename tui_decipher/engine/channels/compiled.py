@@ -12,7 +12,28 @@ from typing import Any
 import numpy as np
 import torch
 
+from .lattice import emission_scale
+
 FLOAT32_TINY = float(np.finfo(np.float32).tiny)
+
+
+def runs_compiled(tensor: torch.Tensor) -> bool:
+    """Whether a channel's tables like `tensor` score through the compiled lattices: float32 on the
+    CPU, as runs train (a float64 channel, as tests build, or a cuda one keeps the tensors' lattice)."""
+    return tensor.device.type == "cpu" and tensor.dtype == torch.float32
+
+
+def scaled_tables(
+    first: torch.Tensor, second: torch.Tensor, log_drop: torch.Tensor, longest: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """A channel's log tables of every letter (pair) as the kernels read them: exp(first + log c),
+    exp(second + log c) (symbols on the last axis), exp(log_drop), and log c for lost words of up
+    to `longest` symbols (`lattice.emission_scale`)."""
+    log_c = emission_scale(first.shape[-1], longest)
+    with torch.no_grad():
+        tables = ((first + log_c).exp(), (second + log_c).exp(), log_drop.exp())
+    one, two, drop = (t.contiguous().numpy() for t in tables)
+    return one, two, drop, log_c
 
 
 @cache
@@ -102,14 +123,17 @@ def _row_kernels() -> tuple[Any, Any]:
 def gathered(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
     """table[ids[j, p], s] at out[p, s, j]: a letter table's rows (R, S) float32 at each known
     word's positions ids (n_y, P) int64, in the all-pair kernels' layout (P, S, n_y) (the known
-    words innermost, where the kernels' loops run)."""
-    out = np.empty((ids.shape[1], table.shape[1], ids.shape[0]), np.float32)
-    _row_kernels()[0](np.ascontiguousarray(ids), np.ascontiguousarray(table), out)
-    return out
+    words innermost, where the kernels' loops run); a table of one value a row (R,) gives (P, n_y)."""
+    rows = table.reshape(table.shape[0], -1)
+    out = np.empty((ids.shape[1], rows.shape[1], ids.shape[0]), np.float32)
+    _row_kernels()[0](np.ascontiguousarray(ids), np.ascontiguousarray(rows), out)
+    return out if table.ndim > 1 else out[:, 0]
 
 
 def scattered(ids: np.ndarray, grad: np.ndarray, n_rows: int) -> np.ndarray:
-    """`gathered`'s gradient: grad (P, S, n_y) summed into the table's rows (n_rows, S)."""
-    out = np.zeros((n_rows, grad.shape[1]), np.float32)
-    _row_kernels()[1](np.ascontiguousarray(ids), np.ascontiguousarray(grad), out)
-    return out
+    """`gathered`'s gradient: grad (P, S, n_y) summed into the table's rows (n_rows, S), or grad
+    (P, n_y) into (n_rows,)."""
+    per_row = grad if grad.ndim == 3 else grad[:, None]
+    out = np.zeros((n_rows, per_row.shape[1]), np.float32)
+    _row_kernels()[1](np.ascontiguousarray(ids), np.ascontiguousarray(per_row), out)
+    return out if grad.ndim == 3 else out[:, 0]

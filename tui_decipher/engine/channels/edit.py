@@ -34,6 +34,7 @@ from ..constraints.sign_values import PIN_STRENGTH
 from ..corpora.charset import SPECIALS, Charset
 from ..corpora.corpus import Word
 from .alignment import Step, best_path
+from .compiled import runs_compiled
 from .edit_lattice import _alphas, _Lattice, _pair_alphas, _PairedLattice
 from .edit_scores import CompiledLattice, CompiledPairs, compiled_log_probs, compiled_pair_log_probs
 from .lattice import NEG, encode_padded, scaled_log_probs, scaled_pair_log_probs
@@ -146,7 +147,7 @@ class EditChannel(nn.Module):
         operation = self.log_operations()  # (K+1, 3)
         write, insert = self.log_emissions()  # (K+1, S) each
         with_grad = torch.is_grad_enabled() and self.write.requires_grad
-        if lost.device.type == "cpu" and write.dtype == torch.float32:
+        if runs_compiled(write):
             # The same lattice compiled, each lost word's cells in cache, from the tables of every
             # letter (edit_scores.py; float32, as runs train: a float64 channel, as tests build,
             # keeps the tensors' lattice); with a gradient, through the forward-backward algorithm.
@@ -175,7 +176,7 @@ class EditChannel(nn.Module):
         nxt = torch.cat([known[:, :big_m], known.new_full((n_p, 1), self.none)], 1)  # (P, M+1)
         operation = self.log_operations()  # (K+1, 3)
         write, insert = self.log_emissions()  # (K+1, S) each
-        if lost.device.type == "cpu" and write.dtype == torch.float32:
+        if runs_compiled(write):
             # The same lattice compiled (edit_scores.py; float32 on the CPU, as runs train): it reads
             # each pair's operations from the tables of every letter itself, and writes their
             # gradients back there.

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from .compiled import FLOAT32_TINY, gathered, over_rows, pair_words, scattered, summed_over_rows
-from .lattice import NEG, emission_scale
+from .compiled import FLOAT32_TINY, gathered, over_rows, pair_words, scaled_tables, scattered, summed_over_rows
+from .lattice import NEG
 
 
 @cache
@@ -177,11 +177,10 @@ def _known_tables(
     (`compiled_log_probs`'s) at its next letters `nxt` (n_y, M+1): scaled log P(write, symbol | its
     letter m) (M, S, n_y), log P(insert, symbol | its next letter) (M+1, S, n_y), P(drop) (M, n_y),
     and log c for lost words of up to `longest` symbols."""
-    scaled_write, scaled_insert, p_drop, log_c = _pair_tables(write, insert, drop, longest)
+    scaled_write, scaled_insert, p_drop, log_c = scaled_tables(write, insert, drop, longest)
     ids = nxt.numpy()
     letters = ids[:, :-1]
-    return (gathered(letters, scaled_write), gathered(ids, scaled_insert), gathered(letters, p_drop[:, None])[:, 0],
-            log_c)  # fmt: skip
+    return gathered(letters, scaled_write), gathered(ids, scaled_insert), gathered(letters, p_drop), log_c
 
 
 class CompiledLattice(torch.autograd.Function):
@@ -210,7 +209,7 @@ class CompiledLattice(torch.autograd.Function):
         ids, n = ctx.nxt, ctx.n_letters
         letters = ids[:, :-1]  # each known word's letters; `ids` adds the end past its last one
         tables = (scattered(letters, g_write.numpy(), n), scattered(ids, g_insert.numpy(), n),
-                  scattered(letters, g_drop.numpy()[:, None], n)[:, 0])  # fmt: skip
+                  scattered(letters, g_drop.numpy(), n))  # fmt: skip
         return (*(torch.from_numpy(t) for t in tables), None, None, None, None)
 
 
@@ -282,18 +281,6 @@ def _pair_kernel() -> Any:
     return pairs
 
 
-def _pair_tables(
-    write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, longest: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """The paired kernels' tables of every letter: exp(write + log c), exp(insert + log c) (K+1, S)
-    and exp(drop) (K+1,), and log c for lost words of up to `longest` symbols."""
-    log_c = emission_scale(write.shape[-1], longest)
-    with torch.no_grad():
-        tables = ((write + log_c).exp(), (insert + log_c).exp(), drop.exp())
-    scaled_write, scaled_insert, p_drop = (t.contiguous().numpy() for t in tables)
-    return scaled_write, scaled_insert, p_drop, log_c
-
-
 def compiled_pair_log_probs(
     write: torch.Tensor, insert: torch.Tensor, drop: torch.Tensor, none: int,
     lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
@@ -302,7 +289,7 @@ def compiled_pair_log_probs(
     log P(write, symbol | letter) and log P(insert, symbol | next letter) (K+1, S) each and log
     P(drop | letter) (K+1,), `none` the end's letter id; lost (P, N) and known (P, M) ids with their
     lengths: the value of `edit_lattice._pair_alphas` then `scaled_pair_log_probs`, to float rounding."""
-    return _pair_scores(pair_words(lost, lost_len, known, known_len), _pair_tables(write, insert, drop,
+    return _pair_scores(pair_words(lost, lost_len, known, known_len), scaled_tables(write, insert, drop,
                                                                                     lost.shape[1]), none)  # fmt: skip
 
 
@@ -314,7 +301,8 @@ _NO_GRADIENT = (np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros(
 def _pair_scores(
     words: tuple[np.ndarray, ...], tables: tuple[np.ndarray, np.ndarray, np.ndarray, float], none: int
 ) -> torch.Tensor:
-    """`compiled_pair_log_probs` from the word arrays (`compiled.pair_words`) and tables (`_pair_tables`): (P,)."""
+    """`compiled_pair_log_probs` from the word arrays (`compiled.pair_words`) and tables
+    (`compiled.scaled_tables`): (P,)."""
     scaled_write, scaled_insert, p_drop, log_c = tables
     args = (*words, scaled_write, scaled_insert, p_drop, none, log_c)
     return over_rows(_pair_kernel(), args, (words[0].shape[0],), (False, *_NO_GRADIENT))
@@ -329,7 +317,7 @@ class CompiledPairs(torch.autograd.Function):
     def forward(ctx, write, insert, drop, none, lost, lost_len, known, known_len):
         # Kept for the backward, which runs the same kernel again with its gradient.
         ctx.words = pair_words(lost, lost_len, known, known_len)
-        ctx.tables, ctx.none = _pair_tables(write, insert, drop, lost.shape[1]), none
+        ctx.tables, ctx.none = scaled_tables(write, insert, drop, lost.shape[1]), none
         return _pair_scores(ctx.words, ctx.tables, none)
 
     @staticmethod

@@ -32,6 +32,7 @@ from ..corpora.charset import SPECIALS, Charset
 from ..corpora.corpus import Word
 from ..run.config import DecipherConfig
 from .alignment import Step, best_path
+from .compiled import runs_compiled
 from .lattice import encode_padded, scaled_log_probs, scaled_pair_log_probs
 from .pieces_lattice import _alphas, _Lattice, _pair_alphas, _PairedLattice
 from .pieces_scores import CompiledLattice, CompiledPairs, compiled_log_probs, compiled_pair_log_probs
@@ -132,7 +133,7 @@ class CharacterChannel(nn.Module):
         lost, known = lost[:, :big_n], known[:, :big_m]
         action = torch.log_softmax(self.action, -1)  # (K+1, 3)
         with_grad = torch.is_grad_enabled() and self.first.requires_grad
-        if lost.device.type == "cpu" and action.dtype == torch.float32:
+        if runs_compiled(action):
             # On the CPU in float32 (as runs train; a float64 channel, as tests build, keeps the
             # tensors' lattice) the same lattice runs compiled, each lost word's cells in cache
             # (pieces_scores.py), from the tables of every letter (pair), as `log_prob_pairs` reads
@@ -161,7 +162,7 @@ class CharacterChannel(nn.Module):
         lost, known = lost[:, :big_n], known[:, :big_m]
         action = torch.log_softmax(self.action, -1)  # (K+1, 3)
         letters = torch.arange(self.none + 1, device=known.device)
-        if lost.device.type == "cpu" and action.dtype == torch.float32:
+        if runs_compiled(action):
             # The same lattice compiled (pieces_scores.py; float32 on the CPU, as runs train): it reads
             # each pair's pieces from the tables of every letter (pair) itself, (K+1, S), (K+1, K+1, S)
             # and (K+1,), and writes their gradients back there.

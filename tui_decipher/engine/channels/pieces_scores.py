@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from .compiled import FLOAT32_TINY, gathered, over_rows, pair_words, scattered, summed_over_rows
-from .lattice import NEG, emission_scale
+from .compiled import FLOAT32_TINY, gathered, over_rows, pair_words, scaled_tables, scattered, summed_over_rows
+from .lattice import NEG
 
 
 @cache
@@ -75,7 +75,8 @@ def compiled_log_probs(
     to the longest, known (n_y, M) ids padded with the channel's `none`, with their lengths: the
     value of `pieces_lattice._alphas` then `scaled_log_probs`, to float rounding."""
     lost = lost.contiguous()
-    return _all_pair_scores(_tables(log_one, log_two, log_drop, known, lost.shape[1]), lost, lost_len, known_len)
+    rows = _known_rows(known.numpy(), log_one.shape[0])
+    return _all_pair_scores(_tables(log_one, log_two, log_drop, rows, lost.shape[1]), lost, lost_len, known_len)
 
 
 def _all_pair_scores(
@@ -167,15 +168,15 @@ def _gradient_kernel() -> Any:
 
 
 def _tables(
-    log_one: torch.Tensor, log_two: torch.Tensor, log_drop: torch.Tensor, known: torch.Tensor, longest: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    log_one: torch.Tensor, log_two: torch.Tensor, log_drop: torch.Tensor, rows: tuple[np.ndarray, np.ndarray],
+    longest: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:  # fmt: skip
     """The all-pair kernels' scaled tables (M, S, n_y), (M-1, S, n_y), (M, n_y) of the known words
-    `known` (n_y, M), from the tables of every letter (pair) (`_pair_tables`), and log c for lost
-    words of up to `longest` symbols."""
-    one, two, drop, log_c = _pair_tables(log_one, log_two, log_drop, longest)
-    letters, pairs = _known_rows(known.numpy(), one.shape[0])
-    table2 = gathered(pairs, two.reshape(-1, two.shape[-1]))
-    return gathered(letters, one), table2, gathered(letters, drop[:, None])[:, 0], log_c
+    whose `_known_rows` are `rows`, from the tables of every letter (pair) (`compiled.scaled_tables`),
+    and log c for lost words of up to `longest` symbols."""
+    one, two, drop, log_c = scaled_tables(log_one, log_two, log_drop, longest)
+    letters, pairs = rows
+    return gathered(letters, one), gathered(pairs, two.reshape(-1, two.shape[-1])), gathered(letters, drop), log_c
 
 
 def _known_rows(known: np.ndarray, n_letters: int) -> tuple[np.ndarray, np.ndarray]:
@@ -194,9 +195,9 @@ class CompiledLattice(torch.autograd.Function):
     @staticmethod
     def forward(ctx, log_one, log_two, log_drop, lost, lost_len, known, known_len):
         lost = lost.contiguous()
-        ctx.known, ctx.n_letters = known.numpy(), log_one.shape[0]
+        ctx.rows, ctx.n_letters = _known_rows(known.numpy(), log_one.shape[0]), log_one.shape[0]
         ctx.save_for_backward(lost, lost_len, known_len)
-        ctx.tables = _tables(log_one, log_two, log_drop, known, lost.shape[1])  # read again by the backward
+        ctx.tables = _tables(log_one, log_two, log_drop, ctx.rows, lost.shape[1])  # read again by the backward
         return _all_pair_scores(ctx.tables, lost, lost_len, known_len)
 
     @staticmethod
@@ -208,11 +209,10 @@ class CompiledLattice(torch.autograd.Function):
         args = (ids, lengths, known_lengths, table1, table2, p_drop, grad)
         tables = (table1, table2, p_drop)
         g1, g2, gd = summed_over_rows(_gradient_kernel(), args, tables, lost.shape[0])
-        n_letters = ctx.n_letters
-        letters, pairs = _known_rows(ctx.known, n_letters)
+        (letters, pairs), n_letters = ctx.rows, ctx.n_letters
         g_one = scattered(letters, g1.numpy(), n_letters)
         g_two = scattered(pairs, g2.numpy(), n_letters * n_letters).reshape(n_letters, n_letters, -1)
-        g_drop = scattered(letters, gd.numpy()[:, None], n_letters)[:, 0]
+        g_drop = scattered(letters, gd.numpy(), n_letters)
         return torch.from_numpy(g_one), torch.from_numpy(g_two), torch.from_numpy(g_drop), None, None, None, None
 
 
@@ -281,19 +281,6 @@ def _pair_kernel() -> Any:
     return pairs
 
 
-def _pair_tables(
-    log_one: torch.Tensor, log_two: torch.Tensor, log_drop: torch.Tensor, longest: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """The paired kernels' scaled tables of every letter (pair): exp(log_one + log c) (K+1, S),
-    exp(log_two + log c) (K+1, K+1, S), exp(log_drop) (K+1,), and log c for lost words of up to
-    `longest` symbols."""
-    log_c = emission_scale(log_one.shape[-1], longest)
-    with torch.no_grad():
-        tables = ((log_one + log_c).exp(), (log_two + log_c).exp(), log_drop.exp())
-    one, two, drop = (t.contiguous().numpy() for t in tables)
-    return one, two, drop, log_c
-
-
 def compiled_pair_log_probs(
     log_one: torch.Tensor, log_two: torch.Tensor, log_drop: torch.Tensor,
     lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
@@ -302,7 +289,7 @@ def compiled_pair_log_probs(
     letter) (K+1, S), every letter pair's log P(TWO) + log P(symbol | the pair) (K+1, K+1, S, the
     action of the first letter) and log P(DROP) (K+1,); lost (P, N) and known (P, M) ids with their
     lengths: the value of `pieces_lattice._pair_alphas` then `scaled_pair_log_probs`, to float rounding."""
-    return _pair_scores(pair_words(lost, lost_len, known, known_len), _pair_tables(log_one, log_two, log_drop,
+    return _pair_scores(pair_words(lost, lost_len, known, known_len), scaled_tables(log_one, log_two, log_drop,
                                                                                     lost.shape[1]))  # fmt: skip
 
 
@@ -314,7 +301,8 @@ _NO_GRADIENT = (np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros(
 def _pair_scores(
     words: tuple[np.ndarray, ...], tables: tuple[np.ndarray, np.ndarray, np.ndarray, float]
 ) -> torch.Tensor:
-    """`compiled_pair_log_probs` from the word arrays (`compiled.pair_words`) and tables (`_pair_tables`): (P,)."""
+    """`compiled_pair_log_probs` from the word arrays (`compiled.pair_words`) and tables
+    (`compiled.scaled_tables`): (P,)."""
     return over_rows(_pair_kernel(), (*words, *tables), (words[0].shape[0],), (False, *_NO_GRADIENT))
 
 
@@ -328,7 +316,7 @@ class CompiledPairs(torch.autograd.Function):
     def forward(ctx, log_one, log_two, log_drop, lost, lost_len, known, known_len):
         # Kept for the backward, which runs the same kernel again with its gradient.
         ctx.words = pair_words(lost, lost_len, known, known_len)
-        ctx.tables = _pair_tables(log_one, log_two, log_drop, lost.shape[1])
+        ctx.tables = scaled_tables(log_one, log_two, log_drop, lost.shape[1])
         return _pair_scores(ctx.words, ctx.tables)
 
     @staticmethod

@@ -15,6 +15,7 @@ import torch
 
 from ..corpora.charset import Charset
 from ..corpora.corpus import Word
+from .compiled import runs_compiled
 from .lattice import channel_device, encode_padded, on_channel
 from .protocol import Channel
 
@@ -162,8 +163,7 @@ def score_pairs(
     lost, lost_len, known, known_len, lost_idx, known_idx = on_channel(
         channel, lost, lost_len, known, known_len, lost_idx, known_idx
     )
-    parameter = next(channel.parameters())
-    if parameter.device.type == "cpu" and parameter.dtype == torch.float32:
+    if runs_compiled(next(channel.parameters())):
         return torch.cat([
             channel.log_prob_pairs(lost[i], lost_len[i], known[j], known_len[j])
             for i, j in zip(lost_idx.split(COMPILED_PAIR_BLOCK), known_idx.split(COMPILED_PAIR_BLOCK), strict=True)

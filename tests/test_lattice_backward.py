@@ -365,3 +365,48 @@ def test_a_lattice_in_probability_space_stays_finite_where_pairs_are_near_underf
         grads = torch.autograd.grad((scores * weights).sum(), list(channel.parameters()))
         assert all(torch.isfinite(g).all() for g in grads)
         assert max(g.abs().max() for g in grads) > 0.1
+
+
+@pytest.mark.parametrize("kind", ["pieces", "edit"])
+def test_the_compiled_lattice_reads_the_same_whatever_the_threads_it_splits_over(kind: str, monkeypatch) -> None:
+    # A training step's all-pair lattice splits its lost words (scores) and known words (gradients)
+    # over the threads it is given: each cell's gradient adds the lost words in one order however
+    # the known words are split, so scores and gradients are equal bit for bit on 1, 2 or 3 threads.
+    from tui_decipher.engine.channels import compiled
+    from tui_decipher.engine.run.device import kernel_cores
+
+    monkeypatch.setattr(compiled, "PAIRS_A_PART", 16)  # this small lattice splits too
+    lost_words, known_words = syllabary_corpus(40, 10, seed=6)
+    lost_charset, known_charset = Charset.from_words(lost_words), Charset.from_words(known_words)
+    channel = _channel(kind, lost_charset, known_charset, pinned=False)
+    _as_type(channel, torch.float32)
+    lost, lost_len = encode_padded(lost_words, lost_charset, 0)
+    known, known_len = encode_padded(known_words, known_charset, channel.none)
+    weights = torch.rand(len(lost_words), len(known_words), generator=torch.Generator().manual_seed(3))
+    read = []
+    for cores in (1, 2, 3):
+        with kernel_cores(cores):
+            assert len(compiled.even_parts(len(known_words), len(lost_words))) == cores
+
+            def scores() -> torch.Tensor:
+                return channel.log_prob(lost, lost_len, known, known_len)
+
+            assert _through_compiled(scores())
+            read.append((scores().detach(), _gradients(channel, scores, weights)))
+    for scores, grads in read[1:]:
+        assert torch.equal(scores, read[0][0])
+        assert all(torch.equal(g, g0) for g, g0 in zip(grads, read[0][1], strict=True))
+
+
+def test_a_kernel_call_splits_only_where_each_part_has_enough_pairs() -> None:
+    # Handing a part to another thread costs about what a training step's lattice of 20 x 1452
+    # pairs takes in one thread (docs/speed.md): such calls stay whole, large ones split.
+    from tui_decipher.engine.channels.compiled import PAIRS_A_PART, even_parts
+    from tui_decipher.engine.run.device import kernel_cores
+
+    with kernel_cores(2):
+        assert even_parts(20, 1452) == [(0, 20)]
+        assert even_parts(20, 12_000) == [(0, 10), (10, 20)]
+        assert len(even_parts(2 * PAIRS_A_PART, 1)) == 2 and len(even_parts(2 * PAIRS_A_PART - 1, 1)) == 1
+    with kernel_cores(1):
+        assert even_parts(20, 12_000) == [(0, 20)]

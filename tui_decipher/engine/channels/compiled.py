@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..run.device import compiled_threads
 from .lattice import emission_scale
 
 FLOAT32_TINY = float(np.finfo(np.float32).tiny)
@@ -42,10 +43,20 @@ def _threads(n: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(n, thread_name_prefix="compiled-scores")
 
 
-def row_parts(n_rows: int) -> list[tuple[int, int]]:
-    """Rows 0..n_rows as (first, last) parts, one for each thread torch computes with."""
-    threads = max(1, min(torch.get_num_threads(), n_rows))
-    bounds = np.linspace(0, n_rows, threads + 1).astype(int)
+# A kernel call is split over threads only where each part has at least this many pairs: handing
+# a part to a second thread cost 0.3-0.6 ms a call on 2 cores, as much as a training step's 20 lost
+# words x 1452 known words (29,040 pairs) took in one; at 20 x 12,000 a second thread saved a third
+# of the kernel's time (docs/speed.md).
+PAIRS_A_PART = 1 << 16
+
+
+def even_parts(n: int, pairs_each: int) -> list[tuple[int, int]]:
+    """0..n (rows or columns) as (first, last) parts, one for each thread this thread's kernels may
+    use (`device.compiled_threads`: torch's, or a share of them where stages train side by side),
+    but fewer where a part would score fewer than PAIRS_A_PART pairs (`pairs_each`: the pairs of a
+    row, or of a column)."""
+    threads = max(1, min(compiled_threads(), n, n * pairs_each // PAIRS_A_PART))
+    bounds = np.linspace(0, n, threads + 1).astype(int)
     return [(int(bounds[k]), int(bounds[k + 1])) for k in range(threads)]
 
 
@@ -72,23 +83,39 @@ def over_rows(
     kernel: Callable[..., None], args: tuple[Any, ...], shape: tuple[int, ...], after: tuple[Any, ...] = ()
 ) -> torch.Tensor:
     """kernel(*args, out, *after, first, last) over rows 0..shape[0] of a new float32 `out` of
-    `shape`, split into as many parts as torch computes with threads (each row's cells are its
-    own); returns `out`."""
+    `shape`, split into `even_parts` (each row's cells are its own); returns `out`."""
     out = np.empty(shape, dtype=np.float32)
-    in_threads([partial(kernel, *args, out, *after, first, last) for first, last in row_parts(shape[0])])
+    parts = even_parts(shape[0], int(np.prod(shape[1:])))  # a row: a lost word's pairs, or one pair
+    in_threads([partial(kernel, *args, out, *after, first, last) for first, last in parts])
     return torch.from_numpy(out)
 
 
 def summed_over_rows(
     kernel: Callable[..., None], args: tuple[Any, ...], like: tuple[np.ndarray, ...], n_rows: int
 ) -> tuple[torch.Tensor, ...]:
-    """kernel(*args, *buffers, first, last) over rows 0..n_rows split as `over_rows` splits them,
+    """kernel(*args, *buffers, first, last) over rows 0..n_rows (one pair each) in `even_parts`,
     each part adding into its own zeroed buffers shaped as the arrays `like` (a backward's
     gradient tables: no two threads add into one array); the parts' sums, as tensors."""
-    parts = row_parts(n_rows)
+    parts = even_parts(n_rows, 1)
     buffers = [tuple(np.zeros_like(array) for array in like) for _ in parts]
     in_threads([partial(kernel, *args, *own, *part) for part, own in zip(parts, buffers, strict=True)])
     return tuple(torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*buffers, strict=True))
+
+
+def summed_over_columns(
+    kernel: Callable[..., None], args: tuple[Any, ...], like: tuple[np.ndarray, ...], n_rows: int
+) -> tuple[torch.Tensor, ...]:
+    """kernel(*args, *buffers, 0, n_rows, first, last) over the known words (the last axis of the
+    arrays `like`, an all-pair backward's gradient tables) split into `even_parts`: every part adds
+    into its own known words' cells of one set of zeroed buffers shaped as `like`, which are returned
+    as tensors. Why not `summed_over_rows`: a part's own buffers as large as the tables, zeroed and
+    then added up, cost more than the part saved (a 20 x 1452 step on 2 cores: 4-6 ms zeroing and 4-5
+    ms adding against a 2-3 ms kernel, docs/speed.md); and each cell adds the lost words in one
+    order, so the gradient is the same whatever the threads."""
+    buffers = tuple(np.zeros_like(array) for array in like)
+    n_cols = like[0].shape[-1]
+    in_threads([partial(kernel, *args, *buffers, 0, n_rows, first, last) for first, last in even_parts(n_cols, n_rows)])
+    return tuple(torch.from_numpy(array) for array in buffers)
 
 
 @cache

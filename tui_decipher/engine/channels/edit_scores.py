@@ -22,7 +22,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from .compiled import FLOAT32_TINY, gathered, over_rows, pair_words, scaled_tables, scattered, summed_over_rows
+from .compiled import (
+    FLOAT32_TINY,
+    gathered,
+    over_rows,
+    pair_words,
+    scaled_tables,
+    scattered,
+    summed_over_columns,
+    summed_over_rows,
+)  # fmt: skip
 from .lattice import NEG
 
 
@@ -99,71 +108,76 @@ def _gradient_kernel() -> Any:
 
     @njit(nogil=True, cache=True, fastmath={"nsz", "arcp", "contract", "afn"})
     def gradients(  # pragma: no cover
-        lost, lost_len, known_len, write, insert, drop, grad, g_write, g_insert, g_drop, first, last
+        lost, lost_len, known_len, write, insert, drop, grad, g_write, g_insert, g_drop, first, last, j0, j1
     ):
         # write (M, S, n_y), insert (M+1, S, n_y), drop (M, n_y) as `_kernel` reads them; grad
-        # (n_x, n_y). Adds each lost word's gradient at the log tables into g_write, g_insert, g_drop
-        # (shaped as the tables: this part's own buffers); the known words innermost.
-        big_m, n_y = drop.shape[0], drop.shape[1]
-        alpha = np.empty((big_m + 1, lost.shape[1] + 1, n_y), dtype=np.float32)
+        # (n_x, n_y). Adds lost words first..last's gradient at the log tables into g_write, g_insert,
+        # g_drop (shaped as the tables), in the columns of known words j0..j1 only (this part's own
+        # cells); the known words innermost.
+        # Every row of cells is this part's columns alone (width w), its tables' rows sliced to
+        # them: contiguous, so the loops over the known words vectorise.
+        big_m, w = drop.shape[0], j1 - j0
+        alpha = np.empty((big_m + 1, lost.shape[1] + 1, w), dtype=np.float32)
         beta = np.empty_like(alpha)
-        weight = np.empty(n_y, dtype=np.float32)
+        weight = np.empty(w, dtype=np.float32)
+        lengths = known_len[j0:j1]
         for i in range(first, last):
             n = lost_len[i]
             alpha[0, 0, :] = 1.0
             alpha[0, 1 : n + 1, :] = 0.0
             for m in range(big_m + 1):
                 if m > 0:  # letter m dropped, or written as lost symbol k
-                    p_drop = drop[m - 1]
-                    for j in range(n_y):
+                    p_drop = drop[m - 1, j0:j1]
+                    for j in range(w):
                         alpha[m, 0, j] = alpha[m - 1, 0, j] * p_drop[j]
                     for k in range(1, n + 1):
-                        emit, here = write[m - 1, lost[i, k - 1]], alpha[m, k]
+                        emit, here = write[m - 1, lost[i, k - 1], j0:j1], alpha[m, k]
                         kept, prev = alpha[m - 1, k], alpha[m - 1, k - 1]
-                        for j in range(n_y):
+                        for j in range(w):
                             here[j] = kept[j] * p_drop[j] + prev[j] * emit[j]
                 for k in range(1, n + 1):  # then the insertions before the next letter (or the end)
-                    emit, here, before = insert[m, lost[i, k - 1]], alpha[m, k], alpha[m, k - 1]
-                    for j in range(n_y):
+                    emit, here, before = insert[m, lost[i, k - 1], j0:j1], alpha[m, k], alpha[m, k - 1]
+                    for j in range(w):
                         here[j] += before[j] * emit[j]
-            for j in range(n_y):  # grad / the pair's scaled probability; 0 where it read NEG
-                final = alpha[known_len[j], n, j]
-                weight[j] = grad[i, j] / final if final >= FLOAT32_TINY else 0.0
+            g_row = grad[i, j0:j1]
+            for j in range(w):  # grad / the pair's scaled probability; 0 where it read NEG
+                final = alpha[lengths[j], n, j]
+                weight[j] = g_row[j] / final if final >= FLOAT32_TINY else 0.0
             beta[:, : n + 1, :] = 0.0
             for m in range(big_m, -1, -1):  # from the last letter back
-                for j in range(n_y):
-                    if known_len[j] == m:
+                for j in range(w):
+                    if lengths[j] == m:
                         beta[m, n, j] = 1.0
                 for k in range(n, 0, -1):  # along the insertions: beta[m, k] is then complete
                     symbol = lost[i, k - 1]
                     emit, h, before, back, g_i = (
-                        insert[m, symbol],
+                        insert[m, symbol, j0:j1],
                         beta[m, k],
                         alpha[m, k - 1],
                         beta[m, k - 1],
-                        g_insert[m, symbol],
+                        g_insert[m, symbol, j0:j1],
                     )
-                    for j in range(n_y):
+                    for j in range(w):
                         g_i[j] += (before[j] * emit[j] * h[j]) * weight[j]
                         back[j] += h[j] * emit[j]
                 if m == 0:
                     break
-                p_drop, g_d = drop[m - 1], g_drop[m - 1]  # across letter m
+                p_drop, g_d = drop[m - 1, j0:j1], g_drop[m - 1, j0:j1]  # across letter m
                 for k in range(n + 1):
                     h, kept, back = beta[m, k], alpha[m - 1, k], beta[m - 1, k]
-                    for j in range(n_y):
+                    for j in range(w):
                         g_d[j] += (kept[j] * p_drop[j] * h[j]) * weight[j]
                         back[j] += h[j] * p_drop[j]
                     if k == 0:
                         continue
                     symbol = lost[i, k - 1]
                     emit, prev, back1, g_w = (
-                        write[m - 1, symbol],
+                        write[m - 1, symbol, j0:j1],
                         alpha[m - 1, k - 1],
                         beta[m - 1, k - 1],
-                        g_write[m - 1, symbol],
+                        g_write[m - 1, symbol, j0:j1],
                     )
-                    for j in range(n_y):
+                    for j in range(w):
                         g_w[j] += (prev[j] * emit[j] * h[j]) * weight[j]
                         back1[j] += h[j] * emit[j]
 
@@ -205,7 +219,7 @@ class CompiledLattice(torch.autograd.Function):
         args = (lost.numpy(), lost_len.numpy(), known_len.numpy(), scaled_write, scaled_insert, p_drop,
                 grad.detach().contiguous().numpy())  # fmt: skip
         tables = (scaled_write, scaled_insert, p_drop)
-        g_write, g_insert, g_drop = summed_over_rows(_gradient_kernel(), args, tables, lost.shape[0])
+        g_write, g_insert, g_drop = summed_over_columns(_gradient_kernel(), args, tables, lost.shape[0])
         ids, n = ctx.nxt, ctx.n_letters
         letters = ids[:, :-1]  # each known word's letters; `ids` adds the end past its last one
         tables = (scattered(letters, g_write.numpy(), n), scattered(ids, g_insert.numpy(), n),

@@ -18,7 +18,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from .compiled import FLOAT32_TINY, gathered, over_rows, pair_words, scaled_tables, scattered, summed_over_rows
+from .compiled import (
+    FLOAT32_TINY,
+    gathered,
+    over_rows,
+    pair_words,
+    scaled_tables,
+    scattered,
+    summed_over_columns,
+    summed_over_rows,
+)  # fmt: skip
 from .lattice import NEG
 
 
@@ -98,69 +107,79 @@ def _gradient_kernel() -> Any:
 
     @njit(nogil=True, cache=True, fastmath={"nsz", "arcp", "contract", "afn"})
     def gradients(
-        lost, lost_len, known_len, one, two, drop, grad, g_one, g_two, g_drop, first, last
+        lost, lost_len, known_len, one, two, drop, grad, g_one, g_two, g_drop, first, last, j0, j1
     ):  # pragma: no cover
         # one (M, S, n_y), two (M-1, S, n_y), drop (M, n_y) as `scores` reads them; grad (n_x, n_y)
-        # the loss's gradient at each pair's log-probability. Adds each lost word's gradient at the
-        # log tables into g_one, g_two, g_drop (shaped as the tables): this part's own buffers.
-        big_m, n_y = drop.shape[0], drop.shape[1]
-        alpha = np.empty((big_m + 1, lost.shape[1] + 1, n_y), dtype=np.float32)
-        beta = np.empty((big_m + 1, lost.shape[1] + 1, n_y), dtype=np.float32)
-        weight = np.empty(n_y, dtype=np.float32)
+        # the loss's gradient at each pair's log-probability. Adds lost words first..last's gradient
+        # at the log tables into g_one, g_two, g_drop (shaped as the tables), in the columns of known
+        # words j0..j1 only: this part's own cells.
+        # Every row of cells is this part's columns alone (width w), its tables' rows sliced to
+        # them: contiguous, so the loops over the known words vectorise.
+        big_m, w = drop.shape[0], j1 - j0
+        alpha = np.empty((big_m + 1, lost.shape[1] + 1, w), dtype=np.float32)
+        beta = np.empty((big_m + 1, lost.shape[1] + 1, w), dtype=np.float32)
+        weight = np.empty(w, dtype=np.float32)
+        lengths = known_len[j0:j1]
         for i in range(first, last):
             n = lost_len[i]
             alpha[0, 0, :] = 1.0
             alpha[0, 1 : n + 1, :] = 0.0
             for m in range(1, big_m + 1):
-                p_drop = drop[m - 1]
-                for j in range(n_y):
+                p_drop = drop[m - 1, j0:j1]
+                for j in range(w):
                     alpha[m, 0, j] = alpha[m - 1, 0, j] * p_drop[j]
                 for k in range(1, n + 1):
                     symbol = lost[i, k - 1]
-                    emit, here, kept, prev = one[m - 1, symbol], alpha[m, k], alpha[m - 1, k], alpha[m - 1, k - 1]
+                    emit, here, kept, prev = (
+                        one[m - 1, symbol, j0:j1],
+                        alpha[m, k],
+                        alpha[m - 1, k],
+                        alpha[m - 1, k - 1],
+                    )
                     if m >= 2:
-                        emit2, prev2 = two[m - 2, symbol], alpha[m - 2, k - 1]
-                        for j in range(n_y):
+                        emit2, prev2 = two[m - 2, symbol, j0:j1], alpha[m - 2, k - 1]
+                        for j in range(w):
                             here[j] = kept[j] * p_drop[j] + (prev[j] * emit[j] + prev2[j] * emit2[j])
                     else:
-                        for j in range(n_y):
+                        for j in range(w):
                             here[j] = kept[j] * p_drop[j] + prev[j] * emit[j]
-            for j in range(n_y):  # grad / the pair's scaled probability; 0 where it read NEG
-                final = alpha[known_len[j], n, j]
-                weight[j] = grad[i, j] / final if final >= FLOAT32_TINY else 0.0
+            g_row = grad[i, j0:j1]
+            for j in range(w):  # grad / the pair's scaled probability; 0 where it read NEG
+                final = alpha[lengths[j], n, j]
+                weight[j] = g_row[j] / final if final >= FLOAT32_TINY else 0.0
             beta[:, : n + 1, :] = 0.0
             for m in range(big_m, 0, -1):  # from the last letter back
-                for j in range(n_y):
-                    if known_len[j] == m:
+                for j in range(w):
+                    if lengths[j] == m:
                         beta[m, n, j] = 1.0
-                p_drop = drop[m - 1]
-                g_d = g_drop[m - 1]
+                p_drop = drop[m - 1, j0:j1]
+                g_d = g_drop[m - 1, j0:j1]
                 for k in range(n + 1):
                     h, a = beta[m, k], alpha[m - 1, k]
                     back = beta[m - 1, k]
-                    for j in range(n_y):
+                    for j in range(w):
                         g_d[j] += (a[j] * p_drop[j] * h[j]) * weight[j]
                         back[j] += h[j] * p_drop[j]
                     if k == 0:
                         continue
                     symbol = lost[i, k - 1]
                     emit, prev, back1, g1 = (
-                        one[m - 1, symbol],
+                        one[m - 1, symbol, j0:j1],
                         alpha[m - 1, k - 1],
                         beta[m - 1, k - 1],
-                        g_one[m - 1, symbol],
+                        g_one[m - 1, symbol, j0:j1],
                     )
-                    for j in range(n_y):
+                    for j in range(w):
                         g1[j] += (prev[j] * emit[j] * h[j]) * weight[j]
                         back1[j] += h[j] * emit[j]
                     if m >= 2:
                         emit2, prev2, back2, g2 = (
-                            two[m - 2, symbol],
+                            two[m - 2, symbol, j0:j1],
                             alpha[m - 2, k - 1],
                             beta[m - 2, k - 1],
-                            g_two[m - 2, symbol],
+                            g_two[m - 2, symbol, j0:j1],
                         )
-                        for j in range(n_y):
+                        for j in range(w):
                             g2[j] += (prev2[j] * emit2[j] * h[j]) * weight[j]
                             back2[j] += h[j] * emit2[j]
 
@@ -208,7 +227,7 @@ class CompiledLattice(torch.autograd.Function):
         ids, lengths, known_lengths = lost.numpy(), lost_len.numpy(), known_len.numpy()
         args = (ids, lengths, known_lengths, table1, table2, p_drop, grad)
         tables = (table1, table2, p_drop)
-        g1, g2, gd = summed_over_rows(_gradient_kernel(), args, tables, lost.shape[0])
+        g1, g2, gd = summed_over_columns(_gradient_kernel(), args, tables, lost.shape[0])
         (letters, pairs), n_letters = ctx.rows, ctx.n_letters
         g_one = scattered(letters, g1.numpy(), n_letters)
         g_two = scattered(pairs, g2.numpy(), n_letters * n_letters).reshape(n_letters, n_letters, -1)

@@ -68,6 +68,10 @@ class StageMemo:
         """The completed stages, in the order they ran."""
         return list(self.stages)
 
+    def completed(self, name: str) -> bool:
+        """Whether the stage `name` completed (in this run, or in the stopped run it resumes)."""
+        return name in self.stages
+
     def bind(self, path: Path | None, cfg: DecipherConfig, problem: Problem) -> None:
         """Where to save (None: nowhere), the settings the run was started with, and its problem."""
         self.path, self.cfg, self.problem = path, cfg, problem

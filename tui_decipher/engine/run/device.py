@@ -4,6 +4,9 @@ and subnormal floats are flushed to zero."""
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import torch
 
@@ -65,6 +68,27 @@ def screen_threads() -> int:
     for all of them at each operation: on 2 cores, with another process busy, the demo's run
     took over 6 minutes for 4% of its steps with 2 threads, and 39 s in all with 1."""
     return max(1, usable_cores() - 1)
+
+
+_kernel_cores = threading.local()  # this thread's share of the cores for compiled kernels (0: torch's)
+
+
+@contextmanager
+def kernel_cores(cores: int) -> Iterator[None]:
+    """Within the block, the compiled kernels this thread calls split their rows over at most
+    `cores` threads (a stage trained beside others, engine/run/side_by_side.py, has its share)."""
+    before = getattr(_kernel_cores, "cores", 0)
+    _kernel_cores.cores = cores
+    try:
+        yield
+    finally:
+        _kernel_cores.cores = before
+
+
+def compiled_threads() -> int:
+    """The threads this thread's compiled kernels split their rows over: its `kernel_cores`, else
+    as many as torch computes with."""
+    return getattr(_kernel_cores, "cores", 0) or torch.get_num_threads()
 
 
 def use_threads(threads: int) -> None:

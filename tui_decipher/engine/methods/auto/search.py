@@ -4,6 +4,7 @@ fits the words far better than one that missed it)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit
 from ...run.problem import Problem
 from ...run.seeds import derive
+from ...run.side_by_side import Job, side_by_side
 from ..stages import StageMemo
 from .schedule import Probe
 from .training import _seeded, _train
@@ -41,24 +43,46 @@ def searched_channel(
     no channel trained on),
     reporting steps after the `done` ones. Returns the kept channel, and each start's final loss
     (mean over its last SEARCH_LOSS_TAIL of steps) and whether it was kept. Each start is a stage
-    of `memo` (`stage` and its number): its batch losses decide, so it is saved whole, not mid-way."""
+    of `memo` (`stage` and its number): its batch losses decide, so it is saved whole, not mid-way.
+    The starts train side by side where the run has two cores or more (`side_by_side`)."""
     search = probe.search
     assert search is not None
-    losses, channels = [], []
-    for k in range(probe_search_starts(probe, found)):
+    names = [f"{stage} start {k + 1}" for k in range(probe_search_starts(probe, found))]
 
-        def start(k: int = k) -> tuple[ChannelFit, list[float]]:
+    def job(k: int) -> Job:
+        def start(own: Problem) -> tuple[ChannelFit, list[float]]:
             batch_losses: list[float] = []
-            words = [problem.corpus.lost_words[i] for i in rows]
+            words = [own.corpus.lost_words[i] for i in rows]
             start_seed = derive(seed, "probe search start", k)
-            fit = _train(problem, words, search.steps, done + k * search.steps,
+            fit = _train(own, words, search.steps, done + k * search.steps,
                          start_seed, max(1, len(words) // 2), 1, rows=rows, objective=probe.objective,
-                         losses=batch_losses, start=_seeded(problem, found, start_seed),
+                         losses=batch_losses, start=_seeded(own, found, start_seed),
                          channel=f"search start {k + 1}")  # fmt: skip
             return fit, batch_losses
 
-        fit, batch_losses = memo.run(f"{stage} start {k + 1}", start)
+        return Job(done + k * search.steps, start)
+
+    # The starts a stopped run had not completed, side by side where the run has the cores, each
+    # saved as it completes: each is a function of its own seed, and a compiled kernel's gradient
+    # does not depend on the threads it is split over, so side by side they end as in turn, bit for bit.
+    todo = [k for k, name in enumerate(names) if not memo.completed(name)]
+
+    def saved(j: int, result: tuple[ChannelFit, list[float]]) -> None:
+        memo.run(names[todo[j]], partial(_given, result))
+
+    side_by_side(problem, [job(k) for k in todo], saved)
+    losses, channels = [], []
+    for name in names:
+        fit, batch_losses = memo.run(name, _never)
         losses.append(float(np.mean(batch_losses[-max(1, int(len(batch_losses) * SEARCH_LOSS_TAIL)) :])))
         channels.append(fit.channel)
     kept = int(np.argmin(losses))
     return channels[kept], [{"start": k, "loss": round(x, 4), "kept": k == kept} for k, x in enumerate(losses)]
+
+
+def _given(result: tuple[ChannelFit, list[float]]) -> tuple[ChannelFit, list[float]]:
+    return result
+
+
+def _never() -> tuple[ChannelFit, list[float]]:
+    raise AssertionError("every search start was trained or read back above")

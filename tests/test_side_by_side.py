@@ -174,3 +174,51 @@ def test_a_stopped_run_trains_only_the_starts_it_had_not_completed(two_threads, 
     _, starts_again = search.searched_channel(problem, probe, 0, 5, None, resumed, "probe 2 search", rows)
     assert trained == ["search start 2"] and starts_again == starts
     assert list(resumed.stages) == ["probe 2 search start 1", "probe 2 search start 2"]
+
+
+def _auto_read(corpus, cfg, in_turn: bool, monkeypatch) -> tuple[tuple, list[int], list[str]]:
+    """An auto run's proposals and decisions, how many jobs each `side_by_side` call ran at once (0:
+    in turn) and the stages in the order they were saved; `in_turn`: as on one core."""
+    from tui_decipher.engine.methods import run_decipherment, stages
+    from tui_decipher.engine.run import side_by_side as module
+
+    parallel: list[int] = []
+    saved: list[str] = []
+    real, save = module.side_by_side, stages.StageMemo._save
+
+    def saving(memo) -> None:
+        saved.extend(name for name in memo.stages if name not in saved)
+        save(memo)
+
+    def counting(problem, jobs, *args, **kwargs):
+        parallel.append(len(jobs) if module.run_cores(problem) > 1 else 0)
+        return real(problem, jobs, *args, **kwargs)
+
+    with monkeypatch.context() as m:
+        m.setattr(stages.StageMemo, "_save", saving)
+        for where in ("search", "fitting"):
+            m.setattr(f"tui_decipher.engine.methods.auto.{where}.side_by_side", counting)
+        if in_turn:
+            m.setattr(module, "run_cores", lambda _problem: 1)
+        result = run_decipherment(corpus, cfg, checkpoint=None)
+    return ([(p.lost, p.known, p.score, p.cost) for p in result.proposals], result.decisions), parallel, saved
+
+
+@pytest.mark.parametrize("kind", ["syllabary", "shared-alphabet"])
+def test_auto_reads_the_same_with_its_stages_side_by_side_as_in_turn(kind, tmp_path, two_threads, monkeypatch) -> None:
+    """A whole auto run on 2 cores (a syllabary's probe search starts; one alphabet's fit and reverse
+    channel side by side) proposes what the same run with its stages in turn proposes, bit for bit,
+    and its stages are saved in the same order."""
+    from tui_decipher.engine.corpora.corpus import read_cog
+    from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
+    from tui_decipher.engine.run.config import DecipherConfig
+
+    monkeypatch.setattr(compiled, "PAIRS_A_PART", 64)  # kernels split in turn, not side by side
+    corpus = read_cog(write_generated(tmp_path / "c.cog", GeneratorSpec(kind, seed=9, lost_words=60)).path)
+    cfg = DecipherConfig(method="auto", device="cpu", seed=2, auto_steps=80, threads=2)
+    turn, turn_jobs, turn_saved = _auto_read(corpus, cfg, True, monkeypatch)
+    side, side_jobs, side_saved = _auto_read(corpus, cfg, False, monkeypatch)
+    assert max(turn_jobs) == 0 and max(side_jobs) == 2  # two stages really trained side by side
+    assert side == turn and side_saved == turn_saved
+    both = {"syllabary": ["probe 2 search start 1", "probe 2 search start 2"], "shared-alphabet": ["fit", "reverse"]}
+    assert " ".join(both[kind]) in " ".join(side_saved)  # saved one after the other, in the jobs' order

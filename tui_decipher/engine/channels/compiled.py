@@ -93,13 +93,13 @@ def over_rows(
 def summed_over_rows(
     kernel: Callable[..., None], args: tuple[Any, ...], like: tuple[np.ndarray, ...], n_rows: int
 ) -> tuple[torch.Tensor, ...]:
-    """kernel(*args, *buffers, first, last) over rows 0..n_rows (one pair each) in `even_parts`,
-    each part adding into its own zeroed buffers shaped as the arrays `like` (a backward's
-    gradient tables: no two threads add into one array); the parts' sums, as tensors."""
-    parts = even_parts(n_rows, 1)
-    buffers = [tuple(np.zeros_like(array) for array in like) for _ in parts]
-    in_threads([partial(kernel, *args, *own, *part) for part, own in zip(parts, buffers, strict=True)])
-    return tuple(torch.from_numpy(sum(arrays[1:], arrays[0])) for arrays in zip(*buffers, strict=True))
+    """kernel(*args, *buffers, 0, n_rows) adding every row's (one pair's) gradient into one set of
+    zeroed buffers shaped as the arrays `like` (a paired backward's tables of every letter), returned
+    as tensors. In one part: parts of their own, added up, would make the gradient depend on the
+    threads, and on 2 cores a second thread saved nothing at 1,000-64,000 pairs (docs/speed.md)."""
+    buffers = tuple(np.zeros_like(array) for array in like)
+    kernel(*args, *buffers, 0, n_rows)
+    return tuple(torch.from_numpy(array) for array in buffers)
 
 
 def summed_over_columns(
@@ -108,8 +108,8 @@ def summed_over_columns(
     """kernel(*args, *buffers, 0, n_rows, first, last) over the known words (the last axis of the
     arrays `like`, an all-pair backward's gradient tables) split into `even_parts`: every part adds
     into its own known words' cells of one set of zeroed buffers shaped as `like`, which are returned
-    as tensors. Why not `summed_over_rows`: a part's own buffers as large as the tables, zeroed and
-    then added up, cost more than the part saved (a 20 x 1452 step on 2 cores: 4-6 ms zeroing and 4-5
+    as tensors. Why not parts over the lost words: each would need buffers as large as the tables,
+    zeroed and then added up, which cost more than the part saved (a 20 x 1452 step on 2 cores: 4-6 ms zeroing and 4-5
     ms adding against a 2-3 ms kernel, docs/speed.md); and each cell adds the lost words in one
     order, so the gradient is the same whatever the threads."""
     buffers = tuple(np.zeros_like(array) for array in like)

@@ -16,6 +16,7 @@ are found where they are now (engine/run/checkpoint.py: `MovedClasses`).
 from __future__ import annotations
 
 import io
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -51,6 +52,9 @@ class StageMemo:
         self.path: Path | None = None
         self.cfg: DecipherConfig | None = None
         self.problem: Problem | None = None
+        # Stages trained side by side (engine/run/side_by_side.py) save their progress from their own
+        # threads: one save at a time.
+        self._lock = threading.RLock()
 
     @classmethod
     def resuming(cls, start: Checkpoint | None, method: str) -> StageMemo:
@@ -81,9 +85,10 @@ class StageMemo:
         if name in self.stages:
             return self._on_device(self.stages[name])
         result = stage()
-        self.stages[name] = result
-        self.training.pop(name, None)
-        self._save()
+        with self._lock:
+            self.stages[name] = result
+            self.training.pop(name, None)
+            self._save()
         return result
 
     def progress(self, name: str) -> tuple[Any, Callable[[Any], None]]:
@@ -91,8 +96,9 @@ class StageMemo:
         callback that saves what it has done so far."""
 
         def on_save(state: Any) -> None:
-            self.training[name] = state
-            self._save()
+            with self._lock:
+                self.training[name] = state
+                self._save()
 
         return self.training.get(name), on_save
 

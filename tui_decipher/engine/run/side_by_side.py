@@ -43,6 +43,12 @@ class Job:
     train: Callable[[Problem], Any]
 
 
+def as_job(stage: Problem, own: Problem) -> Problem:
+    """`stage` (a problem of the run's, e.g. with its decided D) reporting as the job whose problem
+    is `own`: its events, cancel flag, phases and peak."""
+    return dataclasses.replace(stage, on_event=own.on_event, cancel=own.cancel, phases=own.phases, peak=own.peak)
+
+
 def run_cores(problem: Problem) -> int:
     """The cores the run computes with: its settings' threads, or else torch's (the front end set
     them to the run's share of the machine, beside other runs and a live screen)."""

@@ -9,6 +9,7 @@ import dataclasses
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ...channels.protocol import Channel
 from ...channels.shortlist import REFRESH_EVERY, shortlisted
@@ -21,6 +22,7 @@ from ...run.config import ChannelKind, DecipherConfig
 from ...run.events import Decided, EventCallback, RunStarted
 from ...run.problem import Problem
 from ...run.seeds import derive
+from ...run.side_by_side import Job, as_job, side_by_side
 from ..channel import ChannelBlend
 from ..stages import StageMemo
 from .capacity import CapacityEstimate, estimate_capacity, least_capacity
@@ -169,10 +171,24 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage) -> Fitted:
     )  # fmt: skip
     start = copy.deepcopy(probed.channel)
     watch = DriftWatch(problem, probed, start) if shortlisted(problem.n_lost, problem.n_known) else None
-    fit = memo.run("fit", lambda: _train(
-        training, corpus.lost_words, schedule.fit_steps, probed.steps, derive(chosen.seed, "auto fit"), demand,
-        least, start=start, saving=memo.saving("fit"), ends_after=watch or (lambda _step: False),
-        settle=FIT_SETTLE))  # fmt: skip
+
+    def fit_job(own: Problem) -> ChannelFit:
+        return _train(as_job(training, own), corpus.lost_words, schedule.fit_steps, probed.steps,
+                      derive(chosen.seed, "auto fit"), demand, least, start=start, saving=memo.saving("fit"),
+                      ends_after=watch or (lambda _step: False), settle=FIT_SETTLE)  # fmt: skip
+
+    def reverse_job(own: Problem) -> Channel:
+        return _train_reverse(as_job(training, own), demand, back_steps, steps_run - back_steps,
+                              memo.saving("reverse"))  # fmt: skip
+
+    # The fit and the reverse channel train from the decided D alone, neither waits for the other:
+    # side by side where the run has the cores (`side_by_side`), each saved as it completes.
+    jobs = {"fit": Job(probed.steps, fit_job)}
+    if back_steps:
+        jobs["reverse"] = Job(steps_run - back_steps, reverse_job)
+    todo = [name for name in jobs if not memo.completed(name)]
+    side_by_side(problem, [jobs[name] for name in todo], lambda k, result: memo.run(todo[k], lambda: result))
+    fit = memo.run("fit", _never)
     check = watch.check if watch is not None and watch.check is not None else _fit_check(problem, fit.channel, probed)
     if not check.kept_fit:
         problem.on_event(Decided("fit", check.why, problem.elapsed()))
@@ -185,14 +201,15 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage) -> Fitted:
         forms_of = corpus.lost_words if run.profile.syllabary else None
         capacity = estimate_capacity(kept.cost, demand, problem.n_known, forms_of)
     if back_steps:
-        done = steps_run - back_steps
-        reverse = memo.run("reverse", lambda: _train_reverse(training, demand, back_steps, done,
-                                                             memo.saving("reverse")))  # fmt: skip
-        blend = ChannelBlend(reverse, back_share, reverse=True)
+        blend = ChannelBlend(memo.run("reverse", _never), back_share, reverse=True)
     if blend is not None:
         with problem.timer("score"):
             kept = blend.mix_fit(kept, problem)  # in place on kept.cost
     return Fitted(kept, blend, training, syllables, probed, check, capacity, steps_run, share, back_share, back_why)
+
+
+def _never() -> Any:
+    raise AssertionError("the stage was trained or read back above")
 
 
 def flows_problem(fitted: Fitted) -> Problem:

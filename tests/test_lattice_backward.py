@@ -399,8 +399,8 @@ def test_the_compiled_lattice_reads_the_same_whatever_the_threads_it_splits_over
 
 
 def test_a_kernel_call_splits_only_where_each_part_has_enough_pairs() -> None:
-    # Handing a part to another thread costs about what a training step's lattice of 20 x 1452
-    # pairs takes in one thread (docs/speed.md): such calls stay whole, large ones split.
+    # A training step's lattice of 20 x 1452 pairs read the same whole or split on 2 cores
+    # (docs/speed.md): such calls stay whole, larger ones split.
     from tui_decipher.engine.channels.compiled import PAIRS_A_PART, even_parts
     from tui_decipher.engine.run.device import kernel_cores
 

@@ -43,11 +43,10 @@ def _threads(n: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(n, thread_name_prefix="compiled-scores")
 
 
-# A kernel call is split over threads only where each part has at least this many pairs: handing
-# a part to a second thread cost 0.3-0.6 ms a call on 2 cores, as much as a training step's 20 lost
-# words x 1452 known words (29,040 pairs) took in one; at 20 x 12,000 a second thread saved a third
-# of the kernel's time (docs/speed.md).
-PAIRS_A_PART = 1 << 16
+# An all-pair call is split over threads only where each part has at least this many pairs: on 2
+# cores a training call of 20 lost words x 1452 known words (29,040 pairs) read the same whole or
+# split, x 4000 (80,000) 12-17% faster split (docs/scripts/kernel_split.py, docs/speed.md).
+PAIRS_A_PART = 1 << 15
 
 
 def even_parts(n: int, pairs_each: int) -> list[tuple[int, int]]:
@@ -55,7 +54,7 @@ def even_parts(n: int, pairs_each: int) -> list[tuple[int, int]]:
     use (`device.compiled_threads`: torch's, or a share of them where stages train side by side),
     but fewer where a part would score fewer than PAIRS_A_PART pairs (`pairs_each`: the pairs of a
     row, or of a column)."""
-    threads = max(1, min(compiled_threads(), n, n * pairs_each // PAIRS_A_PART))
+    threads = max(1, min(compiled_threads(), n, n * pairs_each // PAIRS_A_PART))  # pairs_each 0: whole
     bounds = np.linspace(0, n, threads + 1).astype(int)
     return [(int(bounds[k]), int(bounds[k + 1])) for k in range(threads)]
 
@@ -85,7 +84,9 @@ def over_rows(
     """kernel(*args, out, *after, first, last) over rows 0..shape[0] of a new float32 `out` of
     `shape`, split into `even_parts` (each row's cells are its own); returns `out`."""
     out = np.empty(shape, dtype=np.float32)
-    parts = even_parts(shape[0], int(np.prod(shape[1:])))  # a row: a lost word's pairs, or one pair
+    # A row of all pairs: a lost word's pairs. A paired call (a row a pair) stays whole: a second
+    # thread saved nothing at 1000-64,000 pairs, or cost up to a quarter (docs/speed.md).
+    parts = even_parts(shape[0], shape[1] if len(shape) > 1 else 0)
     in_threads([partial(kernel, *args, out, *after, first, last) for first, last in parts])
     return torch.from_numpy(out)
 
@@ -96,7 +97,7 @@ def summed_over_rows(
     """kernel(*args, *buffers, 0, n_rows) adding every row's (one pair's) gradient into one set of
     zeroed buffers shaped as the arrays `like` (a paired backward's tables of every letter), returned
     as tensors. In one part: parts of their own, added up, would make the gradient depend on the
-    threads, and on 2 cores a second thread saved nothing at 1,000-64,000 pairs (docs/speed.md)."""
+    threads, and on 2 cores a second thread saved nothing at 1000-64,000 pairs (docs/speed.md)."""
     buffers = tuple(np.zeros_like(array) for array in like)
     kernel(*args, *buffers, 0, n_rows)
     return tuple(torch.from_numpy(array) for array in buffers)

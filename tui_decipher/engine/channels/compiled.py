@@ -128,16 +128,21 @@ def _row_kernels() -> tuple[Any, Any]:
 
     @njit(nogil=True, cache=True)
     def gather(ids, table, out):  # pragma: no cover
-        # ids (n_y, P) rows of table (R, S) at each known word's positions; out (P, S, n_y).
-        n_y, n_p = ids.shape
+        # ids (P, n_y): each known word's rows at its positions; table (S, R), a letter table
+        # transposed; out (P, S, n_y). Each (p, s) reads one short row of the table (in cache)
+        # and writes a contiguous row of out.
+        n_p, n_y = ids.shape
         for p in range(n_p):
-            for s in range(table.shape[1]):
+            at = ids[p]
+            for s in range(table.shape[0]):
+                row, written = table[s], out[p, s]
                 for j in range(n_y):
-                    out[p, s, j] = table[ids[j, p], s]
+                    written[j] = row[at[j]]
 
     @njit(nogil=True, cache=True)
     def scatter(ids, grad, out):  # pragma: no cover
-        # gather's reverse: grad (P, S, n_y) added into out (R, S) at the rows ids (n_y, P).
+        # gather's reverse: grad (P, S, n_y) added into out (R, S) at the rows ids (n_y, P). (Over
+        # gather's transposed layout it ran slower: 0.9 ms against 0.3 ms at 20 x 350 pairs.)
         n_y, n_p = ids.shape
         for p in range(n_p):
             for j in range(n_y):
@@ -154,7 +159,7 @@ def gathered(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
     words innermost, where the kernels' loops run); a table of one value a row (R,) gives (P, n_y)."""
     rows = table.reshape(table.shape[0], -1)
     out = np.empty((ids.shape[1], rows.shape[1], ids.shape[0]), np.float32)
-    _row_kernels()[0](np.ascontiguousarray(ids), np.ascontiguousarray(rows), out)
+    _row_kernels()[0](np.ascontiguousarray(ids.T), np.ascontiguousarray(rows.T), out)
     return out if table.ndim > 1 else out[:, 0]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 import torch
 from test_channel import syllabary_corpus
@@ -410,3 +411,50 @@ def test_a_kernel_call_splits_only_where_each_part_has_enough_pairs() -> None:
         assert len(even_parts(2 * PAIRS_A_PART, 1)) == 2 and len(even_parts(2 * PAIRS_A_PART - 1, 1)) == 1
     with kernel_cores(1):
         assert even_parts(20, 12_000) == [(0, 20)]
+
+
+@pytest.mark.parametrize("kind", ["pieces", "edit"])
+def test_known_words_in_rising_length_skip_the_cells_past_their_ends_and_read_the_same(kind, monkeypatch) -> None:
+    # Where the known words come in rising length (a training step's length buckets), an all-pair
+    # kernel computes letter m's cells only for the words of m letters or more: scores and gradients
+    # are those of computing every cell, bit for bit, on one thread or split over three.
+    from tui_decipher.engine.channels import compiled, edit_scores, pieces_scores
+    from tui_decipher.engine.run.device import kernel_cores
+
+    monkeypatch.setattr(compiled, "PAIRS_A_PART", 16)
+    lost_words, known_words = syllabary_corpus(40, 10, seed=8)
+    known_words = sorted(known_words, key=len)
+    lost_charset, known_charset = Charset.from_words(lost_words), Charset.from_words(known_words)
+    channel = _channel(kind, lost_charset, known_charset, pinned=False)
+    _as_type(channel, torch.float32)
+    lost, lost_len = encode_padded(lost_words, lost_charset, 0)
+    known, known_len = encode_padded(known_words, known_charset, channel.none)
+    active = compiled.first_active(known_len.numpy(), int(known_len.max()))
+    assert active[-1] > 0  # the last letters are only the longest words
+    weights = torch.rand(len(lost_words), len(known_words), generator=torch.Generator().manual_seed(4))
+
+    def scores() -> torch.Tensor:
+        return channel.log_prob(lost, lost_len, known, known_len)
+
+    def read() -> tuple[torch.Tensor, list]:
+        assert _through_compiled(scores())
+        return scores().detach(), _gradients(channel, scores, weights)
+
+    skipping = []
+    for cores in (1, 3):
+        with kernel_cores(cores):
+            skipping.append(read())
+    module = pieces_scores if kind == "pieces" else edit_scores
+    monkeypatch.setattr(module, "first_active", lambda lengths, longest: np.zeros(longest + 1, np.int64))
+    with kernel_cores(1):
+        every_cell = read()
+    for got in skipping:
+        assert torch.equal(got[0], every_cell[0])
+        assert all(torch.equal(g, e) for g, e in zip(got[1], every_cell[1], strict=True))
+
+
+def test_first_active_is_where_each_length_begins_and_zero_where_lengths_do_not_rise() -> None:
+    from tui_decipher.engine.channels.compiled import first_active
+
+    assert first_active(np.array([1, 2, 2, 4]), 4).tolist() == [0, 0, 1, 3, 3]
+    assert first_active(np.array([2, 1, 4]), 4).tolist() == [0, 0, 0, 0, 0]

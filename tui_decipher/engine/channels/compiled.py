@@ -59,6 +59,16 @@ def even_parts(n: int, pairs_each: int) -> list[tuple[int, int]]:
     return [(int(bounds[k]), int(bounds[k + 1])) for k in range(threads)]
 
 
+def first_active(known_len: np.ndarray, longest: int) -> np.ndarray:
+    """For each letter m = 0..`longest`, the first of the known words (in the order given) from which
+    on every word has at least m letters, where their lengths `known_len` (n_y,) rise: an all-pair
+    kernel computes cells at letter m from there on only, as a shorter word's cells past its own
+    length are never read. Zeros where the lengths do not rise (every cell computed). (longest + 1,)."""
+    if len(known_len) > 1 and bool((known_len[1:] < known_len[:-1]).any()):
+        return np.zeros(longest + 1, np.int64)
+    return np.searchsorted(known_len, np.arange(longest + 1), side="left").astype(np.int64)
+
+
 def in_threads(calls: list[Callable[[], None]]) -> None:
     """Each call in a thread of the kept pool (the last in this one), back when all have returned:
     compiled kernels hold no interpreter lock."""

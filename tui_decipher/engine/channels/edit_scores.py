@@ -24,6 +24,7 @@ import torch
 
 from .compiled import (
     FLOAT32_TINY,
+    first_active,
     gathered,
     over_rows,
     pair_words,
@@ -41,11 +42,12 @@ def _kernel() -> Any:
     from numba import njit
 
     @njit(nogil=True, cache=True, fastmath=True)
-    def scores(lost, lost_len, known_len, write, insert, drop, log_c, out, first, last):  # pragma: no cover
+    def scores(lost, lost_len, known_len, active, write, insert, drop, log_c, out, first, last):  # pragma: no cover
         # write (M, S, n_y): letter m's write of each lost symbol, for each known word; insert
         # (M+1, S, n_y) before letter m (or the end); drop (M, n_y). The innermost loops run
         # over the known words, whose cells are independent and contiguous: they vectorise,
-        # where one pair's cells would wait on one another along k.
+        # where one pair's cells would wait on one another along k; at letter m, from active[m]
+        # on (the first whose word has m letters or more: compiled.first_active).
         big_m, n_y = drop.shape[0], drop.shape[1]
         # One plane of cells a letter (M+1, N+1, n_y), each written from the one before: updating
         # a single plane in place ran at about 60% of this rate (a micro-benchmark, docs/speed.md).
@@ -55,18 +57,20 @@ def _kernel() -> Any:
             alpha[0, 0, :] = 1.0
             alpha[0, 1 : n + 1, :] = 0.0
             for m in range(big_m + 1):
-                cells = alpha[m]
+                a = active[m]
+                w = n_y - a
                 if m > 0:  # letter m dropped, or written as lost symbol k
-                    before, p_drop = alpha[m - 1], drop[m - 1]
-                    for j in range(n_y):
-                        cells[0, j] = before[0, j] * p_drop[j]
+                    p_drop, start, was = drop[m - 1, a:], alpha[m, 0, a:], alpha[m - 1, 0, a:]
+                    for j in range(w):
+                        start[j] = was[j] * p_drop[j]
                     for k in range(1, n + 1):
-                        emit, here, kept, prev = write[m - 1, lost[i, k - 1]], cells[k], before[k], before[k - 1]
-                        for j in range(n_y):
+                        emit, here = write[m - 1, lost[i, k - 1], a:], alpha[m, k, a:]
+                        kept, prev = alpha[m - 1, k, a:], alpha[m - 1, k - 1, a:]
+                        for j in range(w):
                             here[j] = kept[j] * p_drop[j] + prev[j] * emit[j]
                 for k in range(1, n + 1):  # then symbols inserted before the next letter (or the end)
-                    emit, here, prev = insert[m, lost[i, k - 1]], cells[k], cells[k - 1]
-                    for j in range(n_y):
+                    emit, here, prev = insert[m, lost[i, k - 1], a:], alpha[m, k, a:], alpha[m, k - 1, a:]
+                    for j in range(w):
                         here[j] += prev[j] * emit[j]
             for j in range(n_y):
                 final = alpha[known_len[j], n, j]
@@ -95,7 +99,8 @@ def _all_pair_scores(
 ) -> torch.Tensor:  # fmt: skip
     """log P(x_i | y_j) before the stop, (n_x, n_y) float32, from the kernels' tables of each known
     word (M, S, n_y), (M+1, S, n_y), (M, n_y) and log c (`compiled_log_probs`, `_known_tables`)."""
-    args = (lost.numpy(), lost_len.numpy(), known_len.numpy(), *tables)
+    lengths = known_len.numpy()
+    args = (lost.numpy(), lost_len.numpy(), lengths, first_active(lengths, tables[2].shape[0]), *tables)
     return over_rows(_kernel(), args, (lost.shape[0], tables[2].shape[-1]))
 
 
@@ -108,12 +113,12 @@ def _gradient_kernel() -> Any:
 
     @njit(nogil=True, cache=True, fastmath={"nsz", "arcp", "contract", "afn"})
     def gradients(  # pragma: no cover
-        lost, lost_len, known_len, write, insert, drop, grad, g_write, g_insert, g_drop, first, last, j0, j1
+        lost, lost_len, known_len, active, write, insert, drop, grad, g_write, g_insert, g_drop, first, last, j0, j1
     ):
         # write (M, S, n_y), insert (M+1, S, n_y), drop (M, n_y) as `_kernel` reads them; grad
         # (n_x, n_y). Adds lost words first..last's gradient at the log tables into g_write, g_insert,
         # g_drop (shaped as the tables), in the columns of known words j0..j1 only (this part's own
-        # cells); the known words innermost.
+        # cells); the known words innermost, at letter m from active[m] on (compiled.first_active).
         # Every row of cells is this part's columns alone (width w), its tables' rows sliced to
         # them: contiguous, so the loops over the known words vectorise.
         big_m, w = drop.shape[0], j1 - j0
@@ -126,18 +131,19 @@ def _gradient_kernel() -> Any:
             alpha[0, 0, :] = 1.0
             alpha[0, 1 : n + 1, :] = 0.0
             for m in range(big_m + 1):
+                a = min(max(active[m] - j0, 0), w)  # this part's first column with cells at letter m
                 if m > 0:  # letter m dropped, or written as lost symbol k
-                    p_drop = drop[m - 1, j0:j1]
-                    for j in range(w):
-                        alpha[m, 0, j] = alpha[m - 1, 0, j] * p_drop[j]
+                    p_drop, start, was = drop[m - 1, j0 + a : j1], alpha[m, 0, a:], alpha[m - 1, 0, a:]
+                    for j in range(w - a):
+                        start[j] = was[j] * p_drop[j]
                     for k in range(1, n + 1):
-                        emit, here = write[m - 1, lost[i, k - 1], j0:j1], alpha[m, k]
-                        kept, prev = alpha[m - 1, k], alpha[m - 1, k - 1]
-                        for j in range(w):
+                        emit, here = write[m - 1, lost[i, k - 1], j0 + a : j1], alpha[m, k, a:]
+                        kept, prev = alpha[m - 1, k, a:], alpha[m - 1, k - 1, a:]
+                        for j in range(w - a):
                             here[j] = kept[j] * p_drop[j] + prev[j] * emit[j]
                 for k in range(1, n + 1):  # then the insertions before the next letter (or the end)
-                    emit, here, before = insert[m, lost[i, k - 1], j0:j1], alpha[m, k], alpha[m, k - 1]
-                    for j in range(w):
+                    emit, here, before = insert[m, lost[i, k - 1], j0 + a : j1], alpha[m, k, a:], alpha[m, k - 1, a:]
+                    for j in range(w - a):
                         here[j] += before[j] * emit[j]
             g_row = grad[i, j0:j1]
             for j in range(w):  # grad / the pair's scaled probability; 0 where it read NEG
@@ -145,40 +151,42 @@ def _gradient_kernel() -> Any:
                 weight[j] = g_row[j] / final if final >= FLOAT32_TINY else 0.0
             beta[:, : n + 1, :] = 0.0
             for m in range(big_m, -1, -1):  # from the last letter back
-                for j in range(w):
+                a = min(max(active[m] - j0, 0), w)
+                wt = weight[a:]
+                for j in range(a, w):
                     if lengths[j] == m:
                         beta[m, n, j] = 1.0
                 for k in range(n, 0, -1):  # along the insertions: beta[m, k] is then complete
                     symbol = lost[i, k - 1]
                     emit, h, before, back, g_i = (
-                        insert[m, symbol, j0:j1],
-                        beta[m, k],
-                        alpha[m, k - 1],
-                        beta[m, k - 1],
-                        g_insert[m, symbol, j0:j1],
+                        insert[m, symbol, j0 + a : j1],
+                        beta[m, k, a:],
+                        alpha[m, k - 1, a:],
+                        beta[m, k - 1, a:],
+                        g_insert[m, symbol, j0 + a : j1],
                     )
-                    for j in range(w):
-                        g_i[j] += (before[j] * emit[j] * h[j]) * weight[j]
+                    for j in range(w - a):
+                        g_i[j] += (before[j] * emit[j] * h[j]) * wt[j]
                         back[j] += h[j] * emit[j]
                 if m == 0:
                     break
-                p_drop, g_d = drop[m - 1, j0:j1], g_drop[m - 1, j0:j1]  # across letter m
+                p_drop, g_d = drop[m - 1, j0 + a : j1], g_drop[m - 1, j0 + a : j1]  # across letter m
                 for k in range(n + 1):
-                    h, kept, back = beta[m, k], alpha[m - 1, k], beta[m - 1, k]
-                    for j in range(w):
-                        g_d[j] += (kept[j] * p_drop[j] * h[j]) * weight[j]
+                    h, kept, back = beta[m, k, a:], alpha[m - 1, k, a:], beta[m - 1, k, a:]
+                    for j in range(w - a):
+                        g_d[j] += (kept[j] * p_drop[j] * h[j]) * wt[j]
                         back[j] += h[j] * p_drop[j]
                     if k == 0:
                         continue
                     symbol = lost[i, k - 1]
                     emit, prev, back1, g_w = (
-                        write[m - 1, symbol, j0:j1],
-                        alpha[m - 1, k - 1],
-                        beta[m - 1, k - 1],
-                        g_write[m - 1, symbol, j0:j1],
+                        write[m - 1, symbol, j0 + a : j1],
+                        alpha[m - 1, k - 1, a:],
+                        beta[m - 1, k - 1, a:],
+                        g_write[m - 1, symbol, j0 + a : j1],
                     )
-                    for j in range(w):
-                        g_w[j] += (prev[j] * emit[j] * h[j]) * weight[j]
+                    for j in range(w - a):
+                        g_w[j] += (prev[j] * emit[j] * h[j]) * wt[j]
                         back1[j] += h[j] * emit[j]
 
     return gradients
@@ -216,7 +224,9 @@ class CompiledLattice(torch.autograd.Function):
     def backward(ctx, grad):
         lost, lost_len, known_len = ctx.saved_tensors
         scaled_write, scaled_insert, p_drop, _ = ctx.tables
-        args = (lost.numpy(), lost_len.numpy(), known_len.numpy(), scaled_write, scaled_insert, p_drop,
+        lengths = known_len.numpy()
+        args = (lost.numpy(), lost_len.numpy(), lengths, first_active(lengths, p_drop.shape[0]), scaled_write,
+                scaled_insert, p_drop,
                 grad.detach().contiguous().numpy())  # fmt: skip
         tables = (scaled_write, scaled_insert, p_drop)
         g_write, g_insert, g_drop = summed_over_columns(_gradient_kernel(), args, tables, lost.shape[0])

@@ -20,6 +20,7 @@ import torch
 
 from .compiled import (
     FLOAT32_TINY,
+    first_active,
     gathered,
     over_rows,
     pair_words,
@@ -37,10 +38,11 @@ def _kernel() -> Any:
     from numba import njit
 
     @njit(nogil=True, cache=True, fastmath=True)
-    def scores(lost, lost_len, known_len, one, two, drop, log_c, out, first, last):  # pragma: no cover
+    def scores(lost, lost_len, known_len, active, one, two, drop, log_c, out, first, last):  # pragma: no cover
         # one (M, S, n_y): letter m written alone as each lost symbol, for each known word; two
         # (M-1, S, n_y): letters m, m+1 written as one symbol; drop (M, n_y). Three rows of cells
-        # rotate: letter m's from m-1's and m-2's. The innermost loops run over the known words.
+        # rotate: letter m's from m-1's and m-2's. The innermost loops run over the known words,
+        # from active[m] on: the first whose word has m letters or more (compiled.first_active).
         big_m, n_y = drop.shape[0], drop.shape[1]
         cells = np.empty((3, lost.shape[1] + 1, n_y), dtype=np.float32)
         for i in range(first, last):
@@ -52,21 +54,23 @@ def _kernel() -> Any:
                 if known_len[j] == 0:
                     out[i, j] = 0.0 if n == 0 else NEG
             for m in range(1, big_m + 1):
-                p_drop = drop[m - 1]
-                for j in range(n_y):
-                    new[0, j] = before[0, j] * p_drop[j]
+                a = active[m]
+                w = n_y - a
+                p_drop, start, was = drop[m - 1, a:], new[0, a:], before[0, a:]
+                for j in range(w):
+                    start[j] = was[j] * p_drop[j]
                 for k in range(1, n + 1):
                     symbol = lost[i, k - 1]
-                    emit, here, prev = one[m - 1, symbol], new[k], before[k - 1]
-                    kept = before[k]
+                    emit, here, prev = one[m - 1, symbol, a:], new[k, a:], before[k - 1, a:]
+                    kept = before[k, a:]
                     if m >= 2:
-                        emit2, prev2 = two[m - 2, symbol], before2[k - 1]
-                        for j in range(n_y):
+                        emit2, prev2 = two[m - 2, symbol, a:], before2[k - 1, a:]
+                        for j in range(w):
                             here[j] = kept[j] * p_drop[j] + (prev[j] * emit[j] + prev2[j] * emit2[j])
                     else:
-                        for j in range(n_y):
+                        for j in range(w):
                             here[j] = kept[j] * p_drop[j] + prev[j] * emit[j]
-                for j in range(n_y):
+                for j in range(a, n_y):
                     if known_len[j] == m:
                         final = new[n, j]
                         out[i, j] = np.log(final) - log_c * n if final >= FLOAT32_TINY else NEG
@@ -93,7 +97,8 @@ def _all_pair_scores(
     lost: torch.Tensor, lost_len: torch.Tensor, known_len: torch.Tensor,
 ) -> torch.Tensor:  # fmt: skip
     """`compiled_log_probs` from the kernels' tables (`_tables`): (n_x, n_y) float32."""
-    args = (lost.numpy(), lost_len.numpy(), known_len.numpy(), *tables)
+    lengths = known_len.numpy()
+    args = (lost.numpy(), lost_len.numpy(), lengths, first_active(lengths, tables[2].shape[0]), *tables)
     return over_rows(_kernel(), args, (lost.shape[0], tables[0].shape[-1]))
 
 
@@ -107,12 +112,13 @@ def _gradient_kernel() -> Any:
 
     @njit(nogil=True, cache=True, fastmath={"nsz", "arcp", "contract", "afn"})
     def gradients(
-        lost, lost_len, known_len, one, two, drop, grad, g_one, g_two, g_drop, first, last, j0, j1
+        lost, lost_len, known_len, active, one, two, drop, grad, g_one, g_two, g_drop, first, last, j0, j1
     ):  # pragma: no cover
         # one (M, S, n_y), two (M-1, S, n_y), drop (M, n_y) as `scores` reads them; grad (n_x, n_y)
         # the loss's gradient at each pair's log-probability. Adds lost words first..last's gradient
         # at the log tables into g_one, g_two, g_drop (shaped as the tables), in the columns of known
-        # words j0..j1 only: this part's own cells.
+        # words j0..j1 only: this part's own cells. At letter m only the known words from active[m]
+        # on have cells (compiled.first_active): a shorter word's cells past its length are never read.
         # Every row of cells is this part's columns alone (width w), its tables' rows sliced to
         # them: contiguous, so the loops over the known words vectorise.
         big_m, w = drop.shape[0], j1 - j0
@@ -125,23 +131,20 @@ def _gradient_kernel() -> Any:
             alpha[0, 0, :] = 1.0
             alpha[0, 1 : n + 1, :] = 0.0
             for m in range(1, big_m + 1):
-                p_drop = drop[m - 1, j0:j1]
-                for j in range(w):
-                    alpha[m, 0, j] = alpha[m - 1, 0, j] * p_drop[j]
+                a = min(max(active[m] - j0, 0), w)  # this part's first column with cells at letter m
+                p_drop, start, was = drop[m - 1, j0 + a : j1], alpha[m, 0, a:], alpha[m - 1, 0, a:]
+                for j in range(w - a):
+                    start[j] = was[j] * p_drop[j]
                 for k in range(1, n + 1):
                     symbol = lost[i, k - 1]
-                    emit, here, kept, prev = (
-                        one[m - 1, symbol, j0:j1],
-                        alpha[m, k],
-                        alpha[m - 1, k],
-                        alpha[m - 1, k - 1],
-                    )
+                    emit, here = one[m - 1, symbol, j0 + a : j1], alpha[m, k, a:]
+                    kept, prev = alpha[m - 1, k, a:], alpha[m - 1, k - 1, a:]
                     if m >= 2:
-                        emit2, prev2 = two[m - 2, symbol, j0:j1], alpha[m - 2, k - 1]
-                        for j in range(w):
+                        emit2, prev2 = two[m - 2, symbol, j0 + a : j1], alpha[m - 2, k - 1, a:]
+                        for j in range(w - a):
                             here[j] = kept[j] * p_drop[j] + (prev[j] * emit[j] + prev2[j] * emit2[j])
                     else:
-                        for j in range(w):
+                        for j in range(w - a):
                             here[j] = kept[j] * p_drop[j] + prev[j] * emit[j]
             g_row = grad[i, j0:j1]
             for j in range(w):  # grad / the pair's scaled probability; 0 where it read NEG
@@ -149,38 +152,40 @@ def _gradient_kernel() -> Any:
                 weight[j] = g_row[j] / final if final >= FLOAT32_TINY else 0.0
             beta[:, : n + 1, :] = 0.0
             for m in range(big_m, 0, -1):  # from the last letter back
-                for j in range(w):
+                a = min(max(active[m] - j0, 0), w)
+                for j in range(a, w):
                     if lengths[j] == m:
                         beta[m, n, j] = 1.0
-                p_drop = drop[m - 1, j0:j1]
-                g_d = g_drop[m - 1, j0:j1]
+                p_drop = drop[m - 1, j0 + a : j1]
+                g_d = g_drop[m - 1, j0 + a : j1]
+                wt = weight[a:]
                 for k in range(n + 1):
-                    h, a = beta[m, k], alpha[m - 1, k]
-                    back = beta[m - 1, k]
-                    for j in range(w):
-                        g_d[j] += (a[j] * p_drop[j] * h[j]) * weight[j]
+                    h, before = beta[m, k, a:], alpha[m - 1, k, a:]
+                    back = beta[m - 1, k, a:]
+                    for j in range(w - a):
+                        g_d[j] += (before[j] * p_drop[j] * h[j]) * wt[j]
                         back[j] += h[j] * p_drop[j]
                     if k == 0:
                         continue
                     symbol = lost[i, k - 1]
                     emit, prev, back1, g1 = (
-                        one[m - 1, symbol, j0:j1],
-                        alpha[m - 1, k - 1],
-                        beta[m - 1, k - 1],
-                        g_one[m - 1, symbol, j0:j1],
+                        one[m - 1, symbol, j0 + a : j1],
+                        alpha[m - 1, k - 1, a:],
+                        beta[m - 1, k - 1, a:],
+                        g_one[m - 1, symbol, j0 + a : j1],
                     )
-                    for j in range(w):
-                        g1[j] += (prev[j] * emit[j] * h[j]) * weight[j]
+                    for j in range(w - a):
+                        g1[j] += (prev[j] * emit[j] * h[j]) * wt[j]
                         back1[j] += h[j] * emit[j]
                     if m >= 2:
                         emit2, prev2, back2, g2 = (
-                            two[m - 2, symbol, j0:j1],
-                            alpha[m - 2, k - 1],
-                            beta[m - 2, k - 1],
-                            g_two[m - 2, symbol, j0:j1],
+                            two[m - 2, symbol, j0 + a : j1],
+                            alpha[m - 2, k - 1, a:],
+                            beta[m - 2, k - 1, a:],
+                            g_two[m - 2, symbol, j0 + a : j1],
                         )
-                        for j in range(w):
-                            g2[j] += (prev2[j] * emit2[j] * h[j]) * weight[j]
+                        for j in range(w - a):
+                            g2[j] += (prev2[j] * emit2[j] * h[j]) * wt[j]
                             back2[j] += h[j] * emit2[j]
 
     return gradients
@@ -225,7 +230,7 @@ class CompiledLattice(torch.autograd.Function):
         table1, table2, p_drop, _ = ctx.tables
         grad = grad.detach().contiguous().numpy()
         ids, lengths, known_lengths = lost.numpy(), lost_len.numpy(), known_len.numpy()
-        args = (ids, lengths, known_lengths, table1, table2, p_drop, grad)
+        args = (ids, lengths, known_lengths, first_active(known_lengths, p_drop.shape[0]), table1, table2, p_drop, grad)
         tables = (table1, table2, p_drop)
         g1, g2, gd = summed_over_columns(_gradient_kernel(), args, tables, lost.shape[0])
         (letters, pairs), n_letters = ctx.rows, ctx.n_letters

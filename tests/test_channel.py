@@ -482,3 +482,20 @@ def test_a_channel_run_reads_another_corpus_of_the_same_scripts(single_thread) -
     assert ev.accuracy >= 0.8 and ev.accuracy_model >= 0.7  # the map, learned on 30 words, reads 60 more
     with pytest.raises(ValueError, match="not the corpus"):
         evaluate_on_corpus(result, bigger, ctx.corpus)
+
+
+def test_a_compiled_channel_scores_every_known_word_in_one_rising_call_and_the_tensors_in_four_buckets() -> None:
+    # The compiled lattices skip each known word's cells past its end, so one bucket in rising
+    # length pads nothing; the tensors' lattices (float64 here, cuda in runs) pad each bucket.
+    from tui_decipher.engine.channels.trainer import _Fit
+
+    lost, known = syllabary_corpus(40, 10, seed=2)
+    lost_charset, known_charset = Charset.from_words(lost), Charset.from_words(known)
+    training = ChannelTraining(5, 0.05, 8, seed=0)
+    channel = CharacterChannel(len(lost_charset), len(known_charset), torch.Generator().manual_seed(1))
+    fit = _Fit(channel, lost, known, lost_charset, known_charset, training, None, None)
+    assert len(fit.buckets) == 1
+    lengths = fit.known_len[fit.buckets[0]]
+    assert (lengths[1:] >= lengths[:-1]).all() and len(fit.buckets[0]) == len(known)
+    fit = _Fit(channel.double(), lost, known, lost_charset, known_charset, training, None, None)
+    assert len(fit.buckets) == 4

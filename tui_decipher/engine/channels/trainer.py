@@ -29,6 +29,7 @@ from ..corpora.charset import Charset
 from ..corpora.corpus import Word
 from ..run.adam import Adam
 from ..run.config import ChannelKind, DecipherConfig
+from .compiled import runs_compiled
 from .edit import EditChannel
 from .lattice import on_channel
 from .pieces import INIT_SCALE, CharacterChannel
@@ -97,8 +98,10 @@ PAIRED_COST = 4
 # compiled kernels skip each word's cells past its own length (compiled.first_active), so one bucket
 # pads nothing: on 2 cores it read the pieces channel's lexicon steps 15-27% faster than four (a
 # 200-word syllabary, Linear B), its transport steps 35% faster, the edit channel's the same (the
-# small Ugaritic file; docs/speed.md). The tensors' lattices (float64, cuda) still pad each bucket.
+# small Ugaritic file; docs/speed.md). The tensors' lattices (float64, cuda) pad each bucket to its
+# longest word: they keep the four buckets they were measured with.
 KNOWN_BUCKETS = 1
+PADDED_BUCKETS = 4
 
 
 def _known_buckets(known: torch.Tensor, known_len: torch.Tensor, n_buckets: int = KNOWN_BUCKETS) -> list[torch.Tensor]:
@@ -283,7 +286,8 @@ class _Fit:
             channel, *encode_both(channel, lost_words, known_words, lost_charset, known_charset)
         )
         self.on = self.lost.device
-        self.buckets = _known_buckets(self.known, self.known_len)
+        compiled = runs_compiled(next(channel.parameters()))
+        self.buckets = _known_buckets(self.known, self.known_len, KNOWN_BUCKETS if compiled else PADDED_BUCKETS)
         self.n_lost, self.n_known = len(lost_words), len(known_words)
         self.log_n_known = math.log(self.n_known)
         self.plan: torch.Tensor | None = None

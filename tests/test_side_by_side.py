@@ -196,8 +196,7 @@ def _auto_read(corpus, cfg, in_turn: bool, monkeypatch) -> tuple[tuple, list[int
 
     with monkeypatch.context() as m:
         m.setattr(stages.StageMemo, "_save", saving)
-        for where in ("search", "fitting"):
-            m.setattr(f"tui_decipher.engine.methods.auto.{where}.side_by_side", counting)
+        m.setattr(stages, "side_by_side", counting)
         if in_turn:
             m.setattr(module, "run_cores", lambda _problem: 1)
         result = run_decipherment(corpus, cfg, checkpoint=None)

@@ -120,9 +120,9 @@ def summed_over_columns(
     arrays `like`, an all-pair backward's gradient tables) split into `even_parts`: every part adds
     into its own known words' cells of one set of zeroed buffers shaped as `like`, which are returned
     as tensors. Why not parts over the lost words: each would need buffers as large as the tables,
-    zeroed and then added up, which cost more than the part saved (a 20 x 1452 step on 2 cores: 4-6 ms zeroing and 4-5
-    ms adding against a 2-3 ms kernel, docs/speed.md); and each cell adds the lost words in one
-    order, so the gradient is the same whatever the threads."""
+    zeroed and then added up, which cost more than the part saved (a 20 x 1452 step on 2 cores:
+    4-6 ms zeroing and 4-5 ms adding against a 2-3 ms kernel, docs/speed.md); and each cell adds
+    the lost words in one order, so the gradient is the same whatever the threads."""
     buffers = tuple(np.zeros_like(array) for array in like)
     n_cols = like[0].shape[-1]
     in_threads([partial(kernel, *args, *buffers, 0, n_rows, first, last) for first, last in even_parts(n_cols, n_rows)])

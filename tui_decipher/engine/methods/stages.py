@@ -27,6 +27,7 @@ from ..channels.training import Saving
 from ..constraints.review import ReviewConstraints
 from ..run.checkpoint import Checkpoint, CheckpointError, MovedClasses, save_checkpoint
 from ..run.config import DecipherConfig
+from ..run.side_by_side import Job, side_by_side
 
 if TYPE_CHECKING:
     from ..run.problem import Problem
@@ -72,10 +73,6 @@ class StageMemo:
         """The completed stages, in the order they ran."""
         return list(self.stages)
 
-    def completed(self, name: str) -> bool:
-        """Whether the stage `name` completed (in this run, or in the stopped run it resumes)."""
-        return name in self.stages
-
     def bind(self, path: Path | None, cfg: DecipherConfig, problem: Problem) -> None:
         """Where to save (None: nowhere), the settings the run was started with, and its problem."""
         self.path, self.cfg, self.problem = path, cfg, problem
@@ -90,6 +87,17 @@ class StageMemo:
             self.training.pop(name, None)
             self._save()
         return result
+
+    def run_side_by_side(self, problem: Problem, jobs: dict[str, Job]) -> dict[str, Any]:
+        """Each named stage's result: read back where a resumed run completed it, the rest trained
+        side by side (`side_by_side`, in turn on one core), each saved as it completes."""
+        todo = [name for name in jobs if name not in self.stages]
+
+        def save(k: int, result: Any) -> None:
+            self.run(todo[k], lambda: result)
+
+        side_by_side(problem, [jobs[name] for name in todo], save)
+        return {name: self._on_device(self.stages[name]) for name in jobs}
 
     def progress(self, name: str) -> tuple[Any, Callable[[Any], None]]:
         """For the stage `name` under way: what a killed run saved of it (None: nothing), and the

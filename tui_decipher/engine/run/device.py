@@ -75,7 +75,7 @@ _kernel_cores = threading.local()  # this thread's share of the cores for compil
 
 @contextmanager
 def kernel_cores(cores: int) -> Iterator[None]:
-    """Within the block, the compiled kernels this thread calls split their rows over at most
+    """Within the block, the compiled kernels this thread calls split their work over at most
     `cores` threads (a stage trained beside others, engine/run/side_by_side.py, has its share)."""
     before = getattr(_kernel_cores, "cores", 0)
     _kernel_cores.cores = cores
@@ -86,7 +86,7 @@ def kernel_cores(cores: int) -> Iterator[None]:
 
 
 def compiled_threads() -> int:
-    """The threads this thread's compiled kernels split their rows over: its `kernel_cores`, else
+    """The threads this thread's compiled kernels split their work over: its `kernel_cores`, else
     as many as torch computes with."""
     return getattr(_kernel_cores, "cores", 0) or torch.get_num_threads()
 

@@ -1,5 +1,6 @@
-"""Stages of a run that do not wait for one another (a probe search's random starts), trained side by
-side, each in a thread of its own, where the run has the cores for it (`side_by_side`).
+"""Stages of a run that do not wait for one another (a probe search's random starts; an alphabet's fit
+and reverse channel), trained side by side, each in a thread of its own, where the run has the cores
+for it (`side_by_side`; a run's stages go through `StageMemo.run_side_by_side`).
 
 Why threads: a training step's compiled lattices hold no interpreter lock, and on small batches a
 step is mostly fixed costs (torch's operators, the hand-over of a kernel's rows to a second thread)
@@ -10,7 +11,7 @@ split over both cores as today, 3.3-3.9 s side by side (docs/speed.md).
 Each job gets a copy of the run's `Problem` whose events are queued and passed on from the caller's
 thread (an event callback may write to a store or a screen bound to that thread), whose phases are
 its own (the caller counts the whole wait as the jobs' phase) and whose compiled kernels use that
-job's share of the cores (`compiled.kernel_cores`). A job's result is a function of its own seeds,
+job's share of the cores (`device.kernel_cores`). A job's result is a function of its own seeds,
 not of the order the threads run in.
 """
 

@@ -9,7 +9,6 @@ import dataclasses
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ...channels.protocol import Channel
 from ...channels.shortlist import REFRESH_EVERY, shortlisted
@@ -22,7 +21,7 @@ from ...run.config import ChannelKind, DecipherConfig
 from ...run.events import Decided, EventCallback, RunStarted
 from ...run.problem import Problem
 from ...run.seeds import derive
-from ...run.side_by_side import Job, as_job, side_by_side
+from ...run.side_by_side import Job, as_job
 from ..channel import ChannelBlend
 from ..stages import StageMemo
 from .capacity import CapacityEstimate, estimate_capacity, least_capacity
@@ -186,9 +185,8 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage) -> Fitted:
     jobs = {"fit": Job(probed.steps, fit_job)}
     if back_steps:
         jobs["reverse"] = Job(steps_run - back_steps, reverse_job)
-    todo = [name for name in jobs if not memo.completed(name)]
-    side_by_side(problem, [jobs[name] for name in todo], lambda k, result: memo.run(todo[k], lambda: result))
-    fit = memo.run("fit", _never)
+    trained = memo.run_side_by_side(problem, jobs)
+    fit = trained["fit"]
     check = watch.check if watch is not None and watch.check is not None else _fit_check(problem, fit.channel, probed)
     if not check.kept_fit:
         problem.on_event(Decided("fit", check.why, problem.elapsed()))
@@ -201,15 +199,11 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage) -> Fitted:
         forms_of = corpus.lost_words if run.profile.syllabary else None
         capacity = estimate_capacity(kept.cost, demand, problem.n_known, forms_of)
     if back_steps:
-        blend = ChannelBlend(memo.run("reverse", _never), back_share, reverse=True)
+        blend = ChannelBlend(trained["reverse"], back_share, reverse=True)
     if blend is not None:
         with problem.timer("score"):
             kept = blend.mix_fit(kept, problem)  # in place on kept.cost
     return Fitted(kept, blend, training, syllables, probed, check, capacity, steps_run, share, back_share, back_why)
-
-
-def _never() -> Any:
-    raise AssertionError("the stage was trained or read back above")
 
 
 def flows_problem(fitted: Fitted) -> Problem:

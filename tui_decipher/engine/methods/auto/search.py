@@ -4,7 +4,6 @@ fits the words far better than one that missed it)."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -14,7 +13,7 @@ from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit
 from ...run.problem import Problem
 from ...run.seeds import derive
-from ...run.side_by_side import Job, side_by_side
+from ...run.side_by_side import Job
 from ..stages import StageMemo
 from .schedule import Probe
 from .training import _seeded, _train
@@ -62,27 +61,14 @@ def searched_channel(
 
         return Job(done + k * search.steps, start)
 
-    # The starts a stopped run had not completed, side by side where the run has the cores, each
-    # saved as it completes: each is a function of its own seed, and a compiled kernel's gradient
-    # does not depend on the threads it is split over, so side by side they end as in turn, bit for bit.
-    todo = [k for k, name in enumerate(names) if not memo.completed(name)]
-
-    def saved(j: int, result: tuple[ChannelFit, list[float]]) -> None:
-        memo.run(names[todo[j]], partial(_given, result))
-
-    side_by_side(problem, [job(k) for k in todo], saved)
+    # Side by side where the run has the cores: each start is a function of its own seed, and a
+    # compiled kernel's gradient does not depend on the threads it is split over, so side by side
+    # they end as in turn, bit for bit.
+    trained = memo.run_side_by_side(problem, {name: job(k) for k, name in enumerate(names)})
     losses, channels = [], []
     for name in names:
-        fit, batch_losses = memo.run(name, _never)
+        fit, batch_losses = trained[name]
         losses.append(float(np.mean(batch_losses[-max(1, int(len(batch_losses) * SEARCH_LOSS_TAIL)) :])))
         channels.append(fit.channel)
     kept = int(np.argmin(losses))
     return channels[kept], [{"start": k, "loss": round(x, 4), "kept": k == kept} for k, x in enumerate(losses)]
-
-
-def _given(result: tuple[ChannelFit, list[float]]) -> tuple[ChannelFit, list[float]]:
-    return result
-
-
-def _never() -> tuple[ChannelFit, list[float]]:
-    raise AssertionError("every search start was trained or read back above")

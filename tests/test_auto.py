@@ -21,7 +21,13 @@ from tui_decipher.engine.methods.auto import decoys, fitting
 from tui_decipher.engine.methods.auto.calibration import calibrates, calibration_demand, recalibrated
 from tui_decipher.engine.methods.auto.capacity import least_capacity
 from tui_decipher.engine.methods.auto.decisions import choose_channel
-from tui_decipher.engine.methods.auto.decoys import chance_at_distances, decoy_lexicon, nearest_distances, null_words
+from tui_decipher.engine.methods.auto.decoys import (
+    chance_at_distances,
+    decoy_lexicon,
+    nearest_distances,
+    null_words,
+    trigram_enough,
+)
 from tui_decipher.engine.methods.auto.demand import (
     MIN_SHARE,
     UNSEPARATED_SHARE,
@@ -325,6 +331,25 @@ def test_null_words_back_off_to_bigrams_where_trigrams_run_out(monkeypatch: pyte
         null_words(source, 10, seed=3, enough=4) == null_words(source, 4, seed=3)
         and len(null_words(source, 10, seed=3)) == 10
     )
+
+
+def test_null_words_back_off_where_trigrams_give_fewer_than_their_source_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 60 words of three or four of 12 signs: a trigram model recombines 50 new words from them, more
+    # than the 10 held-out words but fewer than its 60 source words: near copies of its source.
+    rng = random.Random(6)
+    signs = [chr(0x10000 + k) for k in range(12)]
+    source = sorted({tuple(rng.choice(signs) for _ in range(rng.choice((3, 4)))) for _ in range(60)})
+    monkeypatch.setattr(decoys, "NULL_ORDERS", (2,))
+    trigram_only = null_words(source, 1000, seed=3)
+    monkeypatch.undo()
+    assert len(source) == 60 and 10 < len(trigram_only) < 60
+    assert null_words(source, 1000, seed=3, enough=10) == trigram_only  # the held-out words' number alone
+    enough = trigram_enough(len(source), 10, 1000)
+    assert enough == 60
+    backed_off = null_words(source, 1000, seed=3, enough=enough)
+    assert len(backed_off) > 400 and set(trigram_only) < set(backed_off)
+    # As many as were asked for at most, and never fewer than the held-out words.
+    assert trigram_enough(3617, 1000, 1000) == 1000 and trigram_enough(100, 200, 1000) == 200
 
 
 def test_word_wins_and_the_paired_test_between_two_channels() -> None:

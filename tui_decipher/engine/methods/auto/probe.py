@@ -19,7 +19,7 @@ from ...run.problem import Problem
 from ...run.seeds import derive
 from ..stages import StageMemo
 from .calibration import calibrated, calibrates, recalibrated
-from .decoys import NULL_WORDS, decoy_lexicon, nearest_distances, null_words, synthetic_cognates
+from .decoys import NULL_WORDS, decoy_lexicon, nearest_distances, null_words, synthetic_cognates, trigram_enough
 from .demand import DemandEstimate, estimate_demand
 from .fit_check import _fit_check_evidence
 from .schedule import Probe, Schedule
@@ -85,9 +85,10 @@ def _probe_words(problem: Problem, schedule: Schedule) -> _Words:
         decoys = decoy_lexicon(corpus.known_words, derive(cfg.seed, "auto decoys"))
         # Words whose answer is "no cognate", from the trained-on words' letters (decoys.null_words).
         # The lower models' words are less lost-like: they are drawn only where the trigrams give
-        # fewer null words than there are held-out words, so that q never rests on fewer words than p.
-        nulls = null_words(train_words, max(len(held_words), NULL_WORDS), derive(cfg.seed, "auto null words"),
-                           avoid=[*lost, *corpus.known_words], enough=len(held_words))  # fmt: skip
+        # fewer null words than there are held-out words or training words (`trigram_enough`).
+        n_null = max(len(held_words), NULL_WORDS)
+        nulls = null_words(train_words, n_null, derive(cfg.seed, "auto null words"), avoid=[*lost, *corpus.known_words],
+                           enough=trigram_enough(len(train_words), len(held_words), n_null))  # fmt: skip
         distances = (nearest_distances(nulls, train_words), nearest_distances(held_words, train_words))
     return _Words(train_rows, train_words, held_words, decoys, nulls, distances)
 

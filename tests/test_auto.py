@@ -39,7 +39,8 @@ from tui_decipher.engine.methods.auto.demand import (
     word_wins,
 )
 from tui_decipher.engine.methods.auto.fit_check import DRIFT_Z, FitCheck, identity_reads
-from tui_decipher.engine.methods.auto.probe import LEXICON_TRUSTED_SHARE, doubted, kept_probe, probe_split
+from tui_decipher.engine.methods.auto.probe import LEXICON_TRUSTED_SHARE, doubted, kept_probe
+from tui_decipher.engine.methods.auto.probe_words import probe_split
 from tui_decipher.engine.methods.auto.schedule import SCHEDULES, Probe
 from tui_decipher.engine.methods.auto.scripts import ScriptProfile
 from tui_decipher.engine.methods.auto.syllable_search import kept_syllable_map

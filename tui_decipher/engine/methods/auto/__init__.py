@@ -84,7 +84,8 @@ from ..refinement import refine_channel
 from ..stages import StageMemo
 from .decisions import AutoDecisions, refit_under
 from .fitting import fit_stages, flows_problem, prepared
-from .probe import MIN_LOST_WORDS, _Probed, run_probes
+from .probe import _Probed, run_probes
+from .probe_words import MIN_LOST_WORDS
 from .schedule import Schedule
 from .syllable_search import _Syllables
 

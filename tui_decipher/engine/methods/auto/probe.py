@@ -19,9 +19,10 @@ from ...run.problem import Problem
 from ...run.seeds import derive
 from ..stages import StageMemo
 from .calibration import calibrated, calibrates, recalibrated
-from .decoys import NULL_WORDS, decoy_lexicon, nearest_distances, null_words, synthetic_cognates, trigram_enough
+from .decoys import synthetic_cognates
 from .demand import DemandEstimate, estimate_demand
 from .fit_check import _fit_check_evidence
+from .probe_words import ProbeWords, probe_words
 from .schedule import Probe, Schedule
 from .search import searched_channel
 from .syllable_search import _Syllables
@@ -33,8 +34,6 @@ from .training import LEXICON_SETTLE, _seeded, _train
 # the two probes' held-out wins differed by 1-8 of 80 words at every share (docs/demand.md), so
 # it saves the transport probe's steps more than it chooses.
 LEXICON_TRUSTED_SHARE = 0.8
-MIN_LOST_WORDS = 2  # one to train the probe on and one held out (`probe_split`): no evidence with fewer
-MAX_HELD_OUT = 1000  # held-out lost words the demand is estimated on (bounds its scoring time)
 
 
 def doubted(probe: Probe, estimate: DemandEstimate) -> bool:
@@ -51,48 +50,6 @@ def kept_probe(held_out_wins: list[int]) -> int:
     return max(range(len(held_out_wins)), key=lambda k: held_out_wins[k])
 
 
-def probe_split(n_lost: int, seed: int, train_share: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
-    """(probe's training words, held-out words): a seeded `train_share` of the lost words and the
-    rest; at most MAX_HELD_OUT held out. Each side keeps a word where there are two (a channel
-    cannot train on none); a single lost word trains and none is held out."""
-    order = np.random.default_rng(seed).permutation(n_lost)
-    cut = min(max(int(n_lost * train_share), 1), max(n_lost - 1, 1))
-    return np.sort(order[:cut]), np.sort(order[cut:][:MAX_HELD_OUT])
-
-
-@dataclass(frozen=True)
-class _Words:
-    """The words the probes train on and read D on: the training words (`train_rows` of the corpus),
-    the held-out words, the decoys, the null words, and how far each null word and each held-out
-    word lies from the nearest training word (q is measured at the held-out words' distances,
-    decoys.chance_at_distances)."""
-
-    train_rows: np.ndarray
-    train: list[Word]
-    held: list[Word]
-    decoys: list[Word]
-    nulls: list[Word]
-    distances: tuple[np.ndarray, np.ndarray]  # (n_null,), (n_held,)
-
-
-def _probe_words(problem: Problem, schedule: Schedule) -> _Words:
-    """The probes' training and held-out words (`probe_split`), with the decoys and null words."""
-    cfg, corpus = problem.cfg, problem.corpus
-    train_rows, held = probe_split(problem.n_lost, cfg.seed, schedule.train_share)
-    lost = corpus.lost_words
-    train_words, held_words = [lost[i] for i in train_rows], [lost[i] for i in held]
-    with problem.timer("score"):
-        decoys = decoy_lexicon(corpus.known_words, derive(cfg.seed, "auto decoys"))
-        # Words whose answer is "no cognate", from the trained-on words' letters (decoys.null_words).
-        # The lower models' words are less lost-like: they are drawn only where the trigrams give
-        # fewer null words than there are held-out words or training words (`trigram_enough`).
-        n_null = max(len(held_words), NULL_WORDS)
-        nulls = null_words(train_words, n_null, derive(cfg.seed, "auto null words"), avoid=[*lost, *corpus.known_words],
-                           enough=trigram_enough(len(train_words), len(held_words), n_null))  # fmt: skip
-        distances = (nearest_distances(nulls, train_words), nearest_distances(held_words, train_words))
-    return _Words(train_rows, train_words, held_words, decoys, nulls, distances)
-
-
 def run_probes(
     problem: Problem,
     schedule: Schedule,
@@ -105,7 +62,7 @@ def run_probes(
     syllable search's map where it ran; steps are reported after the `done` ones. With `memo`,
     each channel trained is a stage of its own (a stopped run resumes after it)."""
     memo = memo or StageMemo("auto")  # saves nowhere until bound
-    words = _probe_words(problem, schedule)
+    words = probe_words(problem, schedule)
     tried, searched, from_map, done = _tried_probes(problem, schedule, words, syllables, done, memo)
     kept = kept_probe([e.held.wins for _, e, _ in tried])
     _, estimate, channel = tried[kept]
@@ -136,7 +93,7 @@ def run_probes(
 
 
 def _tried_probes(
-    problem: Problem, schedule: Schedule, words: _Words, syllables: _Syllables | None, done: int, memo: StageMemo
+    problem: Problem, schedule: Schedule, words: ProbeWords, syllables: _Syllables | None, done: int, memo: StageMemo
 ) -> tuple[list[tuple[Probe, _Estimate, Channel]], list[list[dict[str, Any]]], list[bool], int]:
     """The schedule's probe candidates trained in turn until one is not `doubted`: each candidate
     with its estimate and channel, each one's search starts (none without a search), whether each

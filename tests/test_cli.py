@@ -251,6 +251,38 @@ def test_only_the_bench_command_imports_the_bench(args, imports_bench):
     assert out.stdout.strip() == str(imports_bench)
 
 
+_LIGHT_COMMANDS = [None, ["--help"], ["run", "--help"], ["runs", "list"], ["corpus", "list"], ["presets"]]
+
+
+@pytest.mark.parametrize("args", [*_LIGHT_COMMANDS, ["review", "--help"]])
+def test_commands_that_run_nothing_never_import_torch(args, tmp_path):
+    # Importing torch (with OR-Tools and numba) took 2.5 of `decipher --help`'s 3 seconds: only the
+    # commands that run, score or read a checkpoint import the engine's methods.
+    code = "import sys, tui_decipher.cli\n"
+    if args is not None:
+        code += (
+            "from typer.testing import CliRunner\n"
+            f"env = {{'DECIPHER_DATA_DIR': {str(tmp_path)!r}}}\n"
+            f"result = CliRunner().invoke(tui_decipher.cli.app, {args!r}, env=env)\n"
+            "assert result.exit_code == 0, result.output\n"
+        )
+    code += "print(sorted(m for m in ('torch', 'ortools', 'numba', 'scipy') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_run_help_names_every_method_with_its_own_summary():
+    from tui_decipher.engine.methods import METHODS
+    from tui_decipher.engine.run.method_summaries import SUMMARIES
+
+    # The summaries `decipher run --help` reads without the methods are the methods' own, in order.
+    assert list(SUMMARIES) == list(METHODS)
+    assert all(METHODS[name].summary == summary for name, summary in SUMMARIES.items())
+    result = _run("run", "--help")
+    assert result.exit_code == 0 and all(name in result.output for name in METHODS)
+
+
 def test_tui_commands_have_help_with_data_dir_and_corpus():
     from tui_decipher.cli import tui_app_cli
 

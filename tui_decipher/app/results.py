@@ -11,15 +11,17 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from platformdirs import user_data_dir
 
 from ..engine.channels.alignment import alignment_text
 from ..engine.corpora.corpus import Corpus, word_text
 from ..engine.evaluation.metrics import calibration_curve
-from ..engine.methods import DecipherResult
 from ..engine.run.config import ConfigSources
+
+if TYPE_CHECKING:  # annotations only: the store's commands never import the methods (and torch)
+    from ..engine.methods import DecipherResult
 
 APP_NAME = "tui-decipher"
 

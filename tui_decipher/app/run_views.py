@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import time
 
-from ..engine.methods import describe_refinement, describe_run
 from ..store import DECIDED, OPEN, RUNNING, RunRow
 
 # The Runs table's columns: (label, key).
@@ -55,6 +54,8 @@ def run_fields(
         info = run.languages.get(code, {})
         extra = ", ".join(x for x in (info.get("name", ""), info.get("glottocode", "")) if x)
         languages.append(f"{code} ({extra})" if extra else code)
+    from ..engine.methods import describe_refinement, describe_run  # the methods import torch: only where shown
+
     rows = [
         ("run", f"#{run.id}"),
         ("corpus", f"{run.corpus} ({languages[0]} -> {languages[1]})"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -16,14 +16,16 @@ from rich.table import Table
 
 from ..app.results import data_dir
 from ..app.run_views import peak_line, percent, time_profile
-from ..app.session import RunSession
-from ..engine.constraints.review import REFINE_ROUNDS
-from ..engine.methods import METHODS, DecipherResult, describe_refinement, describe_run
-from ..engine.run.checkpoint import CheckpointError
+from ..engine.constraints.judgments import REFINE_ROUNDS
 from ..engine.run.config import PRESETS, ConfigError, build_config
+from ..engine.run.method_summaries import SUMMARIES
 from ..store import StoreError, default_path
 from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, parse_sets
 from .reporter import RichReporter
+
+if TYPE_CHECKING:  # annotations only: `decipher --help` never imports the engine's methods (and torch)
+    from ..app.session import RunSession
+    from ..engine.methods import DecipherResult
 
 
 def _threads(result: DecipherResult) -> str:
@@ -34,6 +36,8 @@ def _threads(result: DecipherResult) -> str:
 
 
 def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None, out: Path, run_id: int) -> Table:
+    from ..engine.methods import describe_refinement, describe_run
+
     table = Table(title="Decipherment run", show_header=False, title_justify="left")
     table.add_column("field", style="bold")
     table.add_column("value")
@@ -106,7 +110,7 @@ def run(
     method: Annotated[
         str | None,
         typer.Option(
-            help="; ".join(f"{name}: {m.summary}" for name, m in METHODS.items()) + ".",
+            help="; ".join(f"{name}: {summary}" for name, summary in SUMMARIES.items()) + ".",
         ),
     ] = None,
     rounds: Annotated[int | None, typer.Option(help="EM rounds T.")] = None,
@@ -189,6 +193,8 @@ def run(
 
     With no options it runs the built-in demo corpus.
     """
+    from ..engine.run.checkpoint import CheckpointError  # the engine (and torch) once a run is asked for
+
     console = Console(stderr=True, highlight=False)
     root = data_dir(data)
     db_path = default_path(root)
@@ -242,6 +248,8 @@ def _continued_session(
 ) -> RunSession:
     """The session of `--resume RUN` or `--refine RUN [--out DIR] [--known-signs FILE]`, whose settings
     come from the checkpoint."""
+    from ..app.session import RunSession
+
     if resume is not None and refine is not None:
         raise ConfigError("--resume and --refine cannot be combined: resume a stopped run first")
     flag = "--resume" if resume is not None else "--refine"
@@ -268,6 +276,8 @@ def _new_session(
     """The session of a new run: the preset if one is named (none: `method = "auto"` decides from
     the word lists), then the TOML file, then --set and the flags. A registry corpus gives its files
     and language codes only, never settings."""
+    from ..app.session import RunSession
+
     overrides = parse_sets(sets)
     overrides.update({k: v for k, v in flags.items() if v is not None})
     cfg, sources = build_config(preset, config, overrides)

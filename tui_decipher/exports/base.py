@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..app.results import write_atomic
-from ..engine.constraints.review import ACCEPTED
+from ..engine.constraints.judgments import ACCEPTED
 from ..engine.corpora.corpus import Language
 from ..store import ProposalRow, RunRow, Store
 

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..engine.corpora.corpus import Corpus
-from ..engine.methods import DecipherResult
 from ..engine.run.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
 from .database import Store
 from .rows import StoreError
 
 if TYPE_CHECKING:
+    from ..engine.methods import DecipherResult
     from ..engine.run.checkpoint import Checkpoint
 
 log = logging.getLogger(__name__)  # the run's log (run.log in its folder, session.py)

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..engine.channels.alignment import Alignment, Segment, attention_path
-from ..engine.constraints.review import ACCEPTED, REJECTED, UNSURE
+from ..engine.constraints.judgments import ACCEPTED, REJECTED, UNSURE
 from ..engine.corpora.corpus import graphemes
 from ..engine.evaluation.metrics import ProposalScores
 

@@ -11,13 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..engine.corpora.corpus import Corpus, word_text, word_tokens
-from ..engine.methods import DecipherResult
 from ..engine.run.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
 from .connection import Connection
 from .rows import FAILED, INTERRUPTED, RUNNING, RoundRow, RunRow, StoreError
 
 if TYPE_CHECKING:  # annotations only: the store itself never loads torch's checkpoint reader
-    pass
+    from ..engine.methods import DecipherResult
 
 # A run's row with its proposals counted (the user's metric, `RunRow.proposal_scores`); by the
 # proposals' primary key (run_id, rank), so a list of runs costs an index range a run.

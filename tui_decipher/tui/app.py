@@ -21,7 +21,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..app.results import data_dir
 from ..app.session import RunSession
-from ..engine.constraints.review import REFINE_ROUNDS
+from ..engine.constraints.judgments import REFINE_ROUNDS
 from ..engine.run.checkpoint import CheckpointError
 from ..engine.run.config import ConfigSources, DecipherConfig
 from ..engine.run.device import screen_threads, use_threads

@@ -22,11 +22,9 @@ import numpy as np
 import torch
 
 from ..flow import FlowEdges
+from .judgments import ACCEPTED, REFINE_ROUNDS, REJECTED, UNSURE
 
-REFINE_ROUNDS = 3  # EM rounds one refinement adds (the default of `decipher run --refine-rounds`)
-ACCEPTED = "accepted"
-REJECTED = "rejected"
-UNSURE = "unsure"  # recorded, never a constraint
+__all__ = ["ACCEPTED", "REFINE_ROUNDS", "REJECTED", "UNSURE", "ReviewConstraints"]
 
 
 @dataclass(frozen=True)

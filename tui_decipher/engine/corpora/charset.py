@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from .corpus import Word
+
+if TYPE_CHECKING:
+    import torch
 
 PAD, SOW, EOW, UNK = "<pad>", "<s>", "</s>", "<unk>"
 SPECIALS = (PAD, SOW, EOW, UNK)
@@ -49,6 +52,8 @@ class Charset:
 
     def encode_batch(self, words: Sequence[Word], add_eow: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
         """Pad a list of words into ids (n, L) and lengths (n,), each word followed by EOW."""
+        import torch  # here, not at the top: the CLI's corpus and store commands read charsets without torch
+
         seqs = [self.encode(w) + ([EOW_ID] if add_eow else []) for w in words]
         lengths = np.fromiter((len(s) for s in seqs), dtype=np.int64, count=len(seqs))  # (n,)
         ids = np.full((len(seqs), int(lengths.max(initial=0)) if seqs else 1), PAD_ID, dtype=np.int64)

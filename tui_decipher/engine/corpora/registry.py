@@ -10,7 +10,6 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..methods import method_for
 from ..run.config import DecipherConfig
 from .corpus import Corpus, CorpusError, restrict_to_paired
 from .demo_corpus import demo_cog_text
@@ -88,6 +87,8 @@ def check_demand(corpus: Corpus, cfg: DecipherConfig) -> str | None:
     it; a smaller excess returns a warning (the run then seeks capacity x known words). A method
     that decides D and C itself (auto) is not checked.
     """
+    from ..methods import method_for  # the methods import torch: only when a run's corpus is checked
+
     if method_for(cfg.method).decides_demand:
         return None
     n_lost, n_known = len(corpus.lost_words), len(corpus.known_words)

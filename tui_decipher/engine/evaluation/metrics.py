@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
-from ..flow import FlowSolution
+if TYPE_CHECKING:  # annotations only: the store and the CLI read these metrics without torch or OR-Tools
+    import torch
+
+    from ..flow import FlowSolution
 
 
 def flow_predictions(solution: FlowSolution, n_lost: int) -> np.ndarray:

@@ -33,6 +33,7 @@ from ..flow import row_top_k
 from ..run.checkpoint import Checkpoint, save_checkpoint
 from ..run.config import DecipherConfig
 from ..run.events import EventCallback, RestartEnd, RunStarted, epochs_of_round
+from ..run.method_summaries import SUMMARIES
 from ..run.problem import Problem, RunCancelled
 from .base import DecipherResult, PairScores, Proposal, empty_result
 from .stages import StageMemo
@@ -140,7 +141,7 @@ class ChannelAlone:
     """The character channel alone (engine/methods/base.py's Method)."""
 
     name = "channel"
-    summary = "a character channel alone, no neural model"
+    summary = SUMMARIES["channel"]
     keeps_rounds = False
     decides_demand = False
     refines_with_signs = True

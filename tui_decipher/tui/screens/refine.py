@@ -15,7 +15,7 @@ from textual.validation import Integer
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
 from ...app.results import branch_run_dir
-from ...engine.constraints.review import REFINE_ROUNDS
+from ...engine.constraints.judgments import REFINE_ROUNDS
 from ...engine.run.checkpoint import CHECKPOINT_NAME
 from ...store import ACCEPTED, REJECTED, UNKNOWN_VALUE, RunRow
 

@@ -77,6 +77,7 @@ from ...corpora.corpus import Corpus
 from ...run.checkpoint import Checkpoint
 from ...run.config import DecipherConfig
 from ...run.events import Decided, EventCallback
+from ...run.method_summaries import SUMMARIES
 from ...run.problem import Problem, RunCancelled
 from ..base import DecipherResult, empty_result
 from ..channel import finish_channel_result, save_channel
@@ -94,7 +95,7 @@ class AutoMethod:
     """Decide the channel, D and C from the word lists, then decipher (engine/methods/base.py's Method)."""
 
     name = "auto"
-    summary = "the channel, D and C chosen from the word lists (the default)"
+    summary = SUMMARIES["auto"]
     keeps_rounds = False
     decides_demand = True
     refines_with_signs = True

@@ -30,6 +30,7 @@ from ...corpora.corpus import Corpus
 from ...run.checkpoint import Checkpoint
 from ...run.config import DecipherConfig
 from ...run.events import EventCallback
+from ...run.method_summaries import SUMMARIES
 from ..base import DecipherResult
 from .checkpoints import write_checkpoint
 from .context import METHOD_NAME, EMContext, prepare
@@ -68,7 +69,7 @@ class NeuralEM:
     """The paper's neural EM (engine/methods/base.py's Method)."""
 
     name = METHOD_NAME
-    summary = "the paper's neural EM, as its presets run it"
+    summary = SUMMARIES[METHOD_NAME]
     keeps_rounds = True
     decides_demand = False
     refines_with_signs = False

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 import torch
@@ -232,23 +233,30 @@ def test_engine_and_cli_never_import_textual(module):
     assert out.stdout.strip() == "False"
 
 
+def _loaded_after(args: list[str] | None, modules: tuple[str, ...], data_dir: Path | None = None) -> list[str]:
+    """Which of `modules` a fresh process has imported after `import tui_decipher.cli` and, where
+    `args` are given, `decipher ARGS` (with `data_dir` as its data dir)."""
+    code = "import sys, tui_decipher.cli\n"
+    if args is not None:
+        env = {"DECIPHER_DATA_DIR": str(data_dir)} if data_dir else {}
+        code += (
+            "from typer.testing import CliRunner\n"
+            f"result = CliRunner().invoke(tui_decipher.cli.app, {args!r}, env={env!r})\n"
+            "assert result.exit_code == 0, result.output\n"
+        )
+    code += f"print(','.join(m for m in {modules!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return [m for m in out.stdout.strip().split(",") if m]
+
+
 @pytest.mark.parametrize(
     ("args", "imports_bench"),
     [(None, False), (["run", "--help"], False), (["presets"], False), (["bench", "--help"], True)],
 )
 def test_only_the_bench_command_imports_the_bench(args, imports_bench):
     # `decipher` imports the bench package in its `bench` command alone (its --help lists the settings).
-    code = "import sys, tui_decipher.cli\n"
-    if args is not None:
-        code += (
-            "from typer.testing import CliRunner\n"
-            f"result = CliRunner().invoke(tui_decipher.cli.app, {args!r})\n"
-            "assert result.exit_code == 0, result.output\n"
-        )
-    code += "print('tui_decipher.bench' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == str(imports_bench)
+    assert bool(_loaded_after(args, ("tui_decipher.bench",))) == imports_bench
 
 
 _LIGHT_COMMANDS = [None, ["--help"], ["run", "--help"], ["runs", "list"], ["corpus", "list"], ["presets"]]
@@ -258,18 +266,7 @@ _LIGHT_COMMANDS = [None, ["--help"], ["run", "--help"], ["runs", "list"], ["corp
 def test_commands_that_run_nothing_never_import_torch(args, tmp_path):
     # Importing torch (with OR-Tools and numba) took 2.5 of `decipher --help`'s 3 seconds: only the
     # commands that run, score or read a checkpoint import the engine's methods.
-    code = "import sys, tui_decipher.cli\n"
-    if args is not None:
-        code += (
-            "from typer.testing import CliRunner\n"
-            f"env = {{'DECIPHER_DATA_DIR': {str(tmp_path)!r}}}\n"
-            f"result = CliRunner().invoke(tui_decipher.cli.app, {args!r}, env=env)\n"
-            "assert result.exit_code == 0, result.output\n"
-        )
-    code += "print(sorted(m for m in ('torch', 'ortools', 'numba', 'scipy') if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    assert _loaded_after(args, ("torch", "ortools", "numba", "scipy"), tmp_path) == []
 
 
 def test_run_help_names_every_method_with_its_own_summary():

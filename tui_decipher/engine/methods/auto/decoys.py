@@ -97,9 +97,8 @@ def trigram_enough(n_source: int, n_held: int, n: int) -> int:
     trigram model that, in its passes over its source, recombines fewer new words than it has
     source words has little to recombine: its new words are near copies of the source (one sign
     changed), and they fit the probe that trained on those very words almost as the words themselves
-    do. On a generated 200-word dead-vowel syllabary 71 trigram words from 160 training words beat
-    the decoys 80% of the time, as often as the held-out words, and D fell to its floor
-    (docs/demand.md)."""
+    do: q then reads as high as the held-out words' rate, and D falls to its floor (a short
+    syllabary's, docs/demand.md)."""
     return max(n_held, min(n_source, n))
 
 

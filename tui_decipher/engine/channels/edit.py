@@ -82,8 +82,9 @@ class EditChannel(nn.Module):
 
     def pin_signs(self, values: Sequence[tuple[int, tuple[int, ...]]]) -> None:
         """Known sign values (lost symbol id, known letter ids): a symbol's other letters, and its
-        insertion, start PIN_STRENGTH nats below its values' (engine/constraints/sign_values.py). A
-        letter may still write other symbols (three Ugaritic alephs write one Hebrew aleph).
+        insertion, start PIN_STRENGTH nats below its values' (engine/constraints/sign_values.py),
+        and training leaves the symbol's own logits where they are. A letter may still write other
+        symbols (three Ugaritic alephs write one Hebrew aleph).
         One-letter values only."""
         if any(len(letters) != 1 for _, letters in values):
             raise ValueError("the edit channel writes a lost symbol from one known letter: a value has two")
@@ -129,10 +130,20 @@ class EditChannel(nn.Module):
 
     def emission_logits(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The write and insert logits (K+1, S) each, with the specials and known sign values masked."""
-        write, insert = self.write + self.special, self.insert + self.special
-        if self.pinned is not None:
-            write, insert = write + self.pinned[0], insert + self.pinned[1]
-        return write, insert
+        write: torch.Tensor = self.write
+        insert: torch.Tensor = self.insert
+        if self.pinned is not None:  # the pinned symbols' columns are out of training (`pin_signs`)
+            pinned = (self.pinned[0] < 0).any(0)  # (S,): the symbols given values
+            write = torch.where(pinned, write.detach(), write) + self.pinned[0]
+            insert = torch.where(pinned, insert.detach(), insert) + self.pinned[1]
+        return write + self.special, insert + self.special
+
+    def forget_signs(self, symbols: Sequence[int]) -> None:
+        """Zero what training taught the lost `symbols` (their write and insert columns): a sign
+        pinned on a trained channel then reads as its values say, not as the words had taught it."""
+        with torch.no_grad():
+            self.write[:, list(symbols)] = 0.0
+            self.insert[:, list(symbols)] = 0.0
 
     def log_prob(
         self, lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor

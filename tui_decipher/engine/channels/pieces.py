@@ -71,8 +71,9 @@ class CharacterChannel(nn.Module):
 
     def pin_signs(self, values: Sequence[tuple[int, tuple[int, ...]]]) -> None:
         """Known sign values (lost symbol id, the known letter ids of its piece): a symbol's other
-        pieces start PIN_STRENGTH nats below its values' (engine/constraints/sign_values.py). A
-        piece may still write other symbols."""
+        pieces start PIN_STRENGTH nats below its values' (engine/constraints/sign_values.py), and
+        training leaves the symbol's own logits where they are: the words can still make a piece
+        write it, but only by lowering the other symbols that piece writes."""
         n_known, n_lost = self.first.shape
         one, two = torch.zeros(n_known, n_lost), torch.zeros(n_known, n_known, n_lost)  # built on the CPU
         for symbol in {s for s, _ in values}:
@@ -86,15 +87,29 @@ class CharacterChannel(nn.Module):
         device = self.first.device
         self.pinned_one, self.pinned_two = (one.to(device), two.to(device)) if values else (None, None)
 
+    def forget_signs(self, symbols: Sequence[int]) -> None:
+        """Zero what training taught the lost `symbols` (their columns of theta1 and theta2): a sign
+        pinned on a trained channel then reads as its values say, not as the words had taught it."""
+        with torch.no_grad():
+            self.first[:, list(symbols)] = 0.0
+            self.second[:, list(symbols)] = 0.0
+
+    def _held(self, theta: torch.Tensor) -> torch.Tensor:
+        """`theta` (K+1, S) with the pinned symbols' columns out of training (see `pin_signs`)."""
+        if self.pinned_one is None:
+            return theta
+        pinned = (self.pinned_one < 0).any(0)  # (S,): the symbols given values
+        return torch.where(pinned, theta.detach(), theta)
+
     def _one_logits(self) -> torch.Tensor:
         """The logits of P(symbol | one-letter piece): (K+1, S)."""
-        logits = self.first + self.second[self.none]
+        logits = self._held(self.first) + self._held(self.second)[self.none]
         return logits if self.pinned_one is None else logits + self.pinned_one
 
     def _two_logits(self, first: torch.Tensor, second: torch.Tensor) -> torch.Tensor:
         """The logits of P(symbol | two-letter piece) for letter ids `first`, `second` (any equal
         shapes): (..., S)."""
-        logits = self.first[first] + self.second[second]
+        logits = self._held(self.first)[first] + self._held(self.second)[second]
         return logits if self.pinned_two is None else logits + self.pinned_two[first, second]
 
     def _letter_tables(self, action: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -65,8 +65,13 @@ class Channel(Protocol):
 
     def pin_signs(self, values: Sequence[tuple[int, tuple[int, ...]]]) -> None:
         """Hold the channel to known sign values (lost symbol id, known letter ids): a symbol's other
-        readings start PIN_STRENGTH nats below its values (engine/constraints/sign_values.py).
-        ValueError for a value the channel cannot write."""
+        readings start PIN_STRENGTH nats below its values (engine/constraints/sign_values.py), and
+        training does not move the symbol's own logits. ValueError for a value the channel cannot write."""
+        ...
+
+    def forget_signs(self, symbols: Sequence[int]) -> None:
+        """Zero what training taught the lost `symbols` (ids), so that a sign pinned on a trained
+        channel reads as its values say."""
         ...
 
     def best_paths(self, lost: Sequence[Sequence[int]], known: Sequence[Sequence[int]]) -> list[list[Step]]:

@@ -10,7 +10,11 @@ start PIN_STRENGTH nats below its values, a syllable value's consonant alone cou
 (`with_dead_vowels`: syllabaries write a cluster's consonant with a syllable's sign). A scholar's
 value is often right but incomplete (a sign of a merged series also writes the other consonant, a
 letter written two ways), so the words may still teach the sign another reading where they demand
-it; the syllable search holds the values' signs fixed.
+it, but only by lowering the other signs a reading writes: training never moves the pinned symbol's
+own logits (where it did, training pulled pinned signs to wrong readings, and a complete, correct
+key read 76-83% of a 200-word syllabary: docs/pinning.md). A sign pinned on a trained channel first
+forgets what training taught it (`Channel.forget_signs`). The syllable search holds the values'
+signs fixed.
 One-letter values suit both channels; a two-letter value (a syllable) suits the pieces channel only.
 The values are checked whole against the corpus before a run starts: the first bad line is one
 `FILE:LINE: problem` (CorpusError).
@@ -32,7 +36,8 @@ MAX_LETTERS = 2  # a pieces channel's piece is one or two known letters
 # logits, so a reading the scholar did not give needs the words' steady evidence to lead. It is
 # the strength a syllable search's map seeds a channel with (channels/pieces.py, SEED_STRENGTH),
 # not a tuned value. A mask instead (no other reading at all) cost 7.5 points on a generated
-# syllabary whose merged series the values named one consonant of (docs/pinning.md).
+# syllabary whose merged series the values named one consonant of (docs/pinning.md); an offset the
+# words could train away cost a complete key 8-17 points (the same page).
 PIN_STRENGTH = 2.5
 
 

@@ -103,6 +103,10 @@ def refine_channel(
     problem = _refined_problem(corpus, start, review, on_event, cancel, pinned)
     cfg = problem.cfg
     channel = load_channel(problem, start.state["channel"])
+    if pinned:
+        # What the words taught a sign before the scholar pinned it goes: training does not move a
+        # pinned sign's own logits, so a wrong reading learnt before would stay (docs/pinning.md).
+        channel.forget_signs(sorted({problem.lost_charset.index[v.lost] for v in pinned.values}))
     blend = ChannelBlend.from_state(start.state.get("blend"), problem)  # kept as the run had it
     steps, refined = rounds * REFINE_STEPS, start.refined + 1
     on_event(

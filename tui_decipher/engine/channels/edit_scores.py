@@ -226,8 +226,7 @@ class CompiledLattice(torch.autograd.Function):
         scaled_write, scaled_insert, p_drop, _ = ctx.tables
         lengths = known_len.numpy()
         args = (lost.numpy(), lost_len.numpy(), lengths, first_active(lengths, p_drop.shape[0]), scaled_write,
-                scaled_insert, p_drop,
-                grad.detach().contiguous().numpy())  # fmt: skip
+                scaled_insert, p_drop, grad.detach().contiguous().numpy())  # fmt: skip
         tables = (scaled_write, scaled_insert, p_drop)
         g_write, g_insert, g_drop = summed_over_columns(_gradient_kernel(), args, tables, lost.shape[0])
         ids, n = ctx.nxt, ctx.n_letters

@@ -104,7 +104,7 @@ KNOWN_BUCKETS = 1
 PADDED_BUCKETS = 4
 
 
-def _known_buckets(known: torch.Tensor, known_len: torch.Tensor, n_buckets: int = KNOWN_BUCKETS) -> list[torch.Tensor]:
+def _known_buckets(known: torch.Tensor, known_len: torch.Tensor, n_buckets: int) -> list[torch.Tensor]:
     """Known-word indices in length buckets (rising length), so short words are not padded to the longest."""
     order = torch.argsort(known_len, stable=True)
     return [b for b in torch.chunk(order, n_buckets) if len(b)]

@@ -117,6 +117,18 @@ class SyllableMap:
         found from different starts agree where the words pin them, and chance maps do not."""
         return sum(w for u, w in self.weight.items() if self.sign_of[u] == other.sign_of.get(u))
 
+    def values(self) -> list[tuple[str, Word]]:
+        """The map as sign values (lost sign, the known letters it writes), one for each unit the
+        known words hold: a syllable ("k", "o") as "ko", a bare vowel as itself, a word-final
+        consonant (FINAL, where the spelling writes them) as the consonant. Units no known word
+        holds were drawn at random and nothing moved them: they are left out."""
+        out: list[tuple[str, Word]] = []
+        for (consonant, vowel), sign in self.sign_of.items():
+            if self.weight.get((consonant, vowel), 0.0) > 0:
+                letters = (consonant,) if vowel == FINAL else (consonant, vowel) if consonant else (vowel,)
+                out.append((sign, letters))
+        return out
+
     def as_dict(self) -> dict[str, object]:
         return {"vowels": "".join(self.vowels), "gain": round(self.gain, 4),
                 "log_likelihood": round(self.log_likelihood, 2), "background": round(self.background, 2),

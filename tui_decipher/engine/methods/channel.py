@@ -308,6 +308,8 @@ def save_channel(
              "n_cognates": problem.n_cognates, **(extra or {})}  # fmt: skip
     if problem.signs:  # a refinement holds the channel to them without the file
         state["sign_values"] = problem.signs.as_state()
+    if problem.held:  # and to the syllable map auto held it to
+        state["held_map"] = problem.held.as_state()
     save_checkpoint(
         path,
         Checkpoint(

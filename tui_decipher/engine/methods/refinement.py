@@ -52,8 +52,9 @@ def _refined_problem(
     corpus: Corpus, start: Checkpoint, review: ReviewConstraints, on_event: EventCallback,
     cancel: threading.Event, pinned: SignValues | None,
 ) -> Problem:  # fmt: skip
-    """The problem a refinement of the finished run `start` trains: its settings, D and sign values
-    (with the `pinned` ones merged in), under the reviewer's judgments, carrying its time."""
+    """The problem a refinement of the finished run `start` trains: its settings, D, sign values
+    (with the `pinned` ones merged in) and held syllable map, under the reviewer's judgments,
+    carrying its time."""
     if "channel" not in start.state:
         raise CheckpointError("the checkpoint holds no trained channel to refine")
     cfg = start.settings()
@@ -61,8 +62,9 @@ def _refined_problem(
     if pinned:
         pinned.check_channel(cfg.channel_kind)
         signs = signs.merged(pinned)
+    held = SignValues.from_state(start.state.get("held_map"))  # the syllable map auto held it to (none before)
     problem = Problem.prepare(corpus, cfg, on_event, cancel, review=review, seconds_before=start.seconds,
-                              phases_before=start.phases, signs=signs)  # fmt: skip
+                              phases_before=start.phases, signs=signs, held=held)  # fmt: skip
     return dataclasses.replace(problem, n_cognates=int(start.state["n_cognates"]))
 
 
@@ -140,7 +142,7 @@ def refine_channel(
                                 problem.known_charset)  # fmt: skip
             fit = blend.mix_fit(fit, problem) if blend is not None else fit
         return finish_channel_result(problem, result, fit, blend)
-    kept = {k: v for k, v in start.state.items() if k not in ("channel", "n_cognates", "sign_values")}
+    kept = {k: v for k, v in start.state.items() if k not in ("channel", "n_cognates", "sign_values", "held_map")}
     save_channel(checkpoint_path, problem, method, fit.channel, refined, kept)
     if blend is not None:
         with problem.timer("score"):

@@ -9,10 +9,12 @@ many lost words have a cognate. This method decides both, and says why, from the
    lost script reads as a syllabary (many more symbols than the known alphabet, shorter words),
    its sign map is first searched as a whole (`SyllableSearch`, engine/channels/syllables.py):
    the map that explains the lost words best starts every channel auto trains, where two starts
-   agree on it and it explains them better than the signs' own frequencies do. A map that one
-   start alone found (on a long list a start finds it rarely) may be the map or part of it, so
-   the first probe is trained from it and from a random start, and the one whose held-out words
-   beat the decoys more often is kept (2. below); otherwise channels start at random. Where the
+   agree on it and it explains them better than the signs' own frequencies do; the first probe is
+   then trained held to it (its signs' values as a scholar's, `map_values`) and free to leave it,
+   and the one whose held-out words beat the decoys more often is kept (2. below), its channel
+   holding the fit and any refinement where it was held. A map that one start alone found (on a
+   long list a start finds it rarely) may be the map or part of it, so the first probe is trained
+   from it and from a random start, and kept as above; otherwise channels start at random. Where the
    first starts explain the words about as well as a true map would and alike (`planted_gain`,
    CHANCE_SHARE, CHANCE_SPREAD: too few lost words to pin a map), no start can be told from
    chance: the search stops there.

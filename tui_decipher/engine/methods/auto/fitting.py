@@ -164,8 +164,10 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage) -> Fitted:
     back_steps, back_why = reverse_steps(schedule, problem.n_lost, problem.n_known)
     back_share = reverse_share(problem.n_lost, problem.n_known) if back_steps else 0.0
     steps_run = probed.steps + schedule.fit_steps + back_steps  # the search's included
+    # A probe held to the syllable map holds the run's channels from there on (its fit, and a
+    # refinement of the finished run: the checkpoint keeps the map's values).
     training = dataclasses.replace(
-        problem, n_cognates=demand,
+        problem, n_cognates=demand, held=probed.held,
         cfg=chosen.replace(capacity=least, cognate_fraction=max(0.001, estimate.share), channel_steps=steps_run),
     )  # fmt: skip
     start = copy.deepcopy(probed.channel)

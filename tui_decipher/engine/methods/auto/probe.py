@@ -14,6 +14,7 @@ from ...channels.protocol import Channel
 from ...channels.scoring import channel_log_probs
 from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit
+from ...constraints.sign_values import SignValues
 from ...corpora.corpus import Word
 from ...run.problem import Problem
 from ...run.seeds import derive
@@ -26,7 +27,7 @@ from .probe_words import ProbeWords, probe_words
 from .schedule import Probe, Schedule
 from .search import searched_channel
 from .syllable_search import _Syllables
-from .training import LEXICON_SETTLE, _seeded, _train
+from .training import LEXICON_SETTLE, _seeded, _train, map_values
 
 # The lexicon objective explains every lost word by some known word: its probe is kept without
 # trying the next while its held-out evidence allows that at least this share has a cognate. Set
@@ -63,9 +64,9 @@ def run_probes(
     each channel trained is a stage of its own (a stopped run resumes after it)."""
     memo = memo or StageMemo("auto")  # saves nowhere until bound
     words = probe_words(problem, schedule)
-    tried, searched, from_map, done = _tried_probes(problem, schedule, words, syllables, done, memo)
-    kept = kept_probe([e.held.wins for _, e, _ in tried])
-    _, estimate, channel = tried[kept]
+    tried, searched, done = _tried_probes(problem, schedule, words, syllables, done, memo)
+    kept = kept_probe([t.estimate.held.wins for t in tried])
+    estimate, channel = tried[kept].estimate, tried[kept].channel
     # D is read again with a copy of the kept probe calibrated on the words the evidence says have
     # a cognate (calibration.py): its own cognates then lose to decoys as often as real ones.
     if calibrates(len(words.train), problem.n_known):
@@ -81,50 +82,67 @@ def run_probes(
         again = _estimate(problem, calibration.channel, words.held, words.decoys, words.nulls, words.distances)
         estimate = dataclasses.replace(estimate, held=recalibrated(estimate.held, again.held))
     single = syllables is not None and syllables.single
+    holds = any(t.held for t in tried)
     evidence = [
-        {"objective": p.objective, "steps": p.total_steps, "held_out": e.held.n_lost, "wins": e.held.wins,
-         "share": round(e.share, 4), "share_upper": round(e.held.share_upper(), 4), "kept": k == kept,
-         **({"search": searched[k]} if p.search else {}),
-         **({"from_single_map": from_map[k]} if single else {})}
-        for k, (p, e, _) in enumerate(tried)
+        {"objective": t.probe.objective, "steps": t.probe.total_steps, "held_out": t.estimate.held.n_lost,
+         "wins": t.estimate.held.wins, "share": round(t.estimate.share, 4),
+         "share_upper": round(t.estimate.held.share_upper(), 4), "kept": k == kept,
+         **({"search": searched[k]} if t.probe.search else {}),
+         **({"from_single_map": t.from_single} if single else {}),
+         **({"held_to_map": t.held} if holds else {})}
+        for k, t in enumerate(tried)
     ]  # fmt: skip
-    why = _probe_why(schedule, tried, kept, from_map if single else None, searched)
-    return _Probed(estimate, channel, evidence, why, done, words.held, words.decoys)
+    why = _probe_why(schedule, tried, kept, single, searched)
+    held = map_values(syllables.map) if tried[kept].held and syllables is not None else None
+    return _Probed(estimate, channel, evidence, why, done, words.held, words.decoys, held)
 
 
 def _tried_probes(
     problem: Problem, schedule: Schedule, words: ProbeWords, syllables: _Syllables | None, done: int, memo: StageMemo
-) -> tuple[list[tuple[Probe, _Estimate, Channel]], list[list[dict[str, Any]]], list[bool], int]:
+) -> tuple[list[_Tried], list[list[dict[str, Any]]], int]:
     """The schedule's probe candidates trained in turn until one is not `doubted`: each candidate
-    with its estimate and channel, each one's search starts (none without a search), whether each
-    started from the map only one syllable search start found, and the steps run by then."""
+    (its estimate and channel, where it started), each one's search starts (none without a
+    search), and the steps run by then."""
     cfg = problem.cfg
-    tried: list[tuple[Probe, _Estimate, Channel]] = []
+    tried: list[_Tried] = []
     searched: list[list[dict[str, Any]]] = []
     found = syllables.map if syllables and syllables.used else None
     single = syllables.map if syllables and syllables.single else None
-    from_map: list[bool] = []
+    hold = False
     for attempt, probe in enumerate(schedule.probes):
+        # The first probe from a map only one start found, as well as from where it would start;
+        # from a map two starts agreed on, held to it as to a scholar's values as well as free to
+        # leave it: a channel free to leave a map can drift from a right one (a generated syllabary
+        # with 10 values: 47 of its 62 syllables right in the map, 31 of 62 after training), and
+        # held it keeps a wrong part (Linear B's). The one whose held-out words beat the decoys
+        # more often is kept, the held one of equals; the next probes start as it did.
+        if attempt == 0 and single is not None:
+            starts_of: tuple[tuple[SyllableMap | None, bool], ...] = ((found, False), (single, False))
+        elif attempt == 0 and found is not None and found.values():
+            starts_of = ((found, True), (found, False))
+        else:
+            starts_of = ((found, hold),)
+        held_name = " held to the map" if hold else ""
         start: Channel | None = None
         starts: list[dict[str, Any]] = []
         if probe.search is not None:
             seed = derive(cfg.seed, "channel start", 0, attempt)
-            start, starts = searched_channel(problem, probe, done, seed, found, memo, f"probe {attempt + 1} search",
-                                             words.train_rows)  # fmt: skip
+            start, starts = searched_channel(problem, probe, done, seed, found, memo,
+                                             f"probe {attempt + 1}{held_name} search", words.train_rows,
+                                             hold)  # fmt: skip
             done += probe.search.total_steps
-        # The first probe from a map only one start found, as well as from where it would start:
-        # the one whose held-out words beat the decoys more often is kept, and the next probes
-        # start where it started.
-        for c, seeded in enumerate((found, single) if attempt == 0 and single is not None else (found,)):
+        for seeded, held in starts_of:
             searched.append(starts)
-            name = f"probe {attempt + 1}" + (" from the single map" if c else "")
+            where = " from the single map" if seeded is single and single is not None else ""
+            name = f"probe {attempt + 1}{where}" + (" held to the map" if held else "")
             seed = derive(cfg.seed, "channel start", 0, attempt)
 
-            def train(name: str = name, seeded: SyllableMap | None = seeded, start: Channel | None = start,
-                      done: int = done, seed: int = seed, probe: Probe = probe) -> ChannelFit:  # fmt: skip
+            def train(name: str = name, seeded: SyllableMap | None = seeded, held: bool = held,
+                      start: Channel | None = start, done: int = done, seed: int = seed,
+                      probe: Probe = probe) -> ChannelFit:  # fmt: skip
                 return _train(problem, words.train, probe.steps, done, seed, max(1, len(words.train) // 2), 1,
                               rows=words.train_rows, objective=probe.objective,
-                              start=start or _seeded(problem, seeded, seed), saving=memo.saving(name),
+                              start=start or _seeded(problem, seeded, seed, held), saving=memo.saving(name),
                               settle=LEXICON_SETTLE if probe.objective == "lexicon" else 0.0)  # fmt: skip
 
             fit = memo.run(name, train)
@@ -132,14 +150,14 @@ def _tried_probes(
                 start = fit.channel
             done += probe.steps
             estimate = _estimate(problem, fit.channel, words.held, words.decoys, words.nulls, words.distances)
-            tried.append((probe, estimate, fit.channel))
-            from_map.append(single is not None and seeded is single)
-        kept = kept_probe([e.held.wins for _, e, _ in tried])
-        if from_map[kept]:
+            tried.append(_Tried(probe, estimate, fit.channel, single is not None and seeded is single, held))
+        kept = tried[kept_probe([t.estimate.held.wins for t in tried])]
+        if kept.from_single:
             found = single
-        if not doubted(probe, tried[kept][1].held):
+        hold = kept.held
+        if not doubted(probe, kept.estimate.held):
             break
-    return tried, searched, from_map, done
+    return tried, searched, done
 
 
 def _estimate(
@@ -187,33 +205,51 @@ def _held_evidence(problem: Problem, channel: Channel, probed: _Probed) -> tuple
 
 
 def _probe_why(
-    schedule: Schedule, tried: list[tuple[Probe, _Estimate, Channel]], kept: int, from_map: list[bool] | None = None,
+    schedule: Schedule, tried: list[_Tried], kept: int, single: bool = False,
     starts_of: list[list[dict[str, Any]]] | None = None,
 ) -> str:  # fmt: skip
-    """Which probe was kept and why, in a phrase; empty where the schedule has one candidate.
-    `from_map`: whether each tried probe started from a map only one syllable search start found;
-    `starts_of`: each tried probe's search starts."""
-    if len(schedule.probes) == 1:
+    """Which probe was kept and why, in a phrase; empty where the schedule has one candidate and
+    no start was chosen. `single`: whether the first probe was tried from a map only one syllable
+    search start found; `starts_of`: each tried probe's search starts."""
+    holds = any(t.held for t in tried)
+    if len(schedule.probes) == 1 and len(tried) == 1:
         return ""
 
-    def started(k: int) -> str:
-        return "" if from_map is None else " from the map one start found" if from_map[k] else " from a random start"
+    def started(t: _Tried) -> str:
+        if single:
+            return " from the map one start found" if t.from_single else " from a random start"
+        if holds:
+            return " held to the syllable map" if t.held else " free to leave the syllable map"
+        return ""
 
-    probe, estimate, _ = tried[kept]
+    chosen = tried[kept]
+    probe, estimate = chosen.probe, chosen.estimate
     if len(tried) == 1:
         return (f"probe: {probe.objective} objective (up to {100 * estimate.held.share_upper():.0f}% of lost "
                 f"words have a cognate, as it assumes)")  # fmt: skip
     others = ", ".join(
-        f"the {p.objective} probe{started(k)}'s {100 * e.held.wins / e.held.n_lost:.0f}%"
-        for k, (p, e, _) in enumerate(tried) if k != kept
+        f"the {t.probe.objective} probe{started(t)}'s {100 * t.estimate.held.wins / t.estimate.held.n_lost:.0f}%"
+        for k, t in enumerate(tried) if k != kept
     )  # fmt: skip
     searched = ""
     if probe.search is not None:
         n = len(starts_of[kept]) if starts_of is not None else probe.search.starts
         where = f"from {n} starts" if n > 1 else "from the syllable search's map (one start)"
         searched = f", its map searched {where} on its training words"
-    return (f"probe: {probe.objective} objective{started(kept)}{searched} (its held-out words beat decoys "
+    return (f"probe: {probe.objective} objective{started(chosen)}{searched} (its held-out words beat decoys "
             f"{100 * estimate.held.wins / estimate.held.n_lost:.0f}% against {others})")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Tried:
+    """A probe candidate as trained: its estimate and channel, and where it started: from the map
+    only one syllable search start found (`from_single`), held to the syllable map (`held`)."""
+
+    probe: Probe
+    estimate: _Estimate
+    channel: Channel
+    from_single: bool = False
+    held: bool = False
 
 
 @dataclass(frozen=True)
@@ -257,3 +293,6 @@ class _Probed:
     steps: int
     held_words: list[Word]  # the held-out lost words the estimate was made on
     decoys: list[Word]
+    # The syllable map's values the kept probe was held to (None: free, or no map). A class-level
+    # default: a probe stage pickled before holds existed reads as free.
+    held: SignValues | None = None

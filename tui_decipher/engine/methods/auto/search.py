@@ -34,16 +34,16 @@ def probe_search_starts(probe: Probe, found: SyllableMap | None) -> int:
 
 def searched_channel(
     problem: Problem, probe: Probe, done: int, seed: int, found: SyllableMap | None, memo: StageMemo, stage: str,
-    rows: np.ndarray,
+    rows: np.ndarray, hold: bool = False,
 ) -> tuple[Channel, list[dict[str, Any]]]:  # fmt: skip
     """The probe's search (`Search`): its objective on the probe's training words `rows` from each
     start (`probe_search_starts`; D = half of them, C = 1; each start from the syllable search's map
-    `found` where there is one; never on the held-out words, whose decoy wins must come from words
-    no channel trained on),
-    reporting steps after the `done` ones. Returns the kept channel, and each start's final loss
-    (mean over its last SEARCH_LOSS_TAIL of steps) and whether it was kept. Each start is a stage
-    of `memo` (`stage` and its number): its batch losses decide, so it is saved whole, not mid-way.
-    The starts train side by side where the run has two cores or more (`side_by_side`)."""
+    `found` where there is one, held to it with `hold`; never on the held-out words, whose decoy
+    wins must come from words no channel trained on), reporting steps after the `done` ones.
+    Returns the kept channel, and each start's final loss (mean over its last SEARCH_LOSS_TAIL of
+    steps) and whether it was kept. Each start is a stage of `memo` (`stage` and its number): its
+    batch losses decide, so it is saved whole, not mid-way. The starts train side by side where the
+    run has two cores or more (`side_by_side`)."""
     search = probe.search
     assert search is not None
     names = [f"{stage} start {k + 1}" for k in range(probe_search_starts(probe, found))]
@@ -55,7 +55,7 @@ def searched_channel(
             start_seed = derive(seed, "probe search start", k)
             fit = _train(own, words, search.steps, done + k * search.steps,
                          start_seed, max(1, len(words) // 2), 1, rows=rows, objective=probe.objective,
-                         losses=batch_losses, start=_seeded(own, found, start_seed),
+                         losses=batch_losses, start=_seeded(own, found, start_seed, hold),
                          channel=f"search start {k + 1}")  # fmt: skip
             return fit, batch_losses
 

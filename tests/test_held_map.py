@@ -1,5 +1,6 @@
-"""A syllable map two search starts agreed on: auto's first probe is trained held to it as well as
-free to leave it, held-out words choose, and a held probe holds the fit and every refinement."""
+"""A syllable map two search starts agreed on under a scholar's values: auto's first probe is trained
+held to it as well as free to leave it, held-out words choose, and a held probe holds the fit and
+every refinement."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from tui_decipher.engine.channels.syllables import SyllableMap
 from tui_decipher.engine.constraints.review import ReviewConstraints
 from tui_decipher.engine.constraints.sign_values import SignValue, SignValues
 from tui_decipher.engine.corpora.corpus import read_cog
-from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
+from tui_decipher.engine.corpora.generators import GeneratorSpec, syllabary_key_text, write_generated
 from tui_decipher.engine.methods import refine_decipherment, run_decipherment
 from tui_decipher.engine.methods.auto import probe as auto_probe
 from tui_decipher.engine.methods.auto import syllable_search
@@ -72,9 +73,11 @@ def test_the_first_probe_is_tried_held_to_an_agreed_map_and_free_and_a_held_one_
     # Which candidate's held-out words won is forced here (`kept_probe`'s own rule has its test): the
     # held probe is the first candidate, the free one the second.
     monkeypatch.setattr(auto_probe, "kept_probe", lambda wins: 0 if held_kept else 1)
-    path = str(write_generated(tmp_path / "syl.cog", GeneratorSpec(kind="syllabary", seed=2, lost_words=120)).path)
-    corpus = read_cog(path)
-    cfg = DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60)
+    written = write_generated(tmp_path / "syl.cog", GeneratorSpec(kind="syllabary", seed=2, lost_words=120))
+    path, corpus = str(written.path), read_cog(written.path)
+    # A scholar's values (the key's first four): the search runs under them.
+    (tmp_path / "signs.tsv").write_text("\n".join(syllabary_key_text(written).splitlines()[:5]) + "\n", "utf-8")
+    cfg = DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60, known_signs=str(tmp_path / "signs.tsv"))
     result = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
     d = result.decisions
     assert d["syllables"]["used"]
@@ -105,10 +108,20 @@ def test_the_first_probe_is_tried_held_to_an_agreed_map_and_free_and_a_held_one_
     problem = _refined_problem(corpus, checkpoint, ReviewConstraints(), lambda e: None, threading.Event(), pinned)
     s = problem.lost_charset.index[sign]
     given = [ids for symbol, ids in problem.pinned_signs if symbol == s]
-    assert tuple(problem.known_charset.index[a] for a in letters) in given
-    assert all(ids in ([tuple(problem.known_charset.index[a] for a in letters)]
-                       + [(problem.known_charset.index[letters[0]],)]) for ids in given)  # fmt: skip
+    value = tuple(problem.known_charset.index[a] for a in letters)
+    assert value in given and all(ids in (value, value[:1]) for ids in given)  # the value, or its consonant alone
     # A refinement keeps holding the channel: its checkpoint keeps the map's values.
     refine_decipherment(corpus, checkpoint, ReviewConstraints(), 1, checkpoint=tmp_path / "r.pt")
     after = load_checkpoint(tmp_path / "r.pt")
     assert SignValues.from_state(after.state["held_map"]).by_symbol() == values.by_symbol()
+
+
+def test_without_a_scholars_values_the_first_probe_is_not_tried_held(tmp_path, single_thread, monkeypatch) -> None:
+    taken: list[SyllableMap] = []
+    monkeypatch.setattr(syllable_search, "search_starts", _agreed_maps(syllable_search.search_starts, taken))
+    monkeypatch.setattr(syllable_search, "planted_gain", lambda *args, **kwargs: 10.0)
+    path = str(write_generated(tmp_path / "syl.cog", GeneratorSpec(kind="syllabary", seed=2, lost_words=120)).path)
+    cfg = DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60)
+    d = run_decipherment(read_cog(path), cfg, checkpoint=tmp_path / CHECKPOINT_NAME).decisions
+    assert d["syllables"]["used"] and all("held_to_map" not in p for p in d["probes"])
+    assert "held to the syllable map" not in d["line"] and "held_map" not in load_checkpoint(tmp_path).state

@@ -327,7 +327,7 @@ def test_a_finished_run_is_refined_with_pinned_sign_values(syllabary, tmp_path) 
     assert resumed.exit_code == 2 and "--refine RUN --known-signs FILE" in " ".join(resumed.output.split())
 
 
-def test_a_refinement_refits_auto_only_where_its_search_found_no_map_and_the_values_are_new() -> None:
+def test_a_refinement_refits_auto_where_its_search_found_no_map_or_its_channel_held_one_and_values_are_new() -> None:
     from tui_decipher.engine.constraints.sign_values import SignValue, SignValues
     from tui_decipher.engine.methods.auto.decisions import refit_under
 
@@ -338,6 +338,11 @@ def test_a_refinement_refits_auto_only_where_its_search_found_no_map_and_the_val
     assert not refit_under({}, SignValues(), ka)  # no search (an alphabet): the channel trains on
     assert not refit_under(failed, ka, ka) and refit_under(failed, ka, ka.merged(ta))  # only new values
     assert not refit_under(failed, SignValues(), None)
+    # A run whose channel was held to the map found without these values: searched again under them.
+    held = {**found, "probes": [{"kept": False, "held_to_map": False}, {"kept": True, "held_to_map": True}]}
+    free = {**found, "probes": [{"kept": False, "held_to_map": True}, {"kept": True, "held_to_map": False}]}
+    assert refit_under(held, SignValues(), ka) and not refit_under(free, SignValues(), ka)
+    assert not refit_under(held, ka, ka)  # only new values
 
 
 def test_an_auto_run_whose_search_found_no_map_is_fitted_again_under_pinned_values(syllabary, tmp_path) -> None:

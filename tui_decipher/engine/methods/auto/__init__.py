@@ -9,12 +9,13 @@ many lost words have a cognate. This method decides both, and says why, from the
    lost script reads as a syllabary (many more symbols than the known alphabet, shorter words),
    its sign map is first searched as a whole (`SyllableSearch`, engine/channels/syllables.py):
    the map that explains the lost words best starts every channel auto trains, where two starts
-   agree on it and it explains them better than the signs' own frequencies do; the first probe is
-   then trained held to it (its signs' values as a scholar's, `map_values`) and free to leave it,
-   and the one whose held-out words beat the decoys more often is kept (2. below), its channel
-   holding the fit and any refinement where it was held. A map that one start alone found (on a
-   long list a start finds it rarely) may be the map or part of it, so the first probe is trained
-   from it and from a random start, and kept as above; otherwise channels start at random. Where the
+   agree on it and it explains them better than the signs' own frequencies do. Where it was
+   searched under a scholar's values, the first probe is trained held to it (its syllables as
+   values, held_map.py) and free to leave it, and the one whose held-out words beat the decoys more
+   often is kept (2. below); a held one's channel holds the fit and any refinement. A map that
+   one start alone found (on a long list a start finds it rarely) may be the map or part of it,
+   so the first probe is trained from it and from a random start, and kept as above; otherwise
+   channels start at random. Where the
    first starts explain the words about as well as a true map would and alike (`planted_gain`,
    CHANCE_SHARE, CHANCE_SPREAD: too few lost words to pin a map), no start can be told from
    chance: the search stops there.
@@ -197,8 +198,9 @@ class AutoMethod:
     ) -> DecipherResult:
         # Its decisions stand: a refinement trains the channel it chose, with its D and C. But where
         # its syllable search could tell no map from chance (too few words to pin one, as its line
-        # says), sign values it did not have are what the search lacked: the run is fitted again
-        # under them, search, probe and D included (`refit_under`).
+        # says), sign values it did not have are what the search lacked, and where its channel was
+        # held to the map, the map was searched without them: the run is fitted again under them,
+        # search, probe and D included (`refit_under`).
         held = SignValues.from_state(start.state.get("sign_values"))
         if refit_under(start.state.get("decisions", {}), held, signs):
             assert signs is not None

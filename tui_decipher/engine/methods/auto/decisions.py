@@ -79,9 +79,12 @@ def _demand_phrase(d: dict[str, Any]) -> str:
 def refit_under(decisions: dict[str, Any], held: SignValues, pinned: SignValues | None) -> bool:
     """Whether a refinement fits an auto run again rather than training its channel on: it brings
     sign values the run did not hold, and the run's syllable search was made but found no map it
-    could tell from chance (`decisions["syllables"]["used"]` false)."""
+    could tell from chance (`decisions["syllables"]["used"]` false), or its channel was held to the
+    map the search found without them (a probe kept `held_to_map`: the held signs' readings cannot
+    make way for the new values, so the map is searched again under them)."""
     if not pinned:
         return False
     new = {(v.lost, v.known) for v in pinned.values} - {(v.lost, v.known) for v in held.values}
     searched = decisions.get("syllables") or {}
-    return bool(new) and bool(searched) and not searched.get("used", True)
+    held_to_map = any(p.get("kept") and p.get("held_to_map") for p in decisions.get("probes", []))
+    return bool(new) and bool(searched) and (not searched.get("used", True) or held_to_map)

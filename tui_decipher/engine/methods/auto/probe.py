@@ -23,11 +23,12 @@ from .calibration import calibrated, calibrates, recalibrated
 from .decoys import synthetic_cognates
 from .demand import DemandEstimate, estimate_demand
 from .fit_check import _fit_check_evidence
+from .held_map import holds_map, map_values
 from .probe_words import ProbeWords, probe_words
 from .schedule import Probe, Schedule
 from .search import searched_channel
 from .syllable_search import _Syllables
-from .training import LEXICON_SETTLE, _seeded, _train, map_values
+from .training import LEXICON_SETTLE, _seeded, _train
 
 # The lexicon objective explains every lost word by some known word: its probe is kept without
 # trying the next while its held-out evidence allows that at least this share has a cognate. Set
@@ -111,14 +112,12 @@ def _tried_probes(
     hold = False
     for attempt, probe in enumerate(schedule.probes):
         # The first probe from a map only one start found, as well as from where it would start;
-        # from a map two starts agreed on, held to it as to a scholar's values as well as free to
-        # leave it: a channel free to leave a map can drift from a right one (a generated syllabary
-        # with 10 values: 47 of its 62 syllables right in the map, 31 of 62 after training), and
-        # held it keeps a wrong part (Linear B's). The one whose held-out words beat the decoys
+        # from a map two starts agreed on under a scholar's values, held to it as to those values
+        # as well as free to leave it (`holds_map`). The one whose held-out words beat the decoys
         # more often is kept, the held one of equals; the next probes start as it did.
         if attempt == 0 and single is not None:
             starts_of: tuple[tuple[SyllableMap | None, bool], ...] = ((found, False), (single, False))
-        elif attempt == 0 and found is not None and found.values():
+        elif attempt == 0 and found is not None and holds_map(problem, found):
             starts_of = ((found, True), (found, False))
         else:
             starts_of = ((found, hold),)

@@ -17,26 +17,13 @@ from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit, fit_channel, new_channel
 from ...channels.training import ChannelTraining, Saving
 from ...channels.transport import NoCognate
-from ...constraints.sign_values import SignValue, SignValues
 from ...corpora.corpus import Word
 from ...run.config import ChannelObjective
 from ...run.events import ChannelStep, Decided
 from ...run.problem import Problem, RunCancelled
 from ...run.seeds import derive
+from .held_map import map_values
 from .schedule import Schedule
-
-# A held map's syllables also write their consonant alone (`SignValues.with_dead_vowels`) where its
-# spelling writes at least this share of clusters in full, each consonant with a sign: the fitted
-# share is 0.3-0.4% on Linear B and below 1e-30 on generated Linear B-like syllabaries, 59-63% on
-# generated Cypriot-like ones (channels/spelling.py's `fit_spelling`). Below it, a consonant alone
-# is a reading the map says the script does not use.
-FULL_CLUSTERS = 0.1
-
-
-def map_values(found: SyllableMap) -> SignValues:
-    """A syllable search's map as sign values (`SyllableMap.values`), to hold channels to."""
-    values = SignValues(tuple(SignValue(sign, letters) for sign, letters in found.values()), "the syllable map")
-    return values.with_dead_vowels(frozenset(found.vowels)) if found.spelling.clusters >= FULL_CLUSTERS else values
 
 
 def _seeded(problem: Problem, found: SyllableMap | None, seed: int, hold: bool = False) -> Channel | None:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-from contextlib import closing
 
 import numpy as np
 import pytest
 import torch
 from typer.testing import CliRunner
 
+from tests.syllable_support import starts_made
 from tui_decipher.cli import app
 from tui_decipher.engine.corpora.corpus import graphemes, read_cog
 from tui_decipher.engine.corpora.generators import GeneratorSpec, syllabary_key_text, write_generated
@@ -687,22 +687,6 @@ def test_the_kept_syllable_map_is_the_best_of_those_another_start_reproduced() -
     assert kept_syllable_map([first, lone]) == (1, [False, False])
 
 
-def _starts_made(real_starts, made, calls):
-    """The syllable search's starts as they run, each map replaced by `made(map)` once it is
-    appended to `calls` (the maps auto took, in order)."""
-
-    def starts(*args, **kwargs):
-        with closing(real_starts(*args, **kwargs)) as inner:
-            for found in inner:
-                if found is None:
-                    yield None
-                    return
-                calls.append(found)
-                yield made(found)
-
-    return starts
-
-
 @pytest.mark.parametrize(("agree", "explains"), [(True, True), (False, True), (True, False)])
 def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_channels_only_where_found(
     tmp_path, single_thread, monkeypatch, agree, explains
@@ -723,7 +707,7 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
         gain = 1.0 if explains else -0.5
         return dataclasses.replace(base, sign_of=rotated, log_likelihood=base.background + gain * base.n_lost)
 
-    monkeypatch.setattr(auto, "search_starts", _starts_made(auto.search_starts, made, calls))
+    monkeypatch.setattr(auto, "search_starts", starts_made(auto.search_starts, made, calls))
     monkeypatch.setattr(training, "seed_channel", lambda *args, **kwargs: seeded.append(args[1]))
     # A true map would explain far more than any start: the starts are not all chance (that path
     # is the next test's).
@@ -825,7 +809,7 @@ def test_the_syllable_search_stops_where_its_starts_explain_the_words_as_well_as
         asked.append(args)
         return planted
 
-    monkeypatch.setattr(auto, "search_starts", _starts_made(auto.search_starts, made, calls))
+    monkeypatch.setattr(auto, "search_starts", starts_made(auto.search_starts, made, calls))
     monkeypatch.setattr(auto, "planted_gain", planted_gain)
     path = _generated(tmp_path, "syllabary", seed=2, lost_words=200)
     cfg = DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60)

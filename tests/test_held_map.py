@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from contextlib import closing
 
 import pytest
 
+from tests.syllable_support import starts_made
 from tui_decipher.engine.channels.spelling import FINAL, Spelling
 from tui_decipher.engine.channels.syllables import SyllableMap
 from tui_decipher.engine.constraints.review import ReviewConstraints
@@ -46,21 +46,14 @@ def test_a_map_reads_as_the_sign_values_of_the_units_the_known_words_hold() -> N
 
 
 def _agreed_maps(real_starts, taken):
-    """The syllable search's starts as they run, each start's map replaced by the first one's, said
-    to explain the lost words a nat a word beyond their signs' frequencies: two starts agree, the
-    map is used. `taken` gets the maps handed on."""
+    """The syllable search's starts, each start's map replaced by the first one's, said to explain
+    the lost words a nat a word beyond their signs' frequencies: two starts agree, the map is used.
+    `taken` gets the maps the search found."""
 
-    def starts(*args, **kwargs):
-        with closing(real_starts(*args, **kwargs)) as inner:
-            for found in inner:
-                if found is None:
-                    yield None
-                    return
-                base = taken[0] if taken else found
-                taken.append(dataclasses.replace(base, log_likelihood=base.background + base.n_lost))
-                yield taken[-1]
+    def made(found):
+        return dataclasses.replace(taken[0], log_likelihood=taken[0].background + taken[0].n_lost)
 
-    return starts
+    return starts_made(real_starts, made, taken)
 
 
 @pytest.mark.parametrize("held_kept", [True, False])

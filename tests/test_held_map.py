@@ -16,7 +16,7 @@ from tui_decipher.engine.constraints.review import ReviewConstraints
 from tui_decipher.engine.constraints.sign_values import SignValue, SignValues
 from tui_decipher.engine.corpora.corpus import read_cog
 from tui_decipher.engine.corpora.generators import GeneratorSpec, syllabary_key_text, write_generated
-from tui_decipher.engine.methods import refine_decipherment, run_decipherment
+from tui_decipher.engine.methods import describe_refinement, refine_decipherment, run_decipherment
 from tui_decipher.engine.methods.auto import probe as auto_probe
 from tui_decipher.engine.methods.auto import syllable_search
 from tui_decipher.engine.methods.auto.training import map_values
@@ -107,6 +107,12 @@ def test_the_first_probe_is_tried_held_to_an_agreed_map_and_free_and_a_held_one_
     refine_decipherment(corpus, checkpoint, ReviewConstraints(), 1, checkpoint=tmp_path / "r.pt")
     after = load_checkpoint(tmp_path / "r.pt")
     assert SignValues.from_state(after.state["held_map"]).by_symbol() == values.by_symbol()
+    # One that brings a new value fits the run again under it: the held signs could not make way.
+    lost, known = syllabary_key_text(written).splitlines()[6].split("\t")
+    new = SignValues((SignValue(lost, tuple(known)),))
+    refit = refine_decipherment(corpus, checkpoint, ReviewConstraints(), 1, signs=new)
+    assert refit.decisions["refinement"] == {"refit": 5, "map_held": True}
+    assert "was held to a syllable map" in describe_refinement(refit.decisions)
 
 
 def test_without_a_scholars_values_the_first_probe_is_not_tried_held(tmp_path, single_thread, monkeypatch) -> None:

@@ -356,7 +356,7 @@ def test_an_auto_run_whose_search_found_no_map_is_fitted_again_under_pinned_valu
     pinned = read_sign_values(signs, corpus)
     refined = refine_decipherment(corpus, load_checkpoint(tmp_path), ReviewConstraints(), 1,
                                   checkpoint=tmp_path / CHECKPOINT_NAME, signs=pinned)  # fmt: skip
-    assert refined.decisions["refinement"] == {"refit": 10} and refined.refined == 1
+    assert refined.decisions["refinement"] == {"refit": 10, "map_held": False} and refined.refined == 1
     assert "fitted again under 10 sign value(s)" in describe_refinement(refined.decisions)
     for value in pinned.values:
         assert _reads_as_its_value(refined.char_map[value.lost][0][0], value)

@@ -66,6 +66,9 @@ def describe_refinement(decisions: dict[str, Any] | None) -> str | None:
     if not weight:
         return None
     if "refit" in weight:
+        if weight.get("map_held"):
+            return (f"fitted again under {weight['refit']} sign value(s): the run's channel was held to a syllable "
+                    "map searched without values now pinned, so the map was searched again under them")  # fmt: skip
         return (f"fitted again under {weight['refit']} sign value(s): the run's syllable search had found no map "
                 "it could tell from chance, and values it lacked were pinned")  # fmt: skip
     return (

@@ -163,7 +163,8 @@ class AutoMethod:
         refined = 0
         if refit_of is not None:
             refined = result.refined = refit_of.refined + 1
-            result.decisions["refinement"] = {"refit": len(signs or ())}
+            searched = refit_of.state.get("decisions", {}).get("syllables") or {}
+            result.decisions["refinement"] = {"refit": len(signs or ()), "map_held": bool(searched.get("used"))}
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
         result.config = flows.cfg  # what ran: the decided channel, D (as its share) and C
         result.n_cognates = flows.n_cognates

@@ -124,3 +124,43 @@ def test_without_a_scholars_values_the_first_probe_is_not_tried_held(tmp_path, s
     d = run_decipherment(read_cog(path), cfg, checkpoint=tmp_path / CHECKPOINT_NAME).decisions
     assert d["syllables"]["used"] and all("held_to_map" not in p for p in d["probes"])
     assert "held to the syllable map" not in d["line"] and "held_map" not in load_checkpoint(tmp_path).state
+
+
+def test_the_other_splits_hold_out_disjoint_parts_of_the_words_the_probes_own_split_trains_on() -> None:
+    from tui_decipher.engine.methods.auto.held_folds import HOLD_FOLDS, fold_rows
+    from tui_decipher.engine.methods.auto.probe_words import probe_split
+
+    _, held = probe_split(200, 7, 0.8)
+    folds = fold_rows(200, 7, 0.8)
+    assert len(folds) == HOLD_FOLDS - 1
+    seen = set(held.tolist())
+    for fold_train, fold_held in folds:
+        assert len(fold_held) == len(held) and len(fold_train) == 200 - len(held)
+        assert set(fold_train.tolist()) | set(fold_held.tolist()) == set(range(200))
+        assert not seen & set(fold_held.tolist())  # disjoint from the probes' own and each other's
+        seen |= set(fold_held.tolist())
+    # Fewer where the probes' training words hold fewer disjoint parts: a half held out leaves one,
+    # three fifths none.
+    assert len(fold_rows(200, 7, 0.5)) == 1 and fold_rows(200, 7, 0.4) == []
+
+
+@pytest.mark.parametrize("free_wins_more", [True, False])
+def test_held_and_free_are_kept_by_their_wins_over_every_split(
+    tmp_path, single_thread, monkeypatch, free_wins_more
+) -> None:
+    taken: list[SyllableMap] = []
+    monkeypatch.setattr(syllable_search, "search_starts", _agreed_maps(syllable_search.search_starts, taken))
+    monkeypatch.setattr(syllable_search, "planted_gain", lambda *args, **kwargs: 10.0)
+    # The other splits' wins, made up: far more than one split's 24 held-out words can make up.
+    other = {True: [0.0, 0.0], False: [30.0, 30.0]} if free_wins_more else {True: [30.0, 30.0], False: [0.0, 0.0]}
+    monkeypatch.setattr(auto_probe, "fold_wins", lambda problem, probe, found, held, *args: other[held])
+    written = write_generated(tmp_path / "syl.cog", GeneratorSpec(kind="syllabary", seed=2, lost_words=120))
+    (tmp_path / "signs.tsv").write_text("\n".join(syllabary_key_text(written).splitlines()[:5]) + "\n", "utf-8")
+    cfg = DecipherConfig(corpus=str(written.path), device="cpu", seed=1, auto_steps=60,
+                         known_signs=str(tmp_path / "signs.tsv"))  # fmt: skip
+    d = run_decipherment(read_cog(written.path), cfg).decisions
+    lexicon = [p for p in d["probes"] if p["objective"] == "lexicon"]
+    assert [p["fold_wins"] for p in lexicon] == [other[True], other[False]]
+    assert [p["kept"] for p in lexicon] == ([False, True] if free_wins_more else [True, False])
+    won = "free to leave the syllable map" if free_wins_more else "held to the syllable map"
+    assert f"over 3 splits of the lost words the probe {won}'s held-out words beat decoys" in d["line"]

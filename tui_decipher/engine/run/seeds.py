@@ -38,6 +38,7 @@ STREAMS: dict[str, Stream] = {
     "auto reverse": Stream(29, (), "the reverse channel's start and batches"),
     "auto null words": Stream(31, (), "lost-like words without a cognate"),
     "auto calibration": Stream(37, (), "the calibration pass's batches"),
+    "held or free fold": Stream(41, (43,), "a held or free probe's batches on another split (split)"),
     # Within a stream (its seed, not the run's): a probe search's fresh starts, null words' passes.
     "probe search start": Stream(7, (7,), "a probe search's start (k: start k + 1)"),
     "null word pass": Stream(0, (1, 101), "a pass of the null words' draws (pass, model: 0 trigrams ...)"),

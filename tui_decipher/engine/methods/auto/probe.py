@@ -23,7 +23,9 @@ from .calibration import calibrated, calibrates, recalibrated
 from .decoys import synthetic_cognates
 from .demand import DemandEstimate, estimate_demand
 from .fit_check import _fit_check_evidence
+from .held_folds import fold_wins
 from .held_map import holds_map, map_values
+from .probe_choice import _probe_why, _Tried
 from .probe_words import ProbeWords, probe_words
 from .schedule import Probe, Schedule
 from .search import searched_channel
@@ -66,7 +68,7 @@ def run_probes(
     memo = memo or StageMemo("auto")  # saves nowhere until bound
     words = probe_words(problem, schedule)
     tried, searched, done = _tried_probes(problem, schedule, words, syllables, done, memo)
-    kept = kept_probe([t.estimate.held.wins for t in tried])
+    kept = kept_probe([-1 if t.ruled_out else t.estimate.held.wins for t in tried])
     estimate, channel = tried[kept].estimate, tried[kept].channel
     # D is read again with a copy of the kept probe calibrated on the words the evidence says have
     # a cognate (calibration.py): its own cognates then lose to decoys as often as real ones.
@@ -90,7 +92,7 @@ def run_probes(
          "share_upper": round(t.estimate.held.share_upper(), 4), "kept": k == kept,
          **({"search": searched[k]} if t.probe.search else {}),
          **({"from_single_map": t.from_single} if single else {}),
-         **({"held_to_map": t.held} if holds else {})}
+         **({"held_to_map": t.held, "fold_wins": list(t.fold_wins)} if holds else {})}
         for k, t in enumerate(tried)
     ]  # fmt: skip
     why = _probe_why(schedule, tried, kept, single, searched)
@@ -113,8 +115,9 @@ def _tried_probes(
     for attempt, probe in enumerate(schedule.probes):
         # The first probe from a map only one start found, as well as from where it would start;
         # from a map two starts agreed on under a scholar's values, held to it as to those values
-        # as well as free to leave it (`holds_map`). The one whose held-out words beat the decoys
-        # more often is kept, the held one of equals; the next probes start as it did.
+        # as well as free to leave it (`holds_map`; the two compared on more splits of the words
+        # too, held_folds.py). The one whose held-out words beat the decoys more often is kept, the
+        # held one of equals; the next probes start as it did.
         if attempt == 0 and single is not None:
             starts_of: tuple[tuple[SyllableMap | None, bool], ...] = ((found, False), (single, False))
         elif attempt == 0 and found is not None and holds_map(problem, found):
@@ -150,13 +153,32 @@ def _tried_probes(
             done += probe.steps
             estimate = _estimate(problem, fit.channel, words.held, words.decoys, words.nulls, words.distances)
             tried.append(_Tried(probe, estimate, fit.channel, single is not None and seeded is single, held))
-        kept = tried[kept_probe([t.estimate.held.wins for t in tried])]
+        if len(starts_of) == 2 and starts_of[0][1]:  # held and free: compared on more splits too
+            done = _compare_on_folds(problem, schedule, probe, found, words, tried, done, memo)
+        kept = tried[kept_probe([-1 if t.ruled_out else t.estimate.held.wins for t in tried])]
         if kept.from_single:
             found = single
         hold = kept.held
         if not doubted(probe, kept.estimate.held):
             break
     return tried, searched, done
+
+
+def _compare_on_folds(
+    problem: Problem, schedule: Schedule, probe: Probe, found: SyllableMap | None, words: ProbeWords,
+    tried: list[_Tried], done: int, memo: StageMemo,
+) -> int:  # fmt: skip
+    """The last two candidates (held to the map, then free) trained on more splits (`fold_wins`),
+    the one with fewer held-out wins over every split ruled out (the held one kept of equals), in
+    place in `tried`; returns the steps run by then."""
+    assert found is not None
+    for k in (-2, -1):
+        wins = fold_wins(problem, probe, found, tried[k].held, words.decoys, schedule.train_share, done, memo)
+        done += len(wins) * probe.steps
+        tried[k] = dataclasses.replace(tried[k], fold_wins=tuple(wins))
+    loser = -1 if tried[-2].all_wins >= tried[-1].all_wins else -2
+    tried[loser] = dataclasses.replace(tried[loser], ruled_out=True)
+    return done
 
 
 def _estimate(
@@ -201,54 +223,6 @@ def _held_evidence(problem: Problem, channel: Channel, probed: _Probed) -> tuple
     with problem.timer("score"):
         real, fake = _against(problem, channel, probed.held_words, probed.decoys)
         return _fit_check_evidence(real, fake, probed.held_words, problem.corpus.known_words)
-
-
-def _probe_why(
-    schedule: Schedule, tried: list[_Tried], kept: int, single: bool = False,
-    starts_of: list[list[dict[str, Any]]] | None = None,
-) -> str:  # fmt: skip
-    """Which probe was kept and why, in a phrase; empty where the schedule has one candidate and
-    no start was chosen. `single`: whether the first probe was tried from a map only one syllable
-    search start found; `starts_of`: each tried probe's search starts."""
-    holds = any(t.held for t in tried)
-    if len(schedule.probes) == 1 and len(tried) == 1:
-        return ""
-
-    def started(t: _Tried) -> str:
-        if single:
-            return " from the map one start found" if t.from_single else " from a random start"
-        if holds:
-            return " held to the syllable map" if t.held else " free to leave the syllable map"
-        return ""
-
-    chosen = tried[kept]
-    probe, estimate = chosen.probe, chosen.estimate
-    if len(tried) == 1:
-        return (f"probe: {probe.objective} objective (up to {100 * estimate.held.share_upper():.0f}% of lost "
-                f"words have a cognate, as it assumes)")  # fmt: skip
-    others = ", ".join(
-        f"the {t.probe.objective} probe{started(t)}'s {100 * t.estimate.held.wins / t.estimate.held.n_lost:.0f}%"
-        for k, t in enumerate(tried) if k != kept
-    )  # fmt: skip
-    searched = ""
-    if probe.search is not None:
-        n = len(starts_of[kept]) if starts_of is not None else probe.search.starts
-        where = f"from {n} starts" if n > 1 else "from the syllable search's map (one start)"
-        searched = f", its map searched {where} on its training words"
-    return (f"probe: {probe.objective} objective{started(chosen)}{searched} (its held-out words beat decoys "
-            f"{100 * estimate.held.wins / estimate.held.n_lost:.0f}% against {others})")  # fmt: skip
-
-
-@dataclass(frozen=True)
-class _Tried:
-    """A probe candidate as trained: its estimate and channel, and where it started: from the map
-    only one syllable search start found (`from_single`), held to the syllable map (`held`)."""
-
-    probe: Probe
-    estimate: _Estimate
-    channel: Channel
-    from_single: bool = False
-    held: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,77 @@
+"""Held or free, on more held-out words: where auto's first probe is tried held to the syllable map
+and free to leave it (held_map.py), the two are also trained on HOLD_FOLDS - 1 more splits of the
+lost words, each holding out another disjoint part, and their held-out wins are summed over every
+fold (`fold_wins`). One split's held-out words (40 of a 200-word list) decided between the two by a
+few words, either way: on a generated syllabary, one more correct value flipped the choice and cost
+5 points (docs/pinning.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...channels.scoring import channel_log_probs
+from ...channels.syllables import SyllableMap
+from ...channels.trainer import ChannelFit
+from ...corpora.corpus import Word
+from ...run.problem import Problem
+from ...run.seeds import derive
+from ..stages import StageMemo
+from .demand import win_count
+from .probe_words import MAX_HELD_OUT
+from .schedule import Probe
+from .training import LEXICON_SETTLE, _seeded, _train
+
+# Splits the held and free probes are compared on: the probes' own and two more, each holding out
+# a part of the lost words disjoint from the others' (the pieces schedule holds out a fifth, so up
+# to five fit). Three triple the held-out words the choice rests on, for four more probe trainings.
+HOLD_FOLDS = 3
+
+
+def fold_rows(
+    n_lost: int, seed: int, train_share: float, folds: int = HOLD_FOLDS
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (training rows, held-out rows) of each split after the probes' own (`probe_split` with
+    the same seed and share): the same permutation of the lost words, each split holding out the
+    next slice of it, as many words as the probes' own hold out (at most MAX_HELD_OUT). Fewer
+    where the list has fewer disjoint slices."""
+    order = np.random.default_rng(seed).permutation(n_lost)
+    cut = min(max(int(n_lost * train_share), 1), max(n_lost - 1, 1))
+    size = min(n_lost - cut, MAX_HELD_OUT)
+    out = []
+    for k in range(folds - 1):
+        held = order[k * size : (k + 1) * size]
+        if size == 0 or (k + 1) * size > cut:
+            break
+        out.append((np.sort(np.setdiff1d(order, held)), np.sort(held)))
+    return out
+
+
+def fold_wins(
+    problem: Problem, probe: Probe, found: SyllableMap, held: bool, decoys: Sequence[Word], train_share: float,
+    done: int, memo: StageMemo,
+) -> list[float]:  # fmt: skip
+    """Held-out wins (words whose best known word beats their best decoy) of the probe `probe`
+    started from the map `found`, held to it or not, trained on each split of `fold_rows`,
+    reporting its steps after the `done` ones; each training is a stage of `memo`."""
+    cfg, lost = problem.cfg, problem.corpus.lost_words
+    wins = []
+    for k, (train_rows, held_rows) in enumerate(fold_rows(problem.n_lost, cfg.seed, train_share), start=2):
+        train_words, held_words = [lost[i] for i in train_rows], [lost[i] for i in held_rows]
+        seed = derive(cfg.seed, "held or free fold", k)
+        name = f"probe 1 fold {k}" + (" held to the map" if held else "")
+
+        def train(train_words: list[Word] = train_words, train_rows: np.ndarray = train_rows, seed: int = seed,
+                  at: int = done + (k - 2) * probe.steps, name: str = name) -> ChannelFit:  # fmt: skip
+            return _train(problem, train_words, probe.steps, at, seed, max(1, len(train_words) // 2), 1,
+                          rows=train_rows, objective=probe.objective, start=_seeded(problem, found, seed, held),
+                          saving=memo.saving(name), settle=LEXICON_SETTLE)  # fmt: skip
+
+        channel = memo.run(name, train).channel
+        cs = (problem.lost_charset, problem.known_charset)
+        with problem.timer("score"):
+            real = channel_log_probs(channel, held_words, problem.corpus.known_words, *cs)
+            fake = channel_log_probs(channel, held_words, list(decoys), *cs)
+        wins.append(win_count(real, fake))
+    return wins

@@ -56,21 +56,29 @@ def _agreed_maps(real_starts, taken):
     return starts_made(real_starts, made, taken)
 
 
+def _agreed_under_values(tmp_path, monkeypatch):
+    """A generated 120-word syllabary given a scholar's values (its key's first four), whose syllable
+    search is made to agree on a map (`_agreed_maps`): (the written corpus, the run's settings, the
+    maps the search found)."""
+    taken: list[SyllableMap] = []
+    monkeypatch.setattr(syllable_search, "search_starts", _agreed_maps(syllable_search.search_starts, taken))
+    monkeypatch.setattr(syllable_search, "planted_gain", lambda *args, **kwargs: 10.0)  # the starts are not chance
+    written = write_generated(tmp_path / "syl.cog", GeneratorSpec(kind="syllabary", seed=2, lost_words=120))
+    (tmp_path / "signs.tsv").write_text("\n".join(syllabary_key_text(written).splitlines()[:5]) + "\n", "utf-8")
+    cfg = DecipherConfig(corpus=str(written.path), device="cpu", seed=1, auto_steps=60,
+                         known_signs=str(tmp_path / "signs.tsv"))  # fmt: skip
+    return written, cfg, taken
+
+
 @pytest.mark.parametrize("held_kept", [True, False])
 def test_the_first_probe_is_tried_held_to_an_agreed_map_and_free_and_a_held_one_holds_the_fit_and_refinements(
     tmp_path, single_thread, monkeypatch, held_kept
 ) -> None:
-    taken: list[SyllableMap] = []
-    monkeypatch.setattr(syllable_search, "search_starts", _agreed_maps(syllable_search.search_starts, taken))
-    monkeypatch.setattr(syllable_search, "planted_gain", lambda *args, **kwargs: 10.0)  # the starts are not chance
+    written, cfg, taken = _agreed_under_values(tmp_path, monkeypatch)
+    corpus = read_cog(written.path)
     # Which candidate's held-out words won is forced here (`kept_probe`'s own rule has its test): the
     # held probe is the first candidate, the free one the second.
     monkeypatch.setattr(auto_probe, "kept_probe", lambda wins: 0 if held_kept else 1)
-    written = write_generated(tmp_path / "syl.cog", GeneratorSpec(kind="syllabary", seed=2, lost_words=120))
-    path, corpus = str(written.path), read_cog(written.path)
-    # A scholar's values (the key's first four): the search runs under them.
-    (tmp_path / "signs.tsv").write_text("\n".join(syllabary_key_text(written).splitlines()[:5]) + "\n", "utf-8")
-    cfg = DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60, known_signs=str(tmp_path / "signs.tsv"))
     result = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
     d = result.decisions
     assert d["syllables"]["used"]
@@ -148,16 +156,10 @@ def test_the_other_splits_hold_out_disjoint_parts_of_the_words_the_probes_own_sp
 def test_held_and_free_are_kept_by_their_wins_over_every_split(
     tmp_path, single_thread, monkeypatch, free_wins_more
 ) -> None:
-    taken: list[SyllableMap] = []
-    monkeypatch.setattr(syllable_search, "search_starts", _agreed_maps(syllable_search.search_starts, taken))
-    monkeypatch.setattr(syllable_search, "planted_gain", lambda *args, **kwargs: 10.0)
+    written, cfg, _ = _agreed_under_values(tmp_path, monkeypatch)
     # The other splits' wins, made up: far more than one split's 24 held-out words can make up.
     other = {True: [0.0, 0.0], False: [30.0, 30.0]} if free_wins_more else {True: [30.0, 30.0], False: [0.0, 0.0]}
     monkeypatch.setattr(auto_probe, "fold_wins", lambda problem, probe, found, held, *args: other[held])
-    written = write_generated(tmp_path / "syl.cog", GeneratorSpec(kind="syllabary", seed=2, lost_words=120))
-    (tmp_path / "signs.tsv").write_text("\n".join(syllabary_key_text(written).splitlines()[:5]) + "\n", "utf-8")
-    cfg = DecipherConfig(corpus=str(written.path), device="cpu", seed=1, auto_steps=60,
-                         known_signs=str(tmp_path / "signs.tsv"))  # fmt: skip
     d = run_decipherment(read_cog(written.path), cfg).decisions
     lexicon = [p for p in d["probes"] if p["objective"] == "lexicon"]
     assert [p["fold_wins"] for p in lexicon] == [other[True], other[False]]

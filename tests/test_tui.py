@@ -299,6 +299,33 @@ async def test_a_bad_known_signs_file_on_the_form_is_refused_with_its_line(data_
         assert f"{signs}:2: 'not-a-sign' is 10 symbols" in shown
 
 
+@pytest.mark.parametrize(("syllables", "refits"), [({"used": False}, True), ({"used": True}, False), (None, False)])
+async def test_the_refine_dialog_says_where_pinned_values_fit_the_run_again(data_dir, tmp_path, syllables, refits):
+    """Where auto searched the run's sign map and could tell none from chance (or held its channel to
+    one), a pinned value new to the run fits it again: the dialog says so, and how long the run took;
+    elsewhere it says what a round is."""
+    import json
+
+    run_id = seed_store(data_dir, tmp_path)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / CHECKPOINT_NAME).write_bytes(b"")
+    decisions = {"line": "auto: ..."} | ({"syllables": syllables} if syllables else {})
+    with Store(default_path(data_dir)) as store:
+        store.set_run_dir(run_id, str(folder))
+        store.conn.execute("UPDATE runs SET decisions_json = ? WHERE id = ?", (json.dumps(decisions), run_id))
+        sign = next(iter(store.char_map(run_id)))
+        store.set_pins(run_id, sign, ["ka"])
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "R")
+        assert isinstance(app.screen, RefineScreen)
+        text = dialog_text(app.screen)
+        assert "1 pinned sign value(s) held" in text
+        assert ("a pinned value new to this run fits it again" in text) is refits
+        assert ("50 channel steps" in text) is not refits
+
+
 async def test_the_unsure_key_marks_a_pair_unsure_in_the_store(data_dir, tmp_path):
     """m marks a pair unsure (kept, counted, filtered, undone like the others); space cycles through
     it; while only unsure pairs are judged the refine dialog says it would simply train on."""

@@ -16,6 +16,8 @@ from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
 from ...app.results import branch_run_dir
 from ...engine.constraints.judgments import REFINE_ROUNDS
+from ...engine.constraints.sign_values import SignValue, SignValues
+from ...engine.methods.auto.decisions import refit_under
 from ...engine.run.checkpoint import CHECKPOINT_NAME
 from ...store import ACCEPTED, REJECTED, UNKNOWN_VALUE, RunRow
 
@@ -46,9 +48,10 @@ class RefineScreen(ModalScreen[RefineChoice | None]):
         Binding("question_mark", "app.help", "Help", tooltip="These keys", id="refine.help"),
     ]
 
-    def __init__(self, run: RunRow, accepted: int, rejected: int, pinned: int = 0) -> None:
+    def __init__(self, run: RunRow, accepted: int, rejected: int, pinned: int = 0, refits: bool = False) -> None:
         super().__init__()
         self.run, self.accepted, self.rejected, self.pinned = run, accepted, rejected, pinned
+        self.refits = refits  # a pinned value new to the run makes auto fit it again (`refit_under`)
 
     def compose(self) -> ComposeResult:
         if self.accepted + self.rejected:
@@ -65,7 +68,13 @@ class RefineScreen(ModalScreen[RefineChoice | None]):
                 yield Static("rounds", classes="refine-label")
                 yield Input(str(REFINE_ROUNDS), type="integer", validators=[Integer(1, MAX_ROUNDS)],
                             id="refine-rounds")  # fmt: skip
-            yield Static("a round: one EM round (neural), 50 channel steps (channel, auto)", classes="hint")
+            if self.refits:
+                took = f" ({self.run.seconds:.0f} s)" if self.run.seconds else ""
+                again = (f"a pinned value new to this run fits it again, as long as the run took{took}: its "
+                         "syllable map searched under the values, then its probes and D")  # fmt: skip
+                yield Static(again, classes="hint")
+            else:
+                yield Static("a round: one EM round (neural), 50 channel steps (channel, auto)", classes="hint")
             with RadioSet(id="refine-where"):
                 yield RadioButton("in place: the new proposals replace this run's", value=True, id="refine-in-place")
                 yield RadioButton("as a new run (a branch) in this folder, this run kept", id="refine-branch")
@@ -126,7 +135,12 @@ def ask_refinement(screen: ReviewScreen | KeyScreen, run: RunRow | None, where_a
         return
     decisions = list(app.store.decisions(run.id).values())
     accepted, rejected = decisions.count(ACCEPTED), decisions.count(REJECTED)  # unsure ones constrain nothing
-    pinned = sum(value != UNKNOWN_VALUE for _, value in app.store.pins(run.id))
+    pins = [(sign, value) for sign, value in app.store.pins(run.id) if value != UNKNOWN_VALUE]
+    pinned = len(pins)
+    # Whether pins the run did not hold would make auto fit it again: every pin counted as new (which
+    # the run held is in its checkpoint, not read here), so the dialog says "a value new to this run".
+    values = SignValues(tuple(SignValue(sign, tuple(value)) for sign, value in pins))
+    refits = refit_under(run.decisions, SignValues(), values) if pins and run.decisions else False
 
     def start(choice: RefineChoice | None) -> None:
         if choice is None or not app.refine_run(run.id, run_dir, choice.rounds, choice.out):
@@ -142,4 +156,4 @@ def ask_refinement(screen: ReviewScreen | KeyScreen, run: RunRow | None, where_a
             timeout=8,
         )
 
-    app.push_screen(RefineScreen(run, accepted, rejected, pinned), start)
+    app.push_screen(RefineScreen(run, accepted, rejected, pinned, refits), start)

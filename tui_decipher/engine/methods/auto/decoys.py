@@ -14,8 +14,10 @@ from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
 from ...channels.protocol import Channel
+from ...channels.scoring import channel_log_probs
 from ...corpora.charset import Charset
 from ...corpora.corpus import Word
+from ...run.problem import Problem
 from ...run.seeds import derive
 
 _START, _END = "\x02", "\x03"  # context padding of the trigram model (never a real symbol)
@@ -144,3 +146,13 @@ def synthetic_cognates(
         if written:
             out.append(tuple(lost_charset.symbols[i] for i in written))
     return out
+
+
+def against_decoys(
+    problem: Problem, channel: Channel, lost: Sequence[Word], decoys: Sequence[Word]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A channel's log P(x | y) of `lost` words against the known words and against the decoys:
+    (n, n_known) and (n, n_decoys)."""
+    cs = (problem.lost_charset, problem.known_charset)
+    return (channel_log_probs(channel, lost, problem.corpus.known_words, *cs),
+            channel_log_probs(channel, lost, decoys, *cs))  # fmt: skip

@@ -11,15 +11,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...channels.scoring import channel_log_probs
 from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit
 from ...corpora.corpus import Word
 from ...run.problem import Problem
 from ...run.seeds import derive
 from ..stages import StageMemo
+from .decoys import against_decoys
 from .demand import win_count
-from .probe_words import MAX_HELD_OUT
+from .probe_words import MAX_HELD_OUT, split_order
 from .schedule import Probe
 from .training import LEXICON_SETTLE, _seeded, _train
 
@@ -36,8 +36,7 @@ def fold_rows(
     the same seed and share): the same permutation of the lost words, each split holding out the
     next slice of it, as many words as the probes' own hold out (at most MAX_HELD_OUT). Fewer
     where the list has fewer disjoint slices."""
-    order = np.random.default_rng(seed).permutation(n_lost)
-    cut = min(max(int(n_lost * train_share), 1), max(n_lost - 1, 1))
+    order, cut = split_order(n_lost, seed, train_share)
     size = min(n_lost - cut, MAX_HELD_OUT)
     out = []
     for k in range(folds - 1):
@@ -69,9 +68,6 @@ def fold_wins(
                           saving=memo.saving(name), settle=LEXICON_SETTLE)  # fmt: skip
 
         channel = memo.run(name, train).channel
-        cs = (problem.lost_charset, problem.known_charset)
         with problem.timer("score"):
-            real = channel_log_probs(channel, held_words, problem.corpus.known_words, *cs)
-            fake = channel_log_probs(channel, held_words, list(decoys), *cs)
-        wins.append(win_count(real, fake))
+            wins.append(win_count(*against_decoys(problem, channel, held_words, list(decoys))))
     return wins

@@ -11,7 +11,6 @@ import numpy as np
 import torch
 
 from ...channels.protocol import Channel
-from ...channels.scoring import channel_log_probs
 from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit
 from ...constraints.sign_values import SignValues
@@ -20,7 +19,7 @@ from ...run.problem import Problem
 from ...run.seeds import derive
 from ..stages import StageMemo
 from .calibration import calibrated, calibrates, recalibrated
-from .decoys import synthetic_cognates
+from .decoys import against_decoys, synthetic_cognates
 from .demand import DemandEstimate, estimate_demand
 from .fit_check import _fit_check_evidence
 from .held_folds import fold_wins
@@ -54,6 +53,11 @@ def kept_probe(held_out_wins: list[int]) -> int:
     return max(range(len(held_out_wins)), key=lambda k: held_out_wins[k])
 
 
+def _kept(tried: list[_Tried]) -> int:
+    """The tried candidate `kept_probe` keeps, one ruled out on more splits never (held_folds.py)."""
+    return kept_probe([-1 if t.ruled_out else t.estimate.held.wins for t in tried])
+
+
 def run_probes(
     problem: Problem,
     schedule: Schedule,
@@ -68,7 +72,7 @@ def run_probes(
     memo = memo or StageMemo("auto")  # saves nowhere until bound
     words = probe_words(problem, schedule)
     tried, searched, done = _tried_probes(problem, schedule, words, syllables, done, memo)
-    kept = kept_probe([-1 if t.ruled_out else t.estimate.held.wins for t in tried])
+    kept = _kept(tried)
     estimate, channel = tried[kept].estimate, tried[kept].channel
     # D is read again with a copy of the kept probe calibrated on the words the evidence says have
     # a cognate (calibration.py): its own cognates then lose to decoys as often as real ones.
@@ -155,7 +159,7 @@ def _tried_probes(
             tried.append(_Tried(probe, estimate, fit.channel, single is not None and seeded is single, held))
         if len(starts_of) == 2 and starts_of[0][1]:  # held and free: compared on more splits too
             done = _compare_on_folds(problem, schedule, probe, found, words, tried, done, memo)
-        kept = tried[kept_probe([-1 if t.ruled_out else t.estimate.held.wins for t in tried])]
+        kept = tried[_kept(tried)]
         if kept.from_single:
             found = single
         hold = kept.held
@@ -200,28 +204,18 @@ def _estimate(
             channel, corpus.known_words, problem.lost_charset, problem.known_charset, len(held_words),
             derive(cfg.seed, "auto own cognates"),
         )  # fmt: skip
-        real, fake = _against(problem, channel, held_words, decoys)
+        real, fake = against_decoys(problem, channel, held_words, decoys)
         # A channel that drops every letter writes nothing to measure on; a list of a few words has no nulls.
-        own = _against(problem, channel, synthetic, decoys) if synthetic else (None, None)
-        null = _against(problem, channel, nulls, decoys) if nulls else (None, None)
+        own = against_decoys(problem, channel, synthetic, decoys) if synthetic else (None, None)
+        null = against_decoys(problem, channel, nulls, decoys) if nulls else (None, None)
         estimate = estimate_demand(real, fake, *own, *null, *(distances or (None, None)))
     return _Estimate(estimate, problem.n_lost, *_fit_check_evidence(real, fake, held_words, corpus.known_words))
-
-
-def _against(
-    problem: Problem, channel: Channel, lost: list[Word], decoys: list[Word]
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """A channel's log P(x | y) of `lost` words against the known words and against the decoys:
-    (n, n_known) and (n, n_decoys)."""
-    cs = (problem.lost_charset, problem.known_charset)
-    return (channel_log_probs(channel, lost, problem.corpus.known_words, *cs),
-            channel_log_probs(channel, lost, decoys, *cs))  # fmt: skip
 
 
 def _held_evidence(problem: Problem, channel: Channel, probed: _Probed) -> tuple[torch.Tensor, torch.Tensor]:
     """A channel's `_fit_check_evidence` on the kept probe's held-out words and decoys."""
     with problem.timer("score"):
-        real, fake = _against(problem, channel, probed.held_words, probed.decoys)
+        real, fake = against_decoys(problem, channel, probed.held_words, probed.decoys)
         return _fit_check_evidence(real, fake, probed.held_words, problem.corpus.known_words)
 
 

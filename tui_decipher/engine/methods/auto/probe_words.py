@@ -18,12 +18,18 @@ MIN_LOST_WORDS = 2  # one to train the probe on and one held out (`probe_split`)
 MAX_HELD_OUT = 1000  # held-out lost words the demand is estimated on (bounds its scoring time)
 
 
+def split_order(n_lost: int, seed: int, train_share: float) -> tuple[np.ndarray, int]:
+    """The seeded permutation of the lost words that `probe_split` cuts, and where: its first `cut`
+    train, the rest are held out (held_folds.py holds out other slices of the same permutation)."""
+    order = np.random.default_rng(seed).permutation(n_lost)
+    return order, min(max(int(n_lost * train_share), 1), max(n_lost - 1, 1))
+
+
 def probe_split(n_lost: int, seed: int, train_share: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
     """(probe's training words, held-out words): a seeded `train_share` of the lost words and the
     rest; at most MAX_HELD_OUT held out. Each side keeps a word where there are two (a channel
     cannot train on none); a single lost word trains and none is held out."""
-    order = np.random.default_rng(seed).permutation(n_lost)
-    cut = min(max(int(n_lost * train_share), 1), max(n_lost - 1, 1))
+    order, cut = split_order(n_lost, seed, train_share)
     return np.sort(order[:cut]), np.sort(order[cut:][:MAX_HELD_OUT])
 
 

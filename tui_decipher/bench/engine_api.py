@@ -7,7 +7,7 @@ from this module. The engine never imports the bench.
 from __future__ import annotations
 
 from ..engine.corpora.corpus import Corpus, CorpusError
-from ..engine.corpora.generators import GeneratorSpec, write_generated
+from ..engine.corpora.generators import GeneratorSpec, syllabary_key_text, write_generated
 from ..engine.corpora.registry import entry_path, load_corpus, load_registry
 from ..engine.evaluation.baseline import edit_distance_assignment
 from ..engine.evaluation.transfer import evaluate_on_corpus
@@ -36,5 +36,6 @@ __all__ = [
     "preset",
     "run_decipherment",
     "select_device",
+    "syllabary_key_text",
     "write_generated",
 ]

@@ -11,6 +11,7 @@ data, one entry a setting, a module per family, in the order of the report's tab
 - `generated`: auto on the corpora the bench writes (`GENERATED_SETTINGS`);
 - `refine`: the simulated reviewer and the simulated scholar's known readings, per dataset and
   method (`REFINE`);
+- `values`: auto given a scholar's sign values on generated syllabaries, against none (`VALUES`);
 - bench/user_path.py: `decipher run` as a user runs it (`USER_SETTINGS`).
 
 A new bench setting is one entry in its family's module; a new family is a module here and one
@@ -29,6 +30,7 @@ from ..user_path import USER_SETTINGS
 from .generated import GENERATED_SETTINGS
 from .paper import PAPER
 from .refine import REFINE
+from .values import VALUES
 from .variants import CHANNEL_INIT, VARIANTS, variant_setting
 
 __all__ = [
@@ -53,6 +55,7 @@ CATALOGUE: tuple[BenchSetting, ...] = (
     *map(variant_setting, VARIANTS),
     *GENERATED_SETTINGS,
     *REFINE,
+    *VALUES,
     *USER_SETTINGS,
 )
 

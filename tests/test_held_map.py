@@ -119,8 +119,10 @@ def test_the_first_probe_is_tried_held_to_an_agreed_map_and_free_and_a_held_one_
     lost, known = syllabary_key_text(written).splitlines()[6].split("\t")
     new = SignValues((SignValue(lost, tuple(known)),))
     refit = refine_decipherment(corpus, checkpoint, ReviewConstraints(), 1, signs=new)
-    assert refit.decisions["refinement"] == {"refit": 5, "map_held": True}
-    assert "was held to a syllable map" in describe_refinement(refit.decisions)
+    run_d = d["demand"]["demand"]  # the run found its map: the refit keeps its D
+    assert refit.decisions["refinement"] == {"refit": 5, "map_found": True, "kept_demand": run_d}
+    assert refit.decisions["demand"]["demand"] == run_d and "the run's, kept" in refit.decisions["demand"]["why"]
+    assert f"D = {run_d} kept from the run" in describe_refinement(refit.decisions)
 
 
 def test_without_a_scholars_values_the_first_probe_is_not_tried_held(tmp_path, single_thread, monkeypatch) -> None:

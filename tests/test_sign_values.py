@@ -327,22 +327,24 @@ def test_a_finished_run_is_refined_with_pinned_sign_values(syllabary, tmp_path) 
     assert resumed.exit_code == 2 and "--refine RUN --known-signs FILE" in " ".join(resumed.output.split())
 
 
-def test_a_refinement_refits_auto_where_its_search_found_no_map_or_its_channel_held_one_and_values_are_new() -> None:
+def test_a_refinement_refits_auto_where_it_searched_its_signs_and_values_are_new_keeping_d_where_it_had_a_map() -> None:
     from tui_decipher.engine.constraints.sign_values import SignValue, SignValues
-    from tui_decipher.engine.methods.auto.decisions import refit_under
+    from tui_decipher.engine.methods.auto.decisions import kept_share, refit_under
 
     ka, ta = SignValues((SignValue("x", ("k", "a")),)), SignValues((SignValue("y", ("t", "a")),))
-    failed, found = {"syllables": {"used": False}}, {"syllables": {"used": True}}
+    demand = {"demand": {"demand": 181, "n_lost_all": 400, "share": 0.4525}}
+    failed, found = {"syllables": {"used": False}, **demand}, {"syllables": {"used": True}, **demand}
     assert refit_under(failed, SignValues(), ka)  # what the search lacked
-    assert not refit_under(found, SignValues(), ka)  # a map it found stands: the channel trains on
+    assert refit_under(found, SignValues(), ka)  # a map made without the values: searched again under them
     assert not refit_under({}, SignValues(), ka)  # no search (an alphabet): the channel trains on
     assert not refit_under(failed, ka, ka) and refit_under(failed, ka, ka.merged(ta))  # only new values
-    assert not refit_under(failed, SignValues(), None)
-    # A run whose channel was held to the map found without these values: searched again under them.
-    held = {**found, "probes": [{"kept": False, "held_to_map": False}, {"kept": True, "held_to_map": True}]}
-    free = {**found, "probes": [{"kept": False, "held_to_map": True}, {"kept": True, "held_to_map": False}]}
-    assert refit_under(held, SignValues(), ka) and not refit_under(free, SignValues(), ka)
-    assert not refit_under(held, ka, ka)  # only new values
+    assert not refit_under(found, ka, ka) and not refit_under(failed, SignValues(), None)
+    # D stays the run's where its search had found a map (read by a channel that read the signs),
+    # to the word: the run's D over every lost word; where it had found none, D is read again.
+    share = kept_share(found)
+    assert share is not None and round(share * 400) == 181
+    assert kept_share(failed) is None and kept_share({}) is None
+    assert kept_share({"syllables": {"used": True}}) is None  # no demand recorded: read again
 
 
 def test_an_auto_run_whose_search_found_no_map_is_fitted_again_under_pinned_values(syllabary, tmp_path) -> None:
@@ -356,7 +358,7 @@ def test_an_auto_run_whose_search_found_no_map_is_fitted_again_under_pinned_valu
     pinned = read_sign_values(signs, corpus)
     refined = refine_decipherment(corpus, load_checkpoint(tmp_path), ReviewConstraints(), 1,
                                   checkpoint=tmp_path / CHECKPOINT_NAME, signs=pinned)  # fmt: skip
-    assert refined.decisions["refinement"] == {"refit": 10, "map_held": False} and refined.refined == 1
+    assert refined.decisions["refinement"] == {"refit": 10, "map_found": False} and refined.refined == 1
     assert "fitted again under 10 sign value(s)" in describe_refinement(refined.decisions)
     for value in pinned.values:
         assert _reads_as_its_value(refined.char_map[value.lost][0][0], value)

@@ -299,11 +299,11 @@ async def test_a_bad_known_signs_file_on_the_form_is_refused_with_its_line(data_
         assert f"{signs}:2: 'not-a-sign' is 10 symbols" in shown
 
 
-@pytest.mark.parametrize(("syllables", "refits"), [({"used": False}, True), ({"used": True}, False), (None, False)])
+@pytest.mark.parametrize(("syllables", "refits"), [({"used": False}, True), ({"used": True}, True), (None, False)])
 async def test_the_refine_dialog_says_where_pinned_values_fit_the_run_again(data_dir, tmp_path, syllables, refits):
-    """Where auto searched the run's sign map and could tell none from chance (or held its channel to
-    one), a pinned value new to the run fits it again: the dialog says so, and how long the run took;
-    elsewhere it says what a round is."""
+    """Where auto searched the run's signs as syllables (a map found or not), a pinned value new to
+    the run fits it again: the dialog says so, and how long the run took; elsewhere (an alphabet) it
+    says what a round is."""
     import json
 
     run_id = seed_store(data_dir, tmp_path)

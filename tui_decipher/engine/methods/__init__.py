@@ -66,7 +66,11 @@ def describe_refinement(decisions: dict[str, Any] | None) -> str | None:
     if not weight:
         return None
     if "refit" in weight:
-        if weight.get("map_held"):
+        if "kept_demand" in weight:
+            return (f"fitted again under {weight['refit']} sign value(s): the run's syllable map and channel were "
+                    "made without values now pinned, so the map was searched again under them and its probes "
+                    f"trained from it, D = {weight['kept_demand']} kept from the run")  # fmt: skip
+        if weight.get("map_found", weight.get("map_held")):  # "map_held": a refit made before D was kept
             return (f"fitted again under {weight['refit']} sign value(s): the run's channel was held to a syllable "
                     "map searched without values now pinned, so the map was searched again under them")  # fmt: skip
         return (f"fitted again under {weight['refit']} sign value(s): the run's syllable search had found no map "

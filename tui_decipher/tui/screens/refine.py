@@ -71,7 +71,8 @@ class RefineScreen(ModalScreen[RefineChoice | None]):
             if self.refits:
                 took = f" ({self.run.seconds:.0f} s)" if self.run.seconds else ""
                 again = (f"a pinned value new to this run fits it again, as long as the run took{took}: its "
-                         "syllable map searched under the values, then its probes and D")  # fmt: skip
+                         "syllable map searched under the values, then its probes (and D, where it found no "
+                         "map)")  # fmt: skip
                 yield Static(again, classes="hint")
             else:
                 yield Static("a round: one EM round (neural), 50 channel steps (channel, auto)", classes="hint")

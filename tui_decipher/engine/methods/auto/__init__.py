@@ -86,7 +86,7 @@ from ..base import DecipherResult, empty_result
 from ..channel import finish_channel_result, save_channel
 from ..refinement import refine_channel
 from ..stages import StageMemo
-from .decisions import AutoDecisions, refit_under
+from .decisions import AutoDecisions, kept_share, refit_under
 from .fitting import fit_stages, flows_problem, prepared
 from .probe import _Probed, run_probes
 from .probe_words import MIN_LOST_WORDS
@@ -147,8 +147,10 @@ class AutoMethod:
         # A refit saves no stages: the finished run's checkpoint stays whole until the refit's own replaces it.
         memo.bind(checkpoint_path if refit_of is None else None, cfg, problem)
         result = empty_result(problem)
+        # A refit keeps the run's D where its search had found a map (`kept_share`).
+        kept = kept_share(refit_of.state.get("decisions", {})) if refit_of is not None else None
         try:
-            fitted = fit_stages(run, memo, self._probe)
+            fitted = fit_stages(run, memo, self._probe, kept)
         except RunCancelled:
             result.status = "cancelled"
             return problem.finish(result)
@@ -164,7 +166,11 @@ class AutoMethod:
         if refit_of is not None:
             refined = result.refined = refit_of.refined + 1
             searched = refit_of.state.get("decisions", {}).get("syllables") or {}
-            result.decisions["refinement"] = {"refit": len(signs or ()), "map_held": bool(searched.get("used"))}
+            result.decisions["refinement"] = {
+                "refit": len(signs or ()),
+                "map_found": bool(searched.get("used")),
+                **({"kept_demand": fitted.probed.estimate.demand_all} if kept is not None else {}),
+            }
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
         result.config = flows.cfg  # what ran: the decided channel, D (as its share) and C
         result.n_cognates = flows.n_cognates
@@ -198,10 +204,10 @@ class AutoMethod:
         signs: SignValues | None = None,
     ) -> DecipherResult:
         # Its decisions stand: a refinement trains the channel it chose, with its D and C. But where
-        # its syllable search could tell no map from chance (too few words to pin one, as its line
-        # says), sign values it did not have are what the search lacked, and where its channel was
-        # held to the map, the map was searched without them: the run is fitted again under them,
-        # search, probe and D included (`refit_under`).
+        # it searched its signs as syllables, sign values it did not have are what the search lacked
+        # (it could tell no map from chance) or what its map and channel were made without: the run
+        # is fitted again under them, search and probes included, D kept where it had a map
+        # (`refit_under`, `kept_share`).
         held = SignValues.from_state(start.state.get("sign_values"))
         if refit_under(start.state.get("decisions", {}), held, signs):
             assert signs is not None

@@ -78,13 +78,24 @@ def _demand_phrase(d: dict[str, Any]) -> str:
 
 def refit_under(decisions: dict[str, Any], held: SignValues, pinned: SignValues | None) -> bool:
     """Whether a refinement fits an auto run again rather than training its channel on: it brings
-    sign values the run did not hold, and the run's syllable search was made but found no map it
-    could tell from chance (`decisions["syllables"]["used"]` false), or its channel was held to the
-    map the search found without them (a probe kept `held_to_map`: the held signs' readings cannot
-    make way for the new values, so the map is searched again under them)."""
+    sign values the run did not hold, and the run searched its signs as syllables (`decisions
+    ["syllables"]`). The map is then searched again under the values and the probes trained from
+    it: where the search had found no map, the values are what it lacked; where it had found one,
+    its channel (free to leave the map, or held to it) trained without them, and training on from
+    there read 400-word generated syllabaries 8-10 points below a run given the values from its
+    start (docs/pinning.md). A run with no search (an alphabet) trains on."""
     if not pinned:
         return False
     new = {(v.lost, v.known) for v in pinned.values} - {(v.lost, v.known) for v in held.values}
-    searched = decisions.get("syllables") or {}
-    held_to_map = any(p.get("kept") and p.get("held_to_map") for p in decisions.get("probes", []))
-    return bool(new) and bool(searched) and (not searched.get("used", True) or held_to_map)
+    return bool(new) and bool(decisions.get("syllables"))
+
+
+def kept_share(decisions: dict[str, Any]) -> float | None:
+    """The share of lost words with a cognate a refit keeps from the run it fits again (`refit_under`):
+    the run's where its syllable search had found a map, so that a channel which read the signs read
+    D (the values do not change which words have a cognate, and D read again under them reads high:
+    docs/demand.md); None where it found none (its D was read by a channel that read no sign)."""
+    demand = decisions.get("demand") or {}
+    if not (decisions.get("syllables") or {}).get("used") or not demand.get("n_lost_all"):
+        return None
+    return demand["demand"] / demand["n_lost_all"]  # D of every lost word, as the run proposed

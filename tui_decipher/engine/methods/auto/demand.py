@@ -45,6 +45,7 @@ auto reads D with a calibrated copy of the probe (calibration.py).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,6 +126,13 @@ class DemandEstimate:
         leave p uncertain by several points). 1 at most."""
         p = self.wins / self.n_lost
         return _share(min(1.0, p + z * _error(p, self.n_lost)), self.chance, self.separation)
+
+    def kept(self, share: float) -> DemandEstimate:
+        """This evidence with the share a refit keeps from the run it fits again (`kept_share`)."""
+        return dataclasses.replace(
+            self, share=share, demand=max(1, round(share * self.n_lost)), share_low=share, share_high=share,
+            why=f"the run's, kept: pinned values do not change which words have a cognate; read again here, {self.why}",
+        )  # fmt: skip
 
     def as_dict(self) -> dict[str, float | int | str | None]:
         sep = self.separation

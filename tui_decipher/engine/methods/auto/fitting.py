@@ -137,11 +137,12 @@ class Fitted:
     back_why: str
 
 
-def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage) -> Fitted:
+def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage, share_kept: float | None = None) -> Fitted:
     """Train what auto decided (see the package's docstring, 1-5): the syllable search where the
     lost script reads as a syllabary, the probes (`probe`) and D, the fit and its check, C from the
     kept channel's readings, and the reverse channel. Each stage is one of `memo`'s (a stopped run
-    resumes after the last it completed). Raises RunCancelled when the cancel flag is set."""
+    resumes after the last it completed). `share_kept`: the share of lost words with a cognate a refit
+    keeps from its run (`kept_share`), D not read again. Raises RunCancelled when the cancel flag is set."""
     problem, schedule, chosen, corpus = run.problem, run.schedule, run.chosen, run.problem.corpus
     syllables, searched = None, 0
     search = schedule.syllables
@@ -151,6 +152,10 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage) -> Fitted:
         searched = len(syllables.starts) * search.steps_each
         problem.on_event(Decided("syllables", syllables.why, problem.elapsed()))
     probed = memo.run("probe", lambda: probe(problem, schedule, syllables, searched, memo))
+    if share_kept is not None:
+        probed = dataclasses.replace(
+            probed, estimate=dataclasses.replace(probed.estimate, held=probed.estimate.held.kept(share_kept))
+        )
     estimate = probed.estimate
     demand = estimate.demand_all
     least = least_capacity(demand, problem.n_known)

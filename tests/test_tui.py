@@ -798,6 +798,25 @@ async def test_the_key_lists_the_proposals_that_read_the_selected_sign(data_dir,
         assert not screen.as_grid and screen.query_one("#key-table").cursor_type == "row"
 
 
+async def test_pinning_a_sign_keeps_the_key_cursor_on_it(data_dir, tmp_path):
+    """p redraws the Key table with the pin shown; the cursor stays on the pinned sign (it went back
+    to the first row), so a decipherer pinning several signs goes on from where they were."""
+    run_id = seed_store(data_dir, tmp_path)
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "4")
+        await pilot.pause()
+        key = app.screen
+        await pilot.press("down", "down")
+        (sign,) = key.selected_signs()
+        assert sign != sorted(app.store.char_map(run_id))[0]
+        await pilot.press("p")
+        assert isinstance(app.screen, PinScreen)
+        await pilot.press("end", "ctrl+u", "k", "a", "enter")
+        await pilot.pause()
+        assert app.store.pins(run_id) == [(sign, "ka")] and key.selected_signs() == [sign]
+
+
 @pytest.mark.slow
 async def test_a_sign_pinned_on_the_key_holds_the_refinement_and_review_marks_what_changed(
     data_dir, tmp_path, single_thread

@@ -125,6 +125,9 @@ class KeyScreen(Screen[None]):
         run = self.app.store.run(run_id) if run_id is not None else None
         char_map = self.app.store.char_map(run.id) if run is not None else {}
         table = self.query_one("#key-table", DataTable)
+        was = None  # where the cursor was: a redraw (a pin, a finished refinement) puts it back on that row
+        if table.row_count:
+            was = (table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value, table.cursor_coordinate)
         table.clear(columns=True)
         head = self.query_one("#key-head", Static)
         self.query_one("#key-uses", Static).update("")
@@ -163,6 +166,11 @@ class KeyScreen(Screen[None]):
                 f"symbols it is read as, with probabilities (from {source}); {order}{grid_hint}"
             )
             self._fill_table(table, char_map)
+        if was is not None and table.row_count:
+            key, (row, column) = was
+            rows = [r.key.value for r in table.ordered_rows]
+            row = rows.index(key) if key in rows else min(row, table.row_count - 1)
+            table.move_cursor(row=row, column=min(column, len(table.columns) - 1), animate=False)
         self._show_uses()
 
     def _fill_table(self, table: DataTable, char_map: dict[str, list[tuple[str, float]]]) -> None:

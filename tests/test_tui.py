@@ -337,7 +337,7 @@ async def test_the_unsure_key_marks_a_pair_unsure_in_the_store(data_dir, tmp_pat
         store.set_run_dir(run_id, str(folder))
     app = DecipherApp(data_dir)
     refined: list[int] = []
-    app.refine_run = lambda run, run_dir, rounds, out: refined.append(run) or True
+    app.refine_run = lambda run, run_dir, rounds, out, refits=False: refined.append(run) or True
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("3")
         screen = app.screen
@@ -382,7 +382,7 @@ async def test_the_refine_dialog_asks_rounds_and_where(data_dir, tmp_path):
         store.set_run_dir(run_id, str(folder))
     app = DecipherApp(data_dir)
     refined: list[tuple] = []
-    app.refine_run = lambda run, run_dir, rounds, out: refined.append((run, rounds, out)) or True
+    app.refine_run = lambda run, run_dir, rounds, out, refits=False: refined.append((run, rounds, out)) or True
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("3", "a", "a", "r")
         review = app.screen

@@ -132,13 +132,17 @@ class DecipherApp(App[None]):
             f"resuming run #{run_id} from {run_dir}...", lambda: RunSession.resume(self.db_path, str(run_id))
         )
 
-    def refine_run(self, run_id: int, run_dir: str, rounds: int = REFINE_ROUNDS, out: Path | None = None) -> bool:
+    def refine_run(
+        self, run_id: int, run_dir: str, rounds: int = REFINE_ROUNDS, out: Path | None = None, refits: bool = False
+    ) -> bool:
         """Continue a stored run for `rounds` rounds under its review decisions, in place or, with `out`,
-        as a new run in that folder (a branch). Review shows the new proposals when it ends."""
+        as a new run in that folder (a branch); `refits`: auto fits it again under pinned values
+        instead (`refit_under`), which rounds do not count. Review shows the new proposals when it ends."""
         before = proposal_map(self.store.proposals(run_id))
         where = "in place" if out is None else f"into {out}"
+        how = "fitting it again under its pinned values" if refits else f"for {rounds} round(s)"
         launched = self._launch(
-            f"refining run #{run_id} from {run_dir} {where} for {rounds} round(s)...",
+            f"refining run #{run_id} from {run_dir} {where}, {how}...",
             lambda: RunSession.refine(self.db_path, str(run_id), rounds, out),
             show_progress=False,
         )

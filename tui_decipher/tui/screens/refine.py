@@ -144,15 +144,16 @@ def ask_refinement(screen: ReviewScreen | KeyScreen, run: RunRow | None, where_a
     refits = refit_under(run.decisions, SignValues(), values) if pins and run.decisions else False
 
     def start(choice: RefineChoice | None) -> None:
-        if choice is None or not app.refine_run(run.id, run_dir, choice.rounds, choice.out):
+        if choice is None or not app.refine_run(run.id, run_dir, choice.rounds, choice.out, refits):
             return
         if choice.out is None:
             where, after = "in place", f"the new proposals appear {where_after} when it ends, your decisions kept"
         else:
             where, after = f"as a new run in {choice.out}", "Review shows the new run when it ends"
         pins = f" and {pinned} pinned sign value(s)" if pinned else ""
+        how = "fitting it again" if refits else f"for {choice.rounds} round(s)"
         screen.notify(
-            f"Refining run #{run.id} {where} for {choice.rounds} round(s) with {accepted} accepted and "
+            f"Refining run #{run.id} {where}, {how}, with {accepted} accepted and "
             f"{rejected} rejected pairs{pins}. Keep working, or press 2 to watch; {after} (Δ marks what changed).",
             timeout=8,
         )

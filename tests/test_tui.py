@@ -324,6 +324,16 @@ async def test_the_refine_dialog_says_where_pinned_values_fit_the_run_again(data
         assert "1 pinned sign value(s) held" in text
         assert ("a pinned value new to this run fits it again" in text) is refits
         assert ("50 channel steps" in text) is not refits
+        # A refit runs no rounds: their field is out of sight and enter starts from the button.
+        assert app.screen.query_one("#refine-rounds-row").display is not refits
+        if refits:
+            started: list[tuple[int, int, object, bool]] = []
+            app.refine_run = lambda run, run_dir, rounds, out, refits=False: started.append(
+                (run, rounds, out, refits)
+            ) or True  # fmt: skip
+            await pilot.press("enter")
+            await pilot.pause()
+            assert not isinstance(app.screen, RefineScreen) and started == [(run_id, REFINE_ROUNDS, None, True)]
 
 
 async def test_the_unsure_key_marks_a_pair_unsure_in_the_store(data_dir, tmp_path):

@@ -64,7 +64,7 @@ class RefineScreen(ModalScreen[RefineChoice | None]):
             judged += f"; {self.pinned} pinned sign value(s) held"
         with Vertical(id="refine-body"):
             yield Static(f"[b]Refine run #{self.run.id}[/]: {judged}.")
-            with Horizontal(classes="refine-row"):
+            with Horizontal(classes="refine-row", id="refine-rounds-row"):
                 yield Static("rounds", classes="refine-label")
                 yield Input(str(REFINE_ROUNDS), type="integer", validators=[Integer(1, MAX_ROUNDS)],
                             id="refine-rounds")  # fmt: skip
@@ -84,6 +84,11 @@ class RefineScreen(ModalScreen[RefineChoice | None]):
             with Horizontal(id="refine-buttons"):
                 yield Button("Refine", variant="primary", id="refine-go")
                 yield Button("Cancel", id="refine-cancel")
+
+    def on_mount(self) -> None:
+        if self.refits:  # a refit (auto fitted again under new values) runs no rounds: no field for them
+            self.query_one("#refine-rounds-row").display = False
+            self.query_one("#refine-go", Button).focus()
 
     @on(RadioSet.Changed, "#refine-where")
     def _where_changed(self, event: RadioSet.Changed) -> None:

@@ -168,8 +168,7 @@ class KeyScreen(Screen[None]):
             self._fill_table(table, char_map)
         if was is not None and table.row_count:
             key, (row, column) = was
-            rows = [r.key.value for r in table.ordered_rows]
-            row = rows.index(key) if key in rows else min(row, table.row_count - 1)
+            row = table.get_row_index(key) if key is not None and key in table.rows else min(row, table.row_count - 1)
             table.move_cursor(row=row, column=min(column, len(table.columns) - 1), animate=False)
         self._show_uses()
 

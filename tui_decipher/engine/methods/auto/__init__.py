@@ -148,7 +148,8 @@ class AutoMethod:
         memo.bind(checkpoint_path if refit_of is None else None, cfg, problem)
         result = empty_result(problem)
         # A refit keeps the run's D where its search had found a map (`kept_share`).
-        kept = kept_share(refit_of.state.get("decisions", {})) if refit_of is not None else None
+        before_decisions = refit_of.state.get("decisions", {}) if refit_of is not None else {}
+        kept = kept_share(before_decisions) if refit_of is not None else None
         try:
             fitted = fit_stages(run, memo, self._probe, kept)
         except RunCancelled:
@@ -165,10 +166,9 @@ class AutoMethod:
         refined = 0
         if refit_of is not None:
             refined = result.refined = refit_of.refined + 1
-            searched = refit_of.state.get("decisions", {}).get("syllables") or {}
             result.decisions["refinement"] = {
                 "refit": len(signs or ()),
-                "map_found": bool(searched.get("used")),
+                "map_found": bool((before_decisions.get("syllables") or {}).get("used")),
                 **({"kept_demand": fitted.probed.estimate.demand_all} if kept is not None else {}),
             }
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))

@@ -118,7 +118,11 @@ def test_the_first_probe_is_tried_held_to_an_agreed_map_and_free_and_a_held_one_
     # One that brings a new value fits the run again under it: the held signs could not make way.
     lost, known = syllabary_key_text(written).splitlines()[6].split("\t")
     new = SignValues((SignValue(lost, tuple(known)),))
+    calibrations: list[int] = []  # a kept D is not read again: no calibrated copy is trained to read it
+    real_calibrated = auto_probe.calibrated
+    monkeypatch.setattr(auto_probe, "calibrated", lambda *a, **k: calibrations.append(1) or real_calibrated(*a, **k))
     refit = refine_decipherment(corpus, checkpoint, ReviewConstraints(), 1, signs=new)
+    assert calibrations == []
     run_d = d["demand"]["demand"]  # the run found its map: the refit keeps its D
     assert refit.decisions["refinement"] == {"refit": 5, "map_found": True, "kept_demand": run_d}
     assert refit.decisions["demand"]["demand"] == run_d and "the run's, kept" in refit.decisions["demand"]["why"]

@@ -347,23 +347,39 @@ def test_a_refinement_refits_auto_where_it_searched_its_signs_and_values_are_new
     assert kept_share({"syllables": {"used": True}}) is None  # no demand recorded: read again
 
 
-def test_an_auto_run_whose_search_found_no_map_is_fitted_again_under_pinned_values(syllabary, tmp_path) -> None:
+def test_an_auto_run_whose_search_found_no_map_is_fitted_again_under_pinned_values(
+    syllabary, tmp_path, monkeypatch
+) -> None:
     """auto on the 200-word syllabary with a short budget finds no map; refined with the 10 values
-    pinned, it is fitted again under them (search, probe, D): each pinned sign reads as its value,
-    the refinement says so, and its checkpoint holds the values for the next refinement."""
+    pinned, it is fitted again under them (search, probe, D read again by a calibrated copy): each
+    pinned sign reads as its value, the refinement says so, and its checkpoint holds the values for
+    the next refinement."""
+    from tui_decipher.engine.methods.auto import probe as auto_probe
+
     corpus, _cfg, signs = syllabary
     cfg = DecipherConfig(corpus=_cfg.corpus, device="cpu", method="auto", auto_steps=120)
     first = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
     assert first.decisions["syllables"] and not first.decisions["syllables"]["used"]
     pinned = read_sign_values(signs, corpus)
+    calibrations: list[int] = []
+    real_calibrated = auto_probe.calibrated
+    monkeypatch.setattr(auto_probe, "calibrated", lambda *a, **k: calibrations.append(1) or real_calibrated(*a, **k))
     refined = refine_decipherment(corpus, load_checkpoint(tmp_path), ReviewConstraints(), 1,
                                   checkpoint=tmp_path / CHECKPOINT_NAME, signs=pinned)  # fmt: skip
     assert refined.decisions["refinement"] == {"refit": 10, "map_found": False} and refined.refined == 1
+    assert calibrations == [1] and "calibrated at D" in refined.decisions["demand"]["why"]
     assert "fitted again under 10 sign value(s)" in describe_refinement(refined.decisions)
     for value in pinned.values:
         assert _reads_as_its_value(refined.char_map[value.lost][0][0], value)
     saved = load_checkpoint(tmp_path)
     assert saved.refined == 1 and len(saved.state["sign_values"]) == 10 and not saved.state.get("partial")
+    # What the refine dialog says it will do: pins the run already holds train on; a new one refits.
+    from tui_decipher.app.session import pins_refit
+
+    pins = [(v.lost, "".join(v.known)) for v in pinned.values]
+    assert not pins_refit(tmp_path, refined.decisions, pins) and not pins_refit(tmp_path, refined.decisions, pins[:3])
+    other = min(corpus.lost_symbols() - {v.lost for v in pinned.values})
+    assert pins_refit(tmp_path, refined.decisions, [*pins, (other, "ka")])
     again = refine_decipherment(corpus, saved, ReviewConstraints(), 1, signs=pinned)  # nothing new: trains on
     assert "refinement" not in again.decisions or "refit" not in again.decisions["refinement"]
 

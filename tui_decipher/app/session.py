@@ -25,14 +25,16 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import torch
 
 from ..engine.constraints.review import REFINE_ROUNDS, ReviewConstraints
-from ..engine.constraints.sign_values import SignValues, checked_sign_values, read_sign_values
+from ..engine.constraints.sign_values import SignValue, SignValues, checked_sign_values, read_sign_values
 from ..engine.corpora.corpus import Corpus
 from ..engine.corpora.registry import LoadedCorpus, load_corpus
 from ..engine.methods import DecipherResult, method_for, refine_decipherment, run_decipherment
+from ..engine.methods.auto.decisions import refit_under
 from ..engine.run.checkpoint import CHECKPOINT_NAME, Checkpoint, CheckpointError, load_checkpoint
 from ..engine.run.config import ConfigSources, DecipherConfig
 from ..engine.run.device import use_threads
@@ -322,6 +324,20 @@ def pinned_sign_values(pins: list[tuple[str, str]], corpus: Corpus, source: str)
     sign values, checked against its corpus as a file's are (`checked_sign_values`)."""
     cells = [(n, symbol, value) for n, (symbol, value) in enumerate(pins, start=1) if value != UNKNOWN_VALUE]
     return checked_sign_values(cells, corpus, source)
+
+
+def pins_refit(run_dir: Path, decisions: dict[str, Any], pins: list[tuple[str, str]]) -> bool:
+    """Whether refining the run in `run_dir` under `pins` (the store's rows) fits it again (auto's
+    `refit_under`): a pinned value the run did not hold, on a run that searched its signs as
+    syllables. The values it held are its checkpoint's; an unreadable checkpoint holds none."""
+    values = SignValues(tuple(SignValue(sign, tuple(value)) for sign, value in pins if value != UNKNOWN_VALUE))
+    if not values or not decisions:
+        return False
+    try:
+        held = SignValues.from_state(load_checkpoint(run_dir).state.get("sign_values"))
+    except CheckpointError:
+        held = SignValues()
+    return refit_under(decisions, held, values)
 
 
 def find_stored_run(run: str, db_path: Path) -> tuple[int | None, Path, Checkpoint]:

@@ -15,9 +15,8 @@ from textual.validation import Integer
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
 from ...app.results import branch_run_dir
+from ...app.session import pins_refit
 from ...engine.constraints.judgments import REFINE_ROUNDS
-from ...engine.constraints.sign_values import SignValue, SignValues
-from ...engine.methods.auto.decisions import refit_under
 from ...engine.run.checkpoint import CHECKPOINT_NAME
 from ...store import ACCEPTED, REJECTED, UNKNOWN_VALUE, RunRow
 
@@ -143,10 +142,7 @@ def ask_refinement(screen: ReviewScreen | KeyScreen, run: RunRow | None, where_a
     accepted, rejected = decisions.count(ACCEPTED), decisions.count(REJECTED)  # unsure ones constrain nothing
     pins = [(sign, value) for sign, value in app.store.pins(run.id) if value != UNKNOWN_VALUE]
     pinned = len(pins)
-    # Whether pins the run did not hold would make auto fit it again: every pin counted as new (which
-    # the run held is in its checkpoint, not read here), so the dialog says "a value new to this run".
-    values = SignValues(tuple(SignValue(sign, tuple(value)) for sign, value in pins))
-    refits = refit_under(run.decisions, SignValues(), values) if pins and run.decisions else False
+    refits = pins_refit(Path(run_dir), run.decisions, pins)  # values new to the run: auto fits it again
 
     def start(choice: RefineChoice | None) -> None:
         if choice is None or not app.refine_run(run.id, run_dir, choice.rounds, choice.out, refits):

@@ -70,6 +70,7 @@ Every decision and its evidence is in the result's `decisions` (summary.json), a
 
 from __future__ import annotations
 
+import functools
 import threading
 from pathlib import Path
 from typing import Any
@@ -150,8 +151,10 @@ class AutoMethod:
         # A refit keeps the run's D where its search had found a map (`kept_share`).
         before_decisions = refit_of.state.get("decisions", {}) if refit_of is not None else {}
         kept = kept_share(before_decisions) if refit_of is not None else None
+        # A kept D is not read again, so neither is the calibrated copy trained that would read it.
+        probe = self._probe if kept is None else functools.partial(self._probe, calibrate=False)
         try:
-            fitted = fit_stages(run, memo, self._probe, kept)
+            fitted = fit_stages(run, memo, probe, kept)
         except RunCancelled:
             result.status = "cancelled"
             return problem.finish(result)
@@ -187,9 +190,10 @@ class AutoMethod:
         syllables: _Syllables | None = None,
         done: int = 0,
         memo: StageMemo | None = None,
+        calibrate: bool = True,
     ) -> _Probed:
         """The probes and the kept one (probe.py's `run_probes`)."""
-        return run_probes(problem, schedule, syllables, done, memo)
+        return run_probes(problem, schedule, syllables, done, memo, calibrate)
 
     def refine(
         self,

@@ -64,11 +64,13 @@ def run_probes(
     syllables: _Syllables | None = None,
     done: int = 0,
     memo: StageMemo | None = None,
+    calibrate: bool = True,
 ) -> _Probed:
     """Train the schedule's probe candidates on part of the lost words, estimate D on the rest
     with each, and keep one (see the module's docstring). Fresh channels start from the
     syllable search's map where it ran; steps are reported after the `done` ones. With `memo`,
-    each channel trained is a stage of its own (a stopped run resumes after it)."""
+    each channel trained is a stage of its own (a stopped run resumes after it). `calibrate`
+    False: no calibrated copy reads D again (a refit that keeps its run's D, `kept_share`)."""
     memo = memo or StageMemo("auto")  # saves nowhere until bound
     words = probe_words(problem, schedule)
     tried, searched, done = _tried_probes(problem, schedule, words, syllables, done, memo)
@@ -76,7 +78,7 @@ def run_probes(
     estimate, channel = tried[kept].estimate, tried[kept].channel
     # D is read again with a copy of the kept probe calibrated on the words the evidence says have
     # a cognate (calibration.py): its own cognates then lose to decoys as often as real ones.
-    if calibrates(len(words.train), problem.n_known):
+    if calibrate and calibrates(len(words.train), problem.n_known):
         cal_seed = derive(problem.cfg.seed, "auto calibration")
         calibration = memo.run(
             "calibration",

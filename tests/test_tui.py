@@ -336,6 +336,35 @@ async def test_the_refine_dialog_says_where_pinned_values_fit_the_run_again(data
             assert not isinstance(app.screen, RefineScreen) and started == [(run_id, REFINE_ROUNDS, None, True)]
 
 
+async def test_the_refine_dialog_counts_pins_the_run_already_holds_as_no_refit(data_dir, tmp_path, monkeypatch):
+    """A pin the run's checkpoint already holds (a refit under it ran) brings nothing new: the dialog
+    asks for rounds to train on, as it does for review decisions alone."""
+    import json
+    import types
+
+    from tui_decipher.app import session
+
+    run_id = seed_store(data_dir, tmp_path)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / CHECKPOINT_NAME).write_bytes(b"")
+    with Store(default_path(data_dir)) as store:
+        store.set_run_dir(run_id, str(folder))
+        decisions = {"line": "auto: ...", "syllables": {"used": True}}
+        store.conn.execute("UPDATE runs SET decisions_json = ? WHERE id = ?", (json.dumps(decisions), run_id))
+        sign = next(iter(store.char_map(run_id)))
+        store.set_pins(run_id, sign, ["ka"])
+    held = types.SimpleNamespace(state={"sign_values": [[sign, ["k", "a"], 1]]})
+    monkeypatch.setattr(session, "load_checkpoint", lambda path: held)
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "R")
+        assert isinstance(app.screen, RefineScreen)
+        text = dialog_text(app.screen)
+        assert "1 pinned sign value(s) held" in text and "50 channel steps" in text
+        assert "fits it again" not in text and app.screen.query_one("#refine-rounds-row").display
+
+
 async def test_the_unsure_key_marks_a_pair_unsure_in_the_store(data_dir, tmp_path):
     """m marks a pair unsure (kept, counted, filtered, undone like the others); space cycles through
     it; while only unsure pairs are judged the refine dialog says it would simply train on."""

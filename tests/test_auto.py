@@ -281,6 +281,29 @@ def test_null_words_are_weighed_at_the_held_out_words_distances_from_the_trainin
     assert chance_at_distances(wins, distance, np.array([0.2])) == 1.0  # equally near 0.1 and 0.3: the lower
 
 
+def test_d_over_every_split_reads_their_words_together() -> None:
+    from tui_decipher.engine.methods.auto.pooled_demand import SplitScores
+
+    g = torch.Generator().manual_seed(5)
+
+    def split(n: int, share: float, with_nulls: bool) -> SplitScores:
+        real, decoy = _chance_scores(n, share, 0.5, g)
+        own_real, own_decoy = _chance_scores(n, 1.0, 0.0, g)
+        null_real, null_decoy = _chance_scores(3 * n, 0.0, 0.5, g) if with_nulls else (None, None)
+        return SplitScores(real, decoy, own_real, own_decoy, null_real, null_decoy)
+
+    parts = [split(40, 0.6, True), split(40, 0.6, True), split(40, 0.6, True)]
+    joined = SplitScores.joined(parts)
+    assert joined.real.shape[0] == 120 and joined.null_real is not None and joined.null_real.shape[0] == 360
+    together = joined.estimate()
+    assert together.n_lost == 120 and together.n_null == 360 and together.n_synthetic == 120
+    assert together.wins == sum(p.estimate().wins for p in parts)
+    assert together.share == pytest.approx(0.6, abs=0.15)
+    # A split without null words leaves them out of every split's reading (q then read as a half).
+    lacking = SplitScores.joined([*parts[:2], split(40, 0.6, False)])
+    assert lacking.null_real is None and lacking.estimate().n_null == 0 and lacking.real.shape[0] == 120
+
+
 def test_nearest_distances_are_edits_over_the_longer_words_length() -> None:
     reference = _words("kalamo", "temaro")
     out = nearest_distances(_words("kalamo", "kalimo", "tema", "xyz"), reference)

@@ -89,6 +89,8 @@ def test_the_first_probe_is_tried_held_to_an_agreed_map_and_free_and_a_held_one_
     other_phrase = "free to leave the syllable map" if held_kept else "held to the syllable map"
     assert f"probe: lexicon objective {kept_phrase} (its held-out words beat decoys" in d["line"]
     assert f"the lexicon probe {other_phrase}'s" in d["line"]
+    # D is read on the held-out words of all three splits the kept candidate trained on (pooled_demand.py).
+    assert d["demand"]["n_lost"] == 3 * lexicon[0]["held_out"] and ", over 3 splits" in d["demand"]["why"]
     checkpoint = load_checkpoint(tmp_path)
     values = map_values(taken[0])
     if not held_kept:
@@ -165,7 +167,14 @@ def test_held_and_free_are_kept_by_their_wins_over_every_split(
     written, cfg, _ = _agreed_under_values(tmp_path, monkeypatch)
     # The other splits' wins, made up: far more than one split's 24 held-out words can make up.
     other = {True: [0.0, 0.0], False: [30.0, 30.0]} if free_wins_more else {True: [30.0, 30.0], False: [0.0, 0.0]}
-    monkeypatch.setattr(auto_probe, "fold_wins", lambda problem, probe, found, held, *args: other[held])
+    real_folds = auto_probe.fold_probes
+    monkeypatch.setattr(
+        auto_probe, "fold_probes",
+        lambda problem, probe, found, held, *args: [
+            dataclasses.replace(fold, wins=wins)
+            for fold, wins in zip(real_folds(problem, probe, found, held, *args), other[held], strict=True)
+        ],
+    )  # fmt: skip
     d = run_decipherment(read_cog(written.path), cfg).decisions
     lexicon = [p for p in d["probes"] if p["objective"] == "lexicon"]
     assert [p["fold_wins"] for p in lexicon] == [other[True], other[False]]

@@ -33,11 +33,11 @@ STREAMS: dict[str, Stream] = {
     # auto (engine/methods/auto/).
     "auto fit": Stream(13, (), "the fit's batches"),
     "auto decoys": Stream(17, (), "decoy words of the known language"),
-    "auto own cognates": Stream(19, (), "words the probe's channel writes from known words"),
+    "auto own cognates": Stream(19, (47,), "words the probe's channel writes from known words (split, 0: the probe's)"),
     "syllable starts": Stream(23, (31,), "the syllable search's random maps (start)"),
     "auto reverse": Stream(29, (), "the reverse channel's start and batches"),
-    "auto null words": Stream(31, (), "lost-like words without a cognate"),
-    "auto calibration": Stream(37, (), "the calibration pass's batches"),
+    "auto null words": Stream(31, (53,), "lost-like words without a cognate (split, 0: the probe's)"),
+    "auto calibration": Stream(37, (59,), "the calibration pass's batches (split, 0: the probe's)"),
     "held or free fold": Stream(41, (43,), "a held or free probe's batches on another split (split)"),
     # Within a stream (its seed, not the run's): a probe search's fresh starts, null words' passes.
     "probe search start": Stream(7, (7,), "a probe search's start (k: start k + 1)"),

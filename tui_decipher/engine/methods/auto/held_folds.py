@@ -1,16 +1,18 @@
 """Held or free, on more held-out words: where auto's first probe is tried held to the syllable map
 and free to leave it (held_map.py), the two are also trained on HOLD_FOLDS - 1 more splits of the
 lost words, each holding out another disjoint part, and their held-out wins are summed over every
-fold (`fold_wins`). One split's held-out words (40 of a 200-word list) decided between the two by a
+fold (`fold_probes`). One split's held-out words (40 of a 200-word list) decided between the two by a
 few words, either way: on a generated syllabary, one more correct value flipped the choice and cost
-5 points (docs/pinning.md)."""
+5 points (docs/pinning.md). D is then read on every split's held-out words too (pooled_demand.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
+from ...channels.protocol import Channel
 from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit
 from ...corpora.corpus import Word
@@ -47,15 +49,27 @@ def fold_rows(
     return out
 
 
-def fold_wins(
+@dataclass(frozen=True)
+class Fold:
+    """A probe trained on another split of the lost words (`fold_rows`): the split's number (2, 3;
+    the probe's own is 1), its training and held-out rows, the channel and its held-out wins."""
+
+    split: int
+    train_rows: np.ndarray
+    held_rows: np.ndarray
+    channel: Channel
+    wins: float
+
+
+def fold_probes(
     problem: Problem, probe: Probe, found: SyllableMap, held: bool, decoys: Sequence[Word], train_share: float,
     done: int, memo: StageMemo,
-) -> list[float]:  # fmt: skip
-    """Held-out wins (words whose best known word beats their best decoy) of the probe `probe`
-    started from the map `found`, held to it or not, trained on each split of `fold_rows`,
+) -> list[Fold]:  # fmt: skip
+    """The probe `probe` started from the map `found`, held to it or not, trained on each split of
+    `fold_rows`, with its held-out wins there (words whose best known word beats their best decoy),
     reporting its steps after the `done` ones; each training is a stage of `memo`."""
     cfg, lost = problem.cfg, problem.corpus.lost_words
-    wins = []
+    folds = []
     for k, (train_rows, held_rows) in enumerate(fold_rows(problem.n_lost, cfg.seed, train_share), start=2):
         train_words, held_words = [lost[i] for i in train_rows], [lost[i] for i in held_rows]
         seed = derive(cfg.seed, "held or free fold", k)
@@ -69,5 +83,6 @@ def fold_wins(
 
         channel = memo.run(name, train).channel
         with problem.timer("score"):
-            wins.append(win_count(*against_decoys(problem, channel, held_words, list(decoys))))
-    return wins
+            wins = win_count(*against_decoys(problem, channel, held_words, list(decoys)))
+        folds.append(Fold(k, train_rows, held_rows, channel, wins))
+    return folds

@@ -19,11 +19,12 @@ from ...run.problem import Problem
 from ...run.seeds import derive
 from ..stages import StageMemo
 from .calibration import calibrated, calibrates, recalibrated
-from .decoys import against_decoys, synthetic_cognates
-from .demand import DemandEstimate, estimate_demand
+from .decoys import against_decoys
+from .demand import DemandEstimate
 from .fit_check import _fit_check_evidence
-from .held_folds import fold_wins
+from .held_folds import Fold, fold_probes
 from .held_map import holds_map, map_values
+from .pooled_demand import pooled_demand, split_scores
 from .probe_choice import _probe_why, _Tried
 from .probe_words import ProbeWords, probe_words
 from .schedule import Probe, Schedule
@@ -88,8 +89,12 @@ def run_probes(
         done += schedule.calibration_steps
         # The per-word evidence the fit is checked against (`FitCheck`) stays the probe's own: the
         # fit continues from the probe's channel.
-        again = _estimate(problem, calibration.channel, words.held, words.decoys, words.nulls, words.distances)
-        estimate = dataclasses.replace(estimate, held=recalibrated(estimate.held, again.held))
+        folds = _folds_like(tried, kept)
+        if folds:  # read on the other splits' held-out words too (pooled_demand.py)
+            again, done = pooled_demand(problem, schedule, words, calibration.channel, folds, done, memo)
+        else:
+            again = _estimate(problem, calibration.channel, words.held, words.decoys, words.nulls, words.distances).held
+        estimate = dataclasses.replace(estimate, held=recalibrated(estimate.held, again))
     single = syllables is not None and syllables.single
     holds = any(t.held for t in tried)
     evidence = [
@@ -170,6 +175,14 @@ def _tried_probes(
     return tried, searched, done
 
 
+def _folds_like(tried: list[_Tried], kept: int) -> tuple[Fold, ...]:
+    """The other splits' probes trained as the kept candidate was (held to the map, or free): its
+    own where it was compared on them, the first probe's where a later candidate went on from its
+    start; none where no candidate was compared."""
+    like = [t for t in tried if t.folds and t.held == tried[kept].held]
+    return like[0].folds if like else ()
+
+
 def _compare_on_folds(
     problem: Problem, schedule: Schedule, probe: Probe, found: SyllableMap | None, words: ProbeWords,
     tried: list[_Tried], done: int, memo: StageMemo,
@@ -179,9 +192,9 @@ def _compare_on_folds(
     place in `tried`; returns the steps run by then."""
     assert found is not None
     for k in (-2, -1):
-        wins = fold_wins(problem, probe, found, tried[k].held, words.decoys, schedule.train_share, done, memo)
-        done += len(wins) * probe.steps
-        tried[k] = dataclasses.replace(tried[k], fold_wins=tuple(wins))
+        folds = fold_probes(problem, probe, found, tried[k].held, words.decoys, schedule.train_share, done, memo)
+        done += len(folds) * probe.steps
+        tried[k] = dataclasses.replace(tried[k], folds=tuple(folds))
     loser = -1 if tried[-2].all_wins >= tried[-1].all_wins else -2
     tried[loser] = dataclasses.replace(tried[loser], ruled_out=True)
     return done
@@ -199,19 +212,11 @@ def _estimate(
     by how often its own cognates beat the decoys and how often `nulls` (words without a cognate)
     do, at the held-out words' distances from the training words where `distances` (the null
     words', the held-out words') are given (engine/methods/auto/demand.py)."""
-    cfg, corpus = problem.cfg, problem.corpus
+    scores = split_scores(problem, channel, held_words, decoys, nulls, distances)
     with problem.timer("score"):
-        # The channel's own cognates (answer known) measure how often a cognate loses to decoys.
-        synthetic = synthetic_cognates(
-            channel, corpus.known_words, problem.lost_charset, problem.known_charset, len(held_words),
-            derive(cfg.seed, "auto own cognates"),
-        )  # fmt: skip
-        real, fake = against_decoys(problem, channel, held_words, decoys)
-        # A channel that drops every letter writes nothing to measure on; a list of a few words has no nulls.
-        own = against_decoys(problem, channel, synthetic, decoys) if synthetic else (None, None)
-        null = against_decoys(problem, channel, nulls, decoys) if nulls else (None, None)
-        estimate = estimate_demand(real, fake, *own, *null, *(distances or (None, None)))
-    return _Estimate(estimate, problem.n_lost, *_fit_check_evidence(real, fake, held_words, corpus.known_words))
+        estimate = scores.estimate()
+    return _Estimate(estimate, problem.n_lost, *_fit_check_evidence(scores.real, scores.fake, held_words,
+                                                                    problem.corpus.known_words))  # fmt: skip
 
 
 def _held_evidence(problem: Problem, channel: Channel, probed: _Probed) -> tuple[torch.Tensor, torch.Tensor]:

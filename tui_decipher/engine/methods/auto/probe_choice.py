@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...channels.protocol import Channel
+from .held_folds import Fold
 from .schedule import Probe, Schedule
 
 if TYPE_CHECKING:
@@ -59,16 +60,21 @@ def _probe_why(
 class _Tried:
     """A probe candidate as trained: its estimate and channel, and where it started: from the map
     only one syllable search start found (`from_single`), held to the syllable map (`held`). A held
-    and a free candidate are also compared on more splits (held_folds.py): their wins there
-    (`fold_wins`), and whether the other won over every split (`ruled_out`: never kept)."""
+    and a free candidate are also trained on more splits (held_folds.py, `folds`: their wins
+    there are `fold_wins`), and whether the other won over every split (`ruled_out`: never kept)."""
 
     probe: Probe
     estimate: _Estimate
     channel: Channel
     from_single: bool = False
     held: bool = False
-    fold_wins: tuple[float, ...] = ()
+    folds: tuple[Fold, ...] = ()
     ruled_out: bool = False
+
+    @property
+    def fold_wins(self) -> tuple[float, ...]:
+        """Its held-out wins on each other split."""
+        return tuple(f.wins for f in self.folds)
 
     @property
     def all_wins(self) -> float:

@@ -52,15 +52,26 @@ def probe_words(problem: Problem, schedule: Schedule) -> ProbeWords:
     """The probes' training and held-out words (`probe_split`), with the decoys and null words."""
     cfg, corpus = problem.cfg, problem.corpus
     train_rows, held = probe_split(problem.n_lost, cfg.seed, schedule.train_share)
-    lost = corpus.lost_words
-    train_words, held_words = [lost[i] for i in train_rows], [lost[i] for i in held]
     with problem.timer("score"):
         decoys = decoy_lexicon(corpus.known_words, derive(cfg.seed, "auto decoys"))
+    return split_words(problem, train_rows, held, decoys)
+
+
+def split_words(
+    problem: Problem, train_rows: np.ndarray, held: np.ndarray, decoys: list[Word], split: int = 1
+) -> ProbeWords:
+    """A split's words (`train_rows` and `held` rows of the lost words) with `decoys` and the null
+    words drawn from its training words (`split` > 1: another split's, held_folds.py)."""
+    cfg, corpus = problem.cfg, problem.corpus
+    lost = corpus.lost_words
+    train_words, held_words = [lost[i] for i in train_rows], [lost[i] for i in held]
+    seed = derive(cfg.seed, "auto null words", split)
+    with problem.timer("score"):
         # Words whose answer is "no cognate", from the trained-on words' letters (decoys.null_words).
         # The lower models' words are less lost-like: they are drawn only where the trigrams give
         # fewer null words than there are held-out words or training words (`trigram_enough`).
         n_null = max(len(held_words), NULL_WORDS)
-        nulls = null_words(train_words, n_null, derive(cfg.seed, "auto null words"), avoid=[*lost, *corpus.known_words],
+        nulls = null_words(train_words, n_null, seed, avoid=[*lost, *corpus.known_words],
                            enough=trigram_enough(len(train_words), len(held_words), n_null))  # fmt: skip
         distances = (nearest_distances(nulls, train_words), nearest_distances(held_words, train_words))
     return ProbeWords(train_rows, train_words, held_words, decoys, nulls, distances)

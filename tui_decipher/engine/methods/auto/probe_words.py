@@ -58,10 +58,10 @@ def probe_words(problem: Problem, schedule: Schedule) -> ProbeWords:
 
 
 def split_words(
-    problem: Problem, train_rows: np.ndarray, held: np.ndarray, decoys: list[Word], split: int = 1
+    problem: Problem, train_rows: np.ndarray, held: np.ndarray, decoys: list[Word], split: int = 0
 ) -> ProbeWords:
-    """A split's words (`train_rows` and `held` rows of the lost words) with `decoys` and the null
-    words drawn from its training words (`split` > 1: another split's, held_folds.py)."""
+    """A split's words (`train_rows` and `held` rows of the lost words) with `decoys` and null words
+    drawn from its training words. `split`: 0 the probe's, k another's (held_folds.py)."""
     cfg, corpus = problem.cfg, problem.corpus
     lost = corpus.lost_words
     train_words, held_words = [lost[i] for i in train_rows], [lost[i] for i in held]

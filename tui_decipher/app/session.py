@@ -331,7 +331,7 @@ def pins_refit(run_dir: Path, decisions: dict[str, Any], pins: list[tuple[str, s
     `refit_under`): a pinned value the run did not hold, on a run that searched its signs as
     syllables. The values it held are its checkpoint's; an unreadable checkpoint holds none."""
     values = SignValues(tuple(SignValue(sign, tuple(value)) for sign, value in pins if value != UNKNOWN_VALUE))
-    if not values or not decisions:
+    if not refit_under(decisions, SignValues(), values):  # no search, or no pins: no checkpoint read at all
         return False
     try:
         held = SignValues.from_state(load_checkpoint(run_dir).state.get("sign_values"))

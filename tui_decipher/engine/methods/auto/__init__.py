@@ -150,7 +150,7 @@ class AutoMethod:
         result = empty_result(problem)
         # A refit keeps the run's D where its search had found a map (`kept_share`).
         before_decisions = refit_of.state.get("decisions", {}) if refit_of is not None else {}
-        kept = kept_share(before_decisions) if refit_of is not None else None
+        kept = kept_share(before_decisions)  # None for a run: it has no decisions before it
         # A kept D is not read again, so neither is the calibrated copy trained that would read it.
         probe = self._probe if kept is None else functools.partial(self._probe, calibrate=False)
         try:

@@ -51,8 +51,9 @@ def fold_rows(
 
 @dataclass(frozen=True)
 class Fold:
-    """A probe trained on another split of the lost words (`fold_rows`): the split's number (2, 3;
-    the probe's own is 1), its training and held-out rows, the channel and its held-out wins."""
+    """A probe trained on another split of the lost words (`fold_rows`): the split's number (2, 3,
+    as its stage is named; the seed streams take it as their split, the probe's own being 0), its
+    training and held-out rows, the channel and its held-out wins."""
 
     split: int
     train_rows: np.ndarray

@@ -893,3 +893,24 @@ async def test_a_sign_pinned_on_the_key_holds_the_refinement_and_review_marks_wh
         await pilot.pause()
         review = app.screen
         assert review.changed and f"Δ {len(review.changed)} changed" in str(review.query_one("#review-counts").render())
+
+
+async def test_a_five_vowel_grid_fits_beside_the_side_panel_at_80_columns(data_dir, tmp_path, monkeypatch):
+    """A syllabary's grid with five vowels, a column of consonants written alone and cells of two
+    signs fits its table without scrolling at 80 x 24 (its last column was cut before)."""
+    run_id = seed_store(data_dir, tmp_path)
+    # The fixture's known words hold two vowels; the grid of a Linear B-like key has five.
+    monkeypatch.setattr("tui_decipher.tui.screens.key.known_vowels", lambda _words: frozenset("aeiou"))
+    readings = {"γ": "na", "λ": "ne", "σ": "ni", "ι": "no", "υ": "nu", "ρ": "n", "β": "phu", "ο": "phu"}
+    with Store(default_path(data_dir)) as store:
+        store.conn.execute("DELETE FROM char_map WHERE run_id = ?", (run_id,))
+        store.conn.executemany("INSERT INTO char_map VALUES (?, ?, 1, ?, ?)",
+                               [(run_id, sign, reading, 0.5 + 0.05 * n)
+                                for n, (sign, reading) in enumerate(readings.items())])  # fmt: skip
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("4", "g")
+        await pilot.pause()
+        table = app.screen.query_one("#key-table", DataTable)
+        assert app.screen.as_grid and len(table.columns) == 7  # the onsets, a e i o u, and the consonant alone
+        assert table.virtual_size.width <= table.scrollable_content_region.width

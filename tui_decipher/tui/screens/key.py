@@ -174,6 +174,7 @@ class KeyScreen(Screen[None]):
 
     def _fill_table(self, table: DataTable, char_map: dict[str, list[tuple[str, float]]]) -> None:
         table.cursor_type = "row"
+        table.cell_padding = 1
         width = max(len(v) for v in char_map.values())
         table.add_column("sign", key="lost")
         table.add_column("pinned", key="pinned")
@@ -194,7 +195,10 @@ class KeyScreen(Screen[None]):
             table.add_row(*cells, key=lost)
 
     def _fill_grid(self, table: DataTable, grid: SyllableGrid) -> None:
+        # Cells pad themselves with one leading space and drop a probability's leading zero, so that
+        # five vowels' columns (" 𐀜 .88+1", 8 cells each) fit beside the side panel at 80 columns.
         table.cursor_type = "cell"
+        table.cell_padding = 0
         table.add_column("", key="onset")
         for vowel in grid.vowels:
             table.add_column(f" {vowel}", key=f"v:{vowel}")
@@ -207,7 +211,7 @@ class KeyScreen(Screen[None]):
                     continue
                 sign, p = signs[0]
                 more = f"+{len(signs) - 1}" if len(signs) > 1 else ""
-                cells.append(Text(f"{sign} {p:.2f}{more}", style=shade_style(self.app, p)))
+                cells.append(Text(f" {sign} {_short(p)}{more}", style=shade_style(self.app, p)))
             table.add_row(*cells, key=f"o:{onset}")
 
     # --- the side panel: how the proposals read the selected sign ------------------------------
@@ -251,3 +255,9 @@ class KeyScreen(Screen[None]):
                 rest = readings[SHOWN_READINGS:]
                 lines.append(f" ... {len(rest)} more reading(s), {sum(len(r) for _, r in rest)} use(s)")
         self.query_one("#key-uses", Static).update("\n".join(lines))
+
+
+def _short(p: float) -> str:
+    """A probability in three characters: ".80", or "1.0" for a certain one."""
+    text = f"{p:.2f}"
+    return text[1:] if text.startswith("0") else f"{p:.1f}"

@@ -914,3 +914,26 @@ async def test_a_five_vowel_grid_fits_beside_the_side_panel_at_80_columns(data_d
         table = app.screen.query_one("#key-table", DataTable)
         assert app.screen.as_grid and len(table.columns) == 7  # the onsets, a e i o u, and the consonant alone
         assert table.virtual_size.width <= table.scrollable_content_region.width
+
+
+async def test_the_grid_underlines_the_cells_of_pinned_signs(data_dir, tmp_path):
+    """A pinned sign's cell in the syllable grid is underlined and the header says so; the other
+    cells are not."""
+    run_id = seed_store(data_dir, tmp_path)
+    readings = {"γ": "na", "λ": "sa", "σ": "la", "ι": "de", "υ": "ko", "ρ": "to", "β": "a", "ο": "n"}
+    with Store(default_path(data_dir)) as store:
+        store.conn.execute("DELETE FROM char_map WHERE run_id = ?", (run_id,))
+        store.conn.executemany("INSERT INTO char_map VALUES (?, ?, 1, ?, ?)",
+                               [(run_id, sign, reading, 0.5 + 0.05 * n)
+                                for n, (sign, reading) in enumerate(readings.items())])  # fmt: skip
+        store.set_pins(run_id, "λ", ["sa"])
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4", "g")
+        await pilot.pause()
+        table = app.screen.query_one("#key-table", DataTable)
+        cells = [table.get_row_at(n) for n in range(table.row_count)]
+        styled = {str(c).split()[0]: str(c.style) for row in cells for c in row[1:] if str(c).strip()}
+        assert "underline" in styled["λ"] and not any("underline" in v for k, v in styled.items() if k != "λ")
+        head = str(app.screen.query_one("#key-head").render())
+        assert "underlined: a cell holding one of the 1 pinned sign(s)" in head

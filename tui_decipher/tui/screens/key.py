@@ -151,9 +151,10 @@ class KeyScreen(Screen[None]):
         self.as_grid = self.as_grid and self.grid is not None
         source = char_map_source(run.config)
         if self.as_grid and self.grid is not None:
+            pinned = f"; underlined: a cell holding one of the {len(self.pins)} pinned sign(s)" if self.pins else ""
             head.update(
                 f"[b]Run #{run.id}[/] {run.corpus}: each {run.lost_code} sign in the cell of its best reading "
-                f"(from {source}); g: the table"
+                f"(from {source}); g: the table{pinned}"
             )
             self._fill_grid(table, self.grid)
         else:
@@ -211,7 +212,8 @@ class KeyScreen(Screen[None]):
                     continue
                 sign, p = signs[0]
                 more = f"+{len(signs) - 1}" if len(signs) > 1 else ""
-                cells.append(Text(f" {sign} {_short(p)}{more}", style=shade_style(self.app, p)))
+                pinned = " bold underline" if any(s in self.pins for s, _ in signs) else ""
+                cells.append(Text(f" {sign} {_short(p)}{more}", style=shade_style(self.app, p) + pinned))
             table.add_row(*cells, key=f"o:{onset}")
 
     # --- the side panel: how the proposals read the selected sign ------------------------------

@@ -376,3 +376,26 @@ def test_a_phase_timed_inside_another_counts_in_one_phase_only() -> None:
     assert phases["score"] >= 0.06 and other["flow"] >= 0.01
     assert 0.02 <= phases["train"] < phases["score"]  # the 60 ms inside "score" left out of "train"
     assert phases["train"] + phases["score"] == pytest.approx(wall, abs=0.005)
+
+
+def test_the_time_left_of_a_step_budget_reads_as_at_most() -> None:
+    """A progress task whose steps are a budget the run may stop short of (`at_most`, auto's) shows
+    its time left as "<=" that; another shows it plain."""
+    from rich.progress import Progress
+
+    from tui_decipher.cli.app import TimeLeftColumn
+
+    now = [0.0]
+    progress = Progress(TimeLeftColumn(), auto_refresh=False, get_time=lambda: now[0])
+    budget = progress.add_task("channel", total=100, at_most=True)
+    plain = progress.add_task("channel", total=100)
+    for task in (budget, plain):
+        progress.start_task(task)
+    for step in (10, 20):
+        now[0] += 1.0
+        for task in (budget, plain):
+            progress.update(task, completed=step)
+    column = TimeLeftColumn()
+    shown = {task.id: column.render(task).plain for task in progress.tasks}
+    assert shown[budget].startswith("<=") and shown[budget][2:] == shown[plain]
+    assert shown[plain].count(":") == 2  # h:mm:ss, Rich's own

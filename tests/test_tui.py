@@ -937,3 +937,26 @@ async def test_the_grid_underlines_the_cells_of_pinned_signs(data_dir, tmp_path)
         assert "underline" in styled["λ"] and not any("underline" in v for k, v in styled.items() if k != "λ")
         head = str(app.screen.query_one("#key-head").render())
         assert "underlined: a cell holding one of the 1 pinned sign(s)" in head
+
+
+async def test_an_auto_runs_time_left_reads_as_at_most(data_dir):
+    """auto's channel steps are a budget it may stop well short of (its fit stops once its plan
+    settles): the Progress header says the time left is at most what the pace gives; a run whose
+    steps are all taken says it plainly."""
+    from tui_decipher.engine.run.events import ChannelStep, RunStarted
+    from tui_decipher.tui.live import LiveRun
+
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        for at_most in (True, False):
+            live = LiveRun(status="running")
+            stats = {"lost_words": 240, "known_words": 360, "lost_symbols": 21, "known_symbols": 20}
+            live.apply(RunStarted("demo", "ves", "kal", stats, "cpu", 0, 0, 1, 10, 0, "auto", steps_at_most=at_most))
+            live.apply(ChannelStep(0, 10, 1000, 5.0, 1.0))
+            app.live = live
+            await pilot.press("2")
+            await pilot.pause()
+            app.screen.refresh_from_app()
+            head = str(app.screen.query_one("#progress-head").render())
+            assert live.eta_at_most is at_most and ("left at most " in head) is at_most and "left " in head
+            await pilot.press("1")

@@ -7,7 +7,16 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 from .. import __version__
 from ..engine.run.config import ConfigError
@@ -57,11 +66,20 @@ def parse_sets(items: list[str]) -> dict[str, Any]:
     return out
 
 
+class TimeLeftColumn(TimeRemainingColumn):
+    """Rich's time left, read as at most ("<=") for a task whose steps are a budget the run may stop
+    short of (its `at_most` field: auto's, `RunStarted.steps_at_most`)."""
+
+    def render(self, task: Task) -> Text:
+        left = super().render(task)
+        return Text("<=") + left if task.fields.get("at_most") and task.time_remaining is not None else left
+
+
 def progress_bars(console: Console, remaining: bool = True, quiet: bool = False) -> Progress:
     """The commands' Rich progress: description, bar, n/total, an `info` field, elapsed time and
     (with `remaining`) the time left."""
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[info]}"), TimeElapsedColumn()]  # fmt: skip
     if remaining:
-        columns.append(TimeRemainingColumn())
+        columns.append(TimeLeftColumn())
     return Progress(*columns, console=console, transient=False, disable=quiet)

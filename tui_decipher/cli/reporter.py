@@ -54,7 +54,7 @@ class RichReporter:
         if isinstance(event, RunStarted):
             self.console.print(line, highlight=False, markup=False)
             if event.rounds == 0:  # no EM rounds: the channel's steps are the whole run
-                self.epochs_task = self.progress.add_task("channel", total=None, info="")
+                self.epochs_task = self.progress.add_task("channel", total=None, info="", at_most=event.steps_at_most)
                 return
             total = event.rounds * event.restarts
             self.rounds_task = self.progress.add_task("EM rounds", total=total, info="")

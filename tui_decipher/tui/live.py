@@ -109,6 +109,11 @@ class LiveRun:
     def elapsed(self) -> float:
         return self.finished_seconds if self.finished_seconds is not None else time.monotonic() - self.started
 
+    @property
+    def eta_at_most(self) -> bool:
+        """Whether `eta` is an upper bound: the run may stop short of its steps (`RunStarted.steps_at_most`)."""
+        return self._shape is not None and self._shape.steps_at_most
+
     def eta(self) -> float | None:
         """Seconds left, from the pace of M-step epochs so far (of channel steps for a run without
         rounds); None before the first."""

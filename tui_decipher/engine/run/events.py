@@ -23,6 +23,9 @@ class RunStarted:
     n_cognates: int  # N, the number of cognate pairs the flow aims for
     first_epochs: int = 0  # M-step steps of round 1 when it differs from `epochs` (0 = the same)
     method: str = "neural"  # the method's registry name (engine/methods/); front ends read `rounds`, not this
+    # Whether the channel steps are a budget the run may stop short of (auto stops once its fit's plan
+    # settles, often at a fifth of it): a time left read from them is then at most that.
+    steps_at_most: bool = False
 
     def epochs_of_round(self, round_: int) -> int:
         """M-step steps of a round (1-based)."""

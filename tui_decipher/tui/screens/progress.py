@@ -229,9 +229,10 @@ class ProgressScreen(Screen[None]):
             where = f"channel step {live.channel_step}/{live.channel_steps}"
         if live.restarts > 1:
             where = f"restart {live.restart + 1}/{live.restarts}, {where}"
+        eta = live.eta()
+        left = f"at most {clock(eta)}" if eta is not None and live.eta_at_most else clock(eta)
         self.query_one("#progress-head", Static).update(
-            f"[b]{run}[/] {escape(live.corpus)}  {live.status}  {where}  "
-            f"elapsed {clock(live.elapsed())}  left {clock(live.eta())}"
+            f"[b]{run}[/] {escape(live.corpus)}  {live.status}  {where}  elapsed {clock(live.elapsed())}  left {left}"
         )
 
     # --- actions ------------------------------------------------------------------------------

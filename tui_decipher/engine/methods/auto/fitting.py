@@ -69,7 +69,7 @@ def prepared(
     on_event(
         RunStarted(
             corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
-            0, chosen.epochs, 1, problem.n_cognates, 0, method,
+            0, chosen.epochs, 1, problem.n_cognates, 0, method, steps_at_most=True,
         )
     )  # fmt: skip
     on_event(Decided("script", f"{kind} channel: {kind_why}", problem.elapsed()))

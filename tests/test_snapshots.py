@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from tui_support import seed_store
+from tui_support import SYLLABLE_READINGS, seed_store, store_readings
 
 from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME
 from tui_decipher.store import Store, default_path
@@ -58,10 +58,5 @@ def test_key_screen_as_a_syllable_grid(snap_compare, data_dir, tmp_path, monkeyp
     """A syllabary's key (the fixed run's, rewritten as syllables) as the grid, the cursor on a cell
     whose sign the side panel explains."""
     run_id = seed_store(data_dir, tmp_path)
-    readings = {"γ": "na", "λ": "sa", "σ": "la", "ι": "de", "υ": "ko", "ρ": "to", "β": "a", "ο": "n"}
-    with Store(default_path(data_dir)) as store:
-        store.conn.execute("DELETE FROM char_map WHERE run_id = ?", (run_id,))
-        store.conn.executemany("INSERT INTO char_map VALUES (?, ?, 1, ?, ?)",
-                               [(run_id, sign, reading, 0.5 + 0.05 * n)
-                                for n, (sign, reading) in enumerate(readings.items())])  # fmt: skip
+    store_readings(data_dir, run_id, SYLLABLE_READINGS)
     assert snap_compare(DecipherApp(data_dir), terminal_size=(80, 24), press=["4", "g", "down", "right", "right"])

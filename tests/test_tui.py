@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual import events
 from textual.widgets import DataTable, Input, ProgressBar, RadioButton, RichLog, Select, Sparkline, Static
-from tui_support import seed_store
+from tui_support import SYLLABLE_READINGS, seed_store, store_readings
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app as cli_app
@@ -901,12 +901,8 @@ async def test_a_five_vowel_grid_fits_beside_the_side_panel_at_80_columns(data_d
     run_id = seed_store(data_dir, tmp_path)
     # The fixture's known words hold two vowels; the grid of a Linear B-like key has five.
     monkeypatch.setattr("tui_decipher.tui.screens.key.known_vowels", lambda _words: frozenset("aeiou"))
-    readings = {"γ": "na", "λ": "ne", "σ": "ni", "ι": "no", "υ": "nu", "ρ": "n", "β": "phu", "ο": "phu"}
-    with Store(default_path(data_dir)) as store:
-        store.conn.execute("DELETE FROM char_map WHERE run_id = ?", (run_id,))
-        store.conn.executemany("INSERT INTO char_map VALUES (?, ?, 1, ?, ?)",
-                               [(run_id, sign, reading, 0.5 + 0.05 * n)
-                                for n, (sign, reading) in enumerate(readings.items())])  # fmt: skip
+    store_readings(data_dir, run_id, {"γ": "na", "λ": "ne", "σ": "ni", "ι": "no", "υ": "nu", "ρ": "n", "β": "phu",
+                                      "ο": "phu"})  # fmt: skip
     app = DecipherApp(data_dir)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("4", "g")
@@ -920,12 +916,8 @@ async def test_the_grid_underlines_the_cells_of_pinned_signs(data_dir, tmp_path)
     """A pinned sign's cell in the syllable grid is underlined and the header says so; the other
     cells are not."""
     run_id = seed_store(data_dir, tmp_path)
-    readings = {"γ": "na", "λ": "sa", "σ": "la", "ι": "de", "υ": "ko", "ρ": "to", "β": "a", "ο": "n"}
+    store_readings(data_dir, run_id, SYLLABLE_READINGS)
     with Store(default_path(data_dir)) as store:
-        store.conn.execute("DELETE FROM char_map WHERE run_id = ?", (run_id,))
-        store.conn.executemany("INSERT INTO char_map VALUES (?, ?, 1, ?, ?)",
-                               [(run_id, sign, reading, 0.5 + 0.05 * n)
-                                for n, (sign, reading) in enumerate(readings.items())])  # fmt: skip
         store.set_pins(run_id, "λ", ["sa"])
     app = DecipherApp(data_dir)
     async with app.run_test(size=SIZE) as pilot:

@@ -111,3 +111,16 @@ def seed_large_store(data_dir: Path, tmp: Path, n: int, seed: int = 7) -> int:
     recorder.finish(result, corpus)
     recorder.close()
     return run_id
+
+
+# A syllabary's key for the fixed run: each sign's one reading, its probability rising by 0.05 a sign.
+SYLLABLE_READINGS = {"γ": "na", "λ": "sa", "σ": "la", "ι": "de", "υ": "ko", "ρ": "to", "β": "a", "ο": "n"}
+
+
+def store_readings(data_dir: Path, run_id: int, readings: dict[str, str]) -> None:
+    """Replace run `run_id`'s key (char_map) with one reading a sign (`readings`), each at 0.5 + 0.05 n."""
+    with Store(default_path(data_dir)) as store:
+        store.conn.execute("DELETE FROM char_map WHERE run_id = ?", (run_id,))
+        store.conn.executemany("INSERT INTO char_map VALUES (?, ?, 1, ?, ?)",
+                               [(run_id, sign, reading, 0.5 + 0.05 * n)
+                                for n, (sign, reading) in enumerate(readings.items())])  # fmt: skip

@@ -910,6 +910,7 @@ async def test_a_five_vowel_grid_fits_beside_the_side_panel_at_80_columns(data_d
         table = app.screen.query_one("#key-table", DataTable)
         assert app.screen.as_grid and len(table.columns) == 7  # the onsets, a e i o u, and the consonant alone
         assert table.virtual_size.width <= table.scrollable_content_region.width
+        assert "–: read as the consonant alone" in str(app.screen.query_one("#key-head").render())
 
 
 async def test_the_grid_underlines_the_cells_of_pinned_signs(data_dir, tmp_path):

@@ -17,7 +17,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ...app.key_views import SignUses, SyllableGrid, sign_uses, syllable_grid
+from ...app.key_views import NO_VOWEL, SignUses, SyllableGrid, sign_uses, syllable_grid
 from ...engine.channels.syllables import known_vowels
 from ...engine.methods import char_map_source
 from ...exports.key import confidence
@@ -152,9 +152,10 @@ class KeyScreen(Screen[None]):
         source = char_map_source(run.config)
         if self.as_grid and self.grid is not None:
             pinned = f"; underlined: a cell holding one of the {len(self.pins)} pinned sign(s)" if self.pins else ""
+            alone = f"; {NO_VOWEL}: read as the consonant alone" if NO_VOWEL in self.grid.vowels else ""
             head.update(
                 f"[b]Run #{run.id}[/] {run.corpus}: each {run.lost_code} sign in the cell of its best reading "
-                f"(from {source}); g: the table{pinned}"
+                f"(from {source}); g: the table{alone}{pinned}"
             )
             self._fill_grid(table, self.grid)
         else:

@@ -399,3 +399,6 @@ def test_the_time_left_of_a_step_budget_reads_as_at_most() -> None:
     shown = {task.id: column.render(task).plain for task in progress.tasks}
     assert shown[budget].startswith("<=") and shown[budget][2:] == shown[plain]
     assert shown[plain].count(":") == 2  # h:mm:ss, Rich's own
+    # Done, it is no budget any more: "0:00:00" as Rich says it.
+    progress.update(budget, completed=100)
+    assert not column.render(progress.tasks[budget]).plain.startswith("<=")

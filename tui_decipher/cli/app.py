@@ -68,11 +68,12 @@ def parse_sets(items: list[str]) -> dict[str, Any]:
 
 class TimeLeftColumn(TimeRemainingColumn):
     """Rich's time left, read as at most ("<=") for a task whose steps are a budget the run may stop
-    short of (its `at_most` field: auto's, `RunStarted.steps_at_most`)."""
+    short of (its `at_most` field: auto's, `RunStarted.steps_at_most`), until the task is done."""
 
     def render(self, task: Task) -> Text:
         left = super().render(task)
-        return Text("<=") + left if task.fields.get("at_most") and task.time_remaining is not None else left
+        budget = task.fields.get("at_most") and task.time_remaining is not None and not task.finished
+        return Text("<=") + left if budget else left
 
 
 def progress_bars(console: Console, remaining: bool = True, quiet: bool = False) -> Progress:

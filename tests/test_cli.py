@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from rich.progress import Progress
 from typer.testing import CliRunner
 
 from tui_decipher.cli import app
+from tui_decipher.cli.app import TimeLeftColumn
 
 runner = CliRunner()
 TINY = ["--preset", "demo", "--set", "embed_dim=16", "--set", "hidden_dim=16", "--set", "n_universal=8"]
@@ -381,10 +383,6 @@ def test_a_phase_timed_inside_another_counts_in_one_phase_only() -> None:
 def test_the_time_left_of_a_step_budget_reads_as_at_most() -> None:
     """A progress task whose steps are a budget the run may stop short of (`at_most`, auto's) shows
     its time left as "<=" that; another shows it plain."""
-    from rich.progress import Progress
-
-    from tui_decipher.cli.app import TimeLeftColumn
-
     now = [0.0]
     progress = Progress(TimeLeftColumn(), auto_refresh=False, get_time=lambda: now[0])
     budget = progress.add_task("channel", total=100, at_most=True)

@@ -19,8 +19,10 @@ from tui_decipher.engine.run import config as engine_config
 from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME
 from tui_decipher.engine.run.config import build_config
 from tui_decipher.engine.run.device import screen_threads
+from tui_decipher.engine.run.events import ChannelStep, RunStarted
 from tui_decipher.store import ACCEPTED, OPEN, REJECTED, UNSURE, Store, default_path
 from tui_decipher.tui.app import DecipherApp
+from tui_decipher.tui.live import LiveRun
 from tui_decipher.tui.screens.help import HelpScreen
 from tui_decipher.tui.screens.new_run import NO_PRESET, NewRunScreen
 from tui_decipher.tui.screens.pin import PinScreen
@@ -936,9 +938,6 @@ async def test_an_auto_runs_time_left_reads_as_at_most(data_dir):
     """auto's channel steps are a budget it may stop well short of (its fit stops once its plan
     settles): the Progress header says the time left is at most what the pace gives; a run whose
     steps are all taken says it plainly."""
-    from tui_decipher.engine.run.events import ChannelStep, RunStarted
-    from tui_decipher.tui.live import LiveRun
-
     app = DecipherApp(data_dir)
     async with app.run_test(size=SIZE) as pilot:
         for at_most in (True, False):

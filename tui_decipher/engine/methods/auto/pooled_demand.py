@@ -100,11 +100,12 @@ def pooled_demand(
     parts = [split_scores(problem, calibrated_channel, words.held, words.decoys, words.nulls, words.distances)]
     for fold in folds:
         fw = split_words(problem, fold.train_rows, fold.held_rows, words.decoys, fold.split)
-        first = split_scores(problem, fold.channel, fw.held, fw.decoys, fw.nulls, fw.distances, fold.split)
         seed = derive(problem.cfg.seed, "auto calibration", fold.split)
 
-        def calibrate(fold: Fold = fold, fw: ProbeWords = fw, first: SplitScores = first, seed: int = seed,
-                      at: int = done) -> ChannelFit:  # fmt: skip
+        def calibrate(fold: Fold = fold, fw: ProbeWords = fw, seed: int = seed, at: int = done) -> ChannelFit:
+            # The fold's own estimate sets where its copy trains: scored only where the stage runs
+            # (a resumed run reads the copy from its stage).
+            first = split_scores(problem, fold.channel, fw.held, fw.decoys, fw.nulls, fw.distances, fold.split)
             return calibrated(problem, fold.channel, first.estimate(), fw.train, fw.train_rows, at, seed,
                               schedule.calibration_steps)  # fmt: skip
 

@@ -24,6 +24,7 @@ from tui_decipher.engine.methods.channel import load_channel
 from tui_decipher.engine.methods.refinement import _refined_problem
 from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME, load_checkpoint
 from tui_decipher.engine.run.config import DecipherConfig
+from tui_decipher.engine.run.events import ChannelStep
 
 
 def test_a_map_reads_as_the_sign_values_of_the_units_the_known_words_hold() -> None:
@@ -175,9 +176,13 @@ def test_held_and_free_are_kept_by_their_wins_over_every_split(
             for fold, wins in zip(real_folds(problem, probe, found, held, *args), other[held], strict=True)
         ],
     )  # fmt: skip
-    d = run_decipherment(read_cog(written.path), cfg).decisions
+    events: list[object] = []
+    d = run_decipherment(read_cog(written.path), cfg, events.append).decisions
     lexicon = [p for p in d["probes"] if p["objective"] == "lexicon"]
     assert [p["fold_wins"] for p in lexicon] == [other[True], other[False]]
+    # Each other split's probe trains as its own curve, not as the probe's.
+    labels = {e.label for e in events if isinstance(e, ChannelStep)}
+    assert {"lexicon", "probe split 2 lexicon", "probe split 3 lexicon"} <= labels
     assert [p["kept"] for p in lexicon] == ([False, True] if free_wins_more else [True, False])
     won = "free to leave the syllable map" if free_wins_more else "held to the syllable map"
     assert f"over 3 splits of the lost words the probe {won}'s held-out words beat decoys" in d["line"]

@@ -61,8 +61,9 @@ class ChannelStep:
     seconds: float  # since the run started
     objective: str = "lexicon"  # which objective `loss` is: "lexicon" or "transport" (config field)
     # Which channel trains: "" the run's own, "reverse" auto's channel that writes the known words
-    # from the lost ones, "search start K" one of auto's probe search's fresh starts (each its own
-    # curve: plots and logs tell them apart).
+    # from the lost ones, "search start K" one of auto's probe search's fresh starts, "probe split
+    # K" its probe trained again on another split of the lost words (each its own curve: plots and
+    # logs tell them apart).
     channel: str = ""
 
     @property

@@ -77,10 +77,11 @@ def fold_probes(
         name = f"probe 1 fold {k}" + (" held to the map" if held else "")
 
         def train(train_words: list[Word] = train_words, train_rows: np.ndarray = train_rows, seed: int = seed,
-                  at: int = done + (k - 2) * probe.steps, name: str = name) -> ChannelFit:  # fmt: skip
+                  at: int = done + (k - 2) * probe.steps, name: str = name, split: int = k) -> ChannelFit:  # fmt: skip
+            # Its steps are its own curve and its settling its own line ("probe split K"), not the probe's.
             return _train(problem, train_words, probe.steps, at, seed, max(1, len(train_words) // 2), 1,
                           rows=train_rows, objective=probe.objective, start=_seeded(problem, found, seed, held),
-                          saving=memo.saving(name), settle=LEXICON_SETTLE)  # fmt: skip
+                          channel=f"probe split {split}", saving=memo.saving(name), settle=LEXICON_SETTLE)  # fmt: skip
 
         channel = memo.run(name, train).channel
         with problem.timer("score"):

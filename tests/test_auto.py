@@ -460,6 +460,15 @@ def test_auto_reads_a_shared_alphabet_with_the_edit_channel(tmp_path, single_thr
     d = result.decisions
     assert d["channel_kind"] == "edit" and d["script"]["one_alphabet"]
     assert abs(d["demand"]["demand"] - 60) <= 20  # 60 of the 100 lost words have a cognate
+    # The pairs past D up to the most the evidence allows: lost words not proposed, known words the
+    # proposals leave free (C = 1), best first, each with its reading; in no figure of the proposals.
+    beyond = result.beyond
+    assert 0 < len(beyond) <= d["demand"]["demand_high"] - result.n_cognates
+    assert not {p.lost for p in beyond} & {p.lost for p in result.proposals}
+    assert not {p.known for p in beyond} & {p.known for p in result.proposals}
+    assert [p.score for p in beyond] == sorted((p.score for p in beyond), reverse=True)
+    assert all(p.alignment for p in beyond)
+    assert result.proposal_scores().n_proposals == len(result.proposals)
     assert result.accuracy >= 0.85
     assert result.config.method == "auto" and "auto: edit channel" in d["line"]
     assert result.config.sparsify == "grown-top-k"  # its flows' graph grows (engine/flow.py)

@@ -168,6 +168,27 @@ def test_word_lists_have_no_gold(tmp_path):
     assert header.split("\t") == ["lost", "known", "score", "cost", "alignment", "alignment_p"]
 
 
+def test_an_auto_run_writes_the_pairs_past_its_d_beside_its_proposals(tmp_path, single_thread):
+    from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
+
+    path = tmp_path / "shared.cog"
+    write_generated(path, GeneratorSpec(kind="shared-alphabet", seed=3, lost_words=80, cognate_share=0.7))
+    out = tmp_path / "run"
+    result = _run("run", "--corpus", str(path), "--set", "auto_steps=40", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    beyond = (out / "beyond_d.tsv").read_text(encoding="utf-8").splitlines()
+    proposals = (out / "proposals.tsv").read_text(encoding="utf-8").splitlines()
+    assert beyond[0] == proposals[0] and len(beyond) - 1 == summary["n_beyond"] > 0
+    assert summary["n_proposals"] == len(proposals) - 1 == summary["proposal_scores"]["n_proposals"]
+    assert not {line.split("\t")[0] for line in beyond[1:]} & {line.split("\t")[0] for line in proposals[1:]}
+    assert f"and {summary['n_beyond']} more past D" in " ".join(result.output.split())
+    # A run written into the folder after it, without a D range, leaves no stale pairs past D.
+    again = _run("run", "--corpus", str(path), "--method", "channel", "--set", "channel_steps=5", "--out", str(out))
+    assert again.exit_code == 0, again.output
+    assert not (out / "beyond_d.tsv").exists()
+
+
 def test_presets_list_lists_them_as_the_bare_command_does():
     bare, listed = _run("presets"), _run("presets", "list")
     assert bare.exit_code == 0 and listed.exit_code == 0, listed.output

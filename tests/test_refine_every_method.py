@@ -239,6 +239,11 @@ def test_an_auto_run_refines_with_its_own_decisions(tmp_path, single_thread) -> 
     pairs = {(p.lost, p.known) for p in refined.proposals}
     assert (wrong.lost, result.proposals[0].known) in pairs  # the reviewer's pair, though the model chose otherwise
     assert (result.proposals[1].lost, result.proposals[1].known) not in pairs
+    # The most the evidence allowed is kept with the run: the refinement reads the pairs past D again.
+    high = result.decisions["demand"]["demand_high"]
+    assert checkpoint.state["demand_high"] == high > result.n_cognates and result.beyond and refined.beyond
+    assert not {p.lost for p in refined.beyond} & {p.lost for p in refined.proposals}
+    assert len(refined.beyond) <= high - refined.n_cognates
 
 
 def _assert_proposals_blended(corpus, result, state) -> None:

@@ -49,7 +49,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # Lost vocabulary (first appearance): 0 abc, 1 bcd, 2 cde, 3 dé.
 # Known vocabulary (first appearance): 0 abd, 1 abe, 2 bce, 3 zzz, 4 de.
 COG = "xl\tyk\nabc\tabd|abe\nbcd\tbce\ncde\t_\n_\tzzz\ndé\tde\n"
-TABLES = ("runs", "rounds", "epochs", "proposals", "decisions", "char_map", "channel_steps", "pinned_signs")
+TABLES = (
+    "runs", "rounds", "epochs", "proposals", "decisions", "char_map", "channel_steps", "pinned_signs", "beyond_pairs",
+)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------- helpers
@@ -693,7 +695,7 @@ def test_delete_run_cascades(db: Path, corpus: Corpus) -> None:
         recorder(round_end(0, 1, 2.0, 0.5))
         recorder(ChannelStep(0, 1, 2, 4.0, 1.0))
         recorder(ChannelStep(0, 2, 2, 3.5, 2.0))
-        recorder.finish(make_result(standard_proposals()), corpus)
+        recorder.finish(make_result(standard_proposals(), beyond=[Proposal(2, 1, 0.3, 3.5, False)]), corpus)
         recorder.store.set_decision(run_id, 0, 0, ACCEPTED)
         recorder.store.set_decision(run_id, 1, 3, REJECTED)
         recorder.store.set_pins(run_id, "a", ["k", "g"])
@@ -702,7 +704,7 @@ def test_delete_run_cascades(db: Path, corpus: Corpus) -> None:
         before = {t: count(s, t, keep) for t in TABLES}
         assert before == {
             "runs": 1, "rounds": 1, "epochs": 2, "proposals": 4, "decisions": 2, "char_map": 4, "channel_steps": 2,
-            "pinned_signs": 2,
+            "pinned_signs": 2, "beyond_pairs": 1,
         }  # fmt: skip
         assert {t: count(s, t, doomed) for t in TABLES} == before
         s.delete_run(doomed)
@@ -861,7 +863,7 @@ def test_a_version_1_database_written_by_the_old_code_gains_decisions(tmp_path: 
     """tests/data/v1_store.sqlite3 was written by the code before schema 2 (025a784): the fixed run
     of tests/tui_support.py, and one accepted pair added by hand. Opening it migrates it and keeps everything."""
     with Store(_old_store(tmp_path, "v1_store.sqlite3", 1)) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         (run,) = s.runs()
         assert run.decisions == {} and run.accuracy == 0.75 and run.status == "finished"
         assert len(s.proposals(run.id)) == 8 and len(s.rounds(run.id)) == 2
@@ -874,7 +876,7 @@ def test_a_version_2_database_written_by_the_old_code_gains_tokens_and_languages
     tests/tui_support.py and one accepted pair. Opening it migrates it; its words read as their
     grapheme clusters (what its .cog reader made of them), with no concepts and no language records."""
     with Store(_old_store(tmp_path, "v2_store.sqlite3", 2)) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         (run,) = s.runs()
         assert run.languages == {} and run.accuracy == 0.75 and run.status == "finished"
         rows = s.proposals(run.id)
@@ -893,7 +895,7 @@ def test_a_version_3_database_written_by_the_old_code_takes_unsure_decisions(tmp
     before = raw.execute("SELECT * FROM decisions ORDER BY lost_index, known_index").fetchall()
     raw.close()
     with Store(old) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         (run,) = s.runs()
         assert run.accuracy == 0.75 and len(s.proposals(run.id)) == 8
         after = s.conn.execute("SELECT * FROM decisions ORDER BY lost_index, known_index").fetchall()
@@ -925,7 +927,7 @@ def test_a_version_4_database_written_by_the_old_code_gains_channel_steps(tmp_pa
     the channel's training curve, empty for the old run, and keeps everything else."""
     old = _old_store(tmp_path, "v4_store.sqlite3", 4)
     with Store(old) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         (run,) = s.runs()
         assert run.accuracy == 0.75 and len(s.proposals(run.id)) == 8 and len(s.rounds(run.id)) == 2
         assert len(s.epoch_losses(run.id)) == 6 and s.channel_losses(run.id) == []
@@ -1030,7 +1032,7 @@ def test_a_version_5_database_written_by_the_old_code_gains_alignments(tmp_path:
 
     old = _old_store(tmp_path, "v5_store.sqlite3", 5)
     with Store(old) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         (run,) = s.runs()
         rows = s.proposals(run.id)
         assert run.accuracy == 0.75 and len(rows) == 8 and s.decisions(run.id) == {(1, 1): ACCEPTED}
@@ -1049,6 +1051,51 @@ def test_a_version_5_database_written_by_the_old_code_gains_alignments(tmp_path:
     with Store(old) as s:
         rows = s.proposals(new_id)
         assert rows[0].alignment == reading and rows[3].alignment == []  # no alignment, no attention
+
+
+def test_a_version_7_database_written_by_the_old_code_gains_the_pairs_beyond_d(tmp_path: Path, corpus: Corpus) -> None:
+    """tests/data/v7_store.sqlite3 was written by the code before schema 8 (f9822cd): the fixed run of
+    tests/tui_support.py, one accepted pair and one pinned sign. Opening it adds the table of pairs
+    beyond D: the old run keeps its proposals, decision and pin and reads no pairs beyond D; a run
+    recorded now keeps those it was given."""
+    old = _old_store(tmp_path, "v7_store.sqlite3", 7)
+    with Store(old) as s:
+        assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+        (run,) = s.runs()
+        assert len(s.proposals(run.id)) == 8 and s.decisions(run.id) == {(1, 1): ACCEPTED}
+        assert s.pins(run.id) == [("γ", "n")] and s.beyond_pairs(run.id) == []
+        new_id = new_run(s, corpus)
+    recorder = RunRecorder(old, new_id)
+    recorder.finish(make_result(standard_proposals()[:3], beyond=[Proposal(2, 2, 0.4, 3.0, None)]), corpus)
+    recorder.close()
+    with Store(old) as s:
+        assert [(r.rank, r.lost, r.beyond) for r in s.beyond_pairs(new_id)] == [(4, "cde", True)]
+
+
+def test_pairs_beyond_d_rank_after_the_proposals_and_count_in_none_of_their_figures(
+    store: Store, corpus: Corpus, db: Path
+) -> None:
+    run_id = new_run(store, corpus)
+    beyond = [Proposal(2, 2, 0.4, 3.0, None, [(2, 0.4), (1, 0.1)]), Proposal(3, 1, 0.2, 4.0, False)]
+    recorder = RunRecorder(db, run_id)
+    recorder.finish(make_result(standard_proposals()[:2], beyond=beyond), corpus)
+    recorder.close()
+    rows = store.beyond_pairs(run_id)
+    assert [(r.rank, r.lost, r.known, r.gold, r.beyond) for r in rows] == [
+        (3, "cde", "bce", None, True), (4, "dé", "abe", False, True),
+    ]  # fmt: skip
+    assert rows[0].alternatives == [("bce", 0.4), ("abe", 0.1)]
+    assert [r.beyond for r in store.proposals(run_id)] == [False, False]
+    # Judged as any pair; the proposals' counts and the run's figures stay the proposals' own.
+    store.set_decision(run_id, 2, 2, ACCEPTED)
+    assert [r.status for r in store.beyond_pairs(run_id)] == [ACCEPTED, OPEN]
+    assert store.review_counts(run_id) == {ACCEPTED: 0, REJECTED: 0, UNSURE: 0, OPEN: 2}
+    assert store.run(run_id).n_proposals == 2
+    # A result recorded again (a refinement in place) replaces them; its decisions stay.
+    recorder = RunRecorder(db, run_id)
+    recorder.finish(make_result(standard_proposals()), corpus)
+    recorder.close()
+    assert store.beyond_pairs(run_id) == [] and store.decisions(run_id)[(2, 2)] == ACCEPTED
 
 
 def test_pinned_sign_values_are_replaced_per_sign_copied_to_a_branch_and_marked_unknown(store: Store, corpus: Corpus):

@@ -81,6 +81,7 @@ def summary_dict(result: DecipherResult, corpus: Corpus, sources: ConfigSources,
         "accuracy_model": result.accuracy_model,
         "n_evaluated": result.n_evaluated,
         "n_proposals": len(result.proposals),
+        "n_beyond": len(result.beyond),  # pairs past D that the evidence allows (beyond_d.tsv), none counted below
         # The user's metric beside the paper's protocol (`accuracy`): the proposals at the run's own D.
         "proposal_scores": scored.as_dict() if scored is not None else None,
         # Its calibration line: each score bin's (mean score, share correct, proposals).
@@ -102,14 +103,15 @@ def _calibration(result: DecipherResult) -> list[list[float]]:
     return [[round(mean, 4), round(share, 4), n] for mean, share, n in curve]
 
 
-def proposals_tsv(result: DecipherResult, corpus: Corpus) -> str:
+def proposals_tsv(result: DecipherResult, corpus: Corpus, beyond: bool = False) -> str:
     """One line per proposal, best first: the words, score, cost, gold (where the corpus has it), and
     the method's reading of the pair (`alignment`: lost segments / known segments, `alignment_p`:
-    each segment's probability; engine/channels/alignment.py)."""
+    each segment's probability; engine/channels/alignment.py). `beyond`: the pairs past D instead
+    (`DecipherResult.beyond`), in the same columns."""
     has_gold = corpus.has_gold
     header = ["lost", "known", "score", "cost"] + (["gold"] if has_gold else []) + ["alignment", "alignment_p"]
     lines = ["\t".join(header)]
-    for p in result.proposals:
+    for p in result.beyond if beyond else result.proposals:
         row = [
             word_text(corpus.lost_words[p.lost]),
             word_text(corpus.known_words[p.known]),
@@ -139,7 +141,8 @@ def char_map_tsv(result: DecipherResult) -> str:
 def write_run_files(
     out_dir: Path, result: DecipherResult, corpus: Corpus, sources: ConfigSources, corpus_path: str
 ) -> dict[str, Path]:
-    """Write the three run files into out_dir (created if needed); returns their paths."""
+    """Write the run files into out_dir (created if needed): summary.json, proposals.tsv,
+    char_map.tsv and, where the run read pairs past its D, beyond_d.tsv; returns their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {
         "summary": out_dir / "summary.json",
@@ -147,6 +150,12 @@ def write_run_files(
         "char_map": out_dir / "char_map.tsv",
     }
     write_atomic(paths["proposals"], proposals_tsv(result, corpus))
+    beyond = out_dir / "beyond_d.tsv"
+    if result.beyond:
+        paths["beyond"] = beyond
+        write_atomic(beyond, proposals_tsv(result, corpus, beyond=True))
+    elif beyond.exists():  # a run written into the folder before read some: they are not this run's
+        beyond.unlink()
     write_atomic(paths["char_map"], char_map_tsv(result))
     summary = summary_dict(result, corpus, sources, corpus_path)
     write_atomic(paths["summary"], json.dumps(summary, indent=2, ensure_ascii=False) + "\n")

@@ -58,7 +58,8 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
         table.add_row("accuracy (paper's protocol)", f"{percent(result.accuracy)} of the {result.n_evaluated} lost "
                       f"words with a gold cognate, D = {result.n_evaluated}; model argmax "
                       f"{percent(result.accuracy_model)}")  # fmt: skip
-    table.add_row("proposals", str(len(result.proposals)))
+    beyond = f" (and {len(result.beyond)} more past D that the evidence allows: beyond_d.tsv)" if result.beyond else ""
+    table.add_row("proposals", f"{len(result.proposals)}{beyond}")
     table.add_row("seconds", f"{result.seconds:.1f}")
     table.add_row("run id", f"{run_id} (review it in `decipher-tui`)")
     table.add_row("output", str(out))

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..app.results import write_atomic
 from ..engine.constraints.judgments import ACCEPTED
 from ..engine.corpora.corpus import Language
-from ..store import ProposalRow, RunRow, Store
+from ..store import OPEN, ProposalRow, RunRow, Store
 
 
 class ExportError(ValueError):
@@ -27,7 +27,9 @@ class ReviewedRun:
 
     @classmethod
     def load(cls, store: Store, run: RunRow) -> ReviewedRun:
-        return cls(run, store.proposals(run.id), store.char_map(run.id), store.pins(run.id))
+        """The run's proposals and, after them, the pairs beyond its D that the decipherer judged."""
+        judged = [r for r in store.beyond_pairs(run.id) if r.status != OPEN]
+        return cls(run, store.proposals(run.id) + judged, store.char_map(run.id), store.pins(run.id))
 
     def chosen(self, include_all: bool) -> list[ProposalRow]:
         """The accepted pairs, or (include_all) every proposal, by rank."""

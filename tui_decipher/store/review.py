@@ -29,6 +29,18 @@ class ReviewTables(Connection):
         ).fetchall()
         return [proposal_row(r) for r in rows]
 
+    def beyond_pairs(self, run_id: int) -> list[ProposalRow]:
+        """The run's pairs past its D that the evidence still allows, by rank (after the
+        proposals'), with their review status; none for a run without a D range."""
+        rows = self.conn.execute(
+            """SELECT p.*, d.status AS decision FROM beyond_pairs p
+               LEFT JOIN decisions d ON d.run_id = p.run_id AND d.lost_index = p.lost_index
+                    AND d.known_index = p.known_index
+               WHERE p.run_id = ? ORDER BY p.rank""",
+            (run_id,),
+        ).fetchall()
+        return [proposal_row(r, beyond=True) for r in rows]
+
     def set_decision(self, run_id: int, lost_index: int, known_index: int, status: str) -> None:
         """Record a review decision now (committed before returning); OPEN clears it."""
         self.set_decisions(run_id, [(lost_index, known_index, status)])

@@ -72,7 +72,8 @@ class RunRow:
 
 @dataclass
 class ProposalRow:
-    """A proposed cognate pair with its review status."""
+    """A proposed cognate pair with its review status; or, `beyond`, a pair past the run's D that
+    the evidence still allows (ranked after the proposals, not one of them)."""
 
     rank: int
     lost_index: int
@@ -95,6 +96,7 @@ class ProposalRow:
     # The method's reading of the pair (engine/channels/alignment.py); a neural run recorded before schema 6
     # reads its attention's path, any other run recorded before it none.
     alignment: Alignment = field(default_factory=list)
+    beyond: bool = False
 
 
 @dataclass
@@ -111,8 +113,8 @@ class RoundRow:
     seconds: float
 
 
-def proposal_row(r: sqlite3.Row) -> ProposalRow:
-    """A proposals row (joined with its decision) as a ProposalRow."""
+def proposal_row(r: sqlite3.Row, beyond: bool = False) -> ProposalRow:
+    """A proposals row (joined with its decision) as a ProposalRow; `beyond`: a beyond_pairs row."""
     lost_tokens, known_tokens = _tokens(r["lost_tokens"], r["lost"]), _tokens(r["known_tokens"], r["known"])
     attention = json.loads(r["attention_json"])
     alignment = [Segment.from_json(seg) for seg in json.loads(r["alignment_json"])]
@@ -125,7 +127,7 @@ def proposal_row(r: sqlite3.Row) -> ProposalRow:
         gold_known=json.loads(r["gold_known_json"]),
         alternatives=[tuple(a) for a in json.loads(r["alternatives_json"])],
         attention=attention, lost_tokens=lost_tokens, known_tokens=known_tokens,
-        lost_gloss=r["lost_gloss"], known_gloss=r["known_gloss"], alignment=alignment,
+        lost_gloss=r["lost_gloss"], known_gloss=r["known_gloss"], alignment=alignment, beyond=beyond,
     )  # fmt: skip
 
 

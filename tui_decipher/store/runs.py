@@ -17,6 +17,7 @@ from .rows import FAILED, INTERRUPTED, RUNNING, RoundRow, RunRow, StoreError
 
 if TYPE_CHECKING:  # annotations only: the store itself never loads torch's checkpoint reader
     from ..engine.methods import DecipherResult
+    from ..engine.methods.base import Proposal
 
 # A run's row with its proposals counted (the user's metric, `RunRow.proposal_scores`); by the
 # proposals' primary key (run_id, rank), so a list of runs costs an index range a run.
@@ -78,21 +79,10 @@ class RunTables(Connection):
             )
 
     def record_result(self, run_id: int, result: DecipherResult, corpus: Corpus) -> None:
-        """The finished (or cancelled) run: its figures, proposals and character map."""
-        rows = []
-        for rank, p in enumerate(result.proposals, start=1):
-            gold_known = [word_text(corpus.known_words[j]) for j in sorted(corpus.gold.get(p.lost, ()))]
-            alternatives = [(word_text(corpus.known_words[j]), round(s, 6)) for j, s in p.alternatives]
-            lost, known = corpus.lost_words[p.lost], corpus.known_words[p.known]
-            rows.append(
-                (
-                    run_id, rank, p.lost, p.known, word_text(lost), word_text(known), p.score, p.cost,
-                    None if p.gold is None else int(p.gold), json.dumps(gold_known, ensure_ascii=False),
-                    json.dumps(alternatives, ensure_ascii=False), json.dumps(p.attention),
-                    word_tokens(lost), word_tokens(known), corpus.lost_gloss(p.lost), corpus.known_gloss(p.known),
-                    json.dumps([seg.as_json() for seg in p.alignment], ensure_ascii=False),
-                )
-            )  # fmt: skip
+        """The finished (or cancelled) run: its figures, proposals (and the pairs beyond its D) and
+        character map."""
+        rows = _pair_rows(run_id, result.proposals, corpus, 1)
+        beyond = _pair_rows(run_id, result.beyond, corpus, len(result.proposals) + 1)
         char_rows = [
             (run_id, lost, rank, known, prob)
             for lost, tops in result.char_map.items()
@@ -101,13 +91,9 @@ class RunTables(Connection):
         self.conn.execute("BEGIN IMMEDIATE")
         with self.transaction() as conn:
             conn.execute("DELETE FROM proposals WHERE run_id = ?", (run_id,))
-            conn.executemany(
-                """INSERT INTO proposals (run_id, rank, lost_index, known_index, lost, known, score, cost, gold,
-                       gold_known_json, alternatives_json, attention_json, lost_tokens, known_tokens, lost_gloss,
-                       known_gloss, alignment_json)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                rows,
-            )
+            conn.executemany(f"INSERT INTO proposals ({PAIR_COLUMNS}) VALUES ({', '.join('?' * 17)})", rows)
+            conn.execute("DELETE FROM beyond_pairs WHERE run_id = ?", (run_id,))
+            conn.executemany(f"INSERT INTO beyond_pairs ({PAIR_COLUMNS}) VALUES ({', '.join('?' * 17)})", beyond)
             conn.execute("DELETE FROM char_map WHERE run_id = ?", (run_id,))
             conn.executemany("INSERT INTO char_map VALUES (?, ?, ?, ?, ?)", char_rows)
             conn.execute(
@@ -211,6 +197,32 @@ class RunTables(Connection):
             "SELECT objective, loss FROM channel_steps WHERE run_id = ? ORDER BY seq", (run_id,)
         ).fetchall()
         return [(r[0], r[1]) for r in rows]
+
+
+# The columns of a recorded pair (a proposal, or a pair beyond D), in `_pair_rows`' order.
+PAIR_COLUMNS = (
+    "run_id, rank, lost_index, known_index, lost, known, score, cost, gold, gold_known_json, alternatives_json, "
+    "attention_json, lost_tokens, known_tokens, lost_gloss, known_gloss, alignment_json"
+)
+
+
+def _pair_rows(run_id: int, pairs: list[Proposal], corpus: Corpus, first_rank: int) -> list[tuple[Any, ...]]:
+    """The rows (PAIR_COLUMNS) of `pairs`, ranked from `first_rank` in their order."""
+    rows = []
+    for rank, p in enumerate(pairs, start=first_rank):
+        gold_known = [word_text(corpus.known_words[j]) for j in sorted(corpus.gold.get(p.lost, ()))]
+        alternatives = [(word_text(corpus.known_words[j]), round(s, 6)) for j, s in p.alternatives]
+        lost, known = corpus.lost_words[p.lost], corpus.known_words[p.known]
+        rows.append(
+            (
+                run_id, rank, p.lost, p.known, word_text(lost), word_text(known), p.score, p.cost,
+                None if p.gold is None else int(p.gold), json.dumps(gold_known, ensure_ascii=False),
+                json.dumps(alternatives, ensure_ascii=False), json.dumps(p.attention),
+                word_tokens(lost), word_tokens(known), corpus.lost_gloss(p.lost), corpus.known_gloss(p.known),
+                json.dumps([seg.as_json() for seg in p.alignment], ensure_ascii=False),
+            )
+        )  # fmt: skip
+    return rows
 
 
 def pid_alive(pid: int | None) -> bool:

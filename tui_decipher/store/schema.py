@@ -159,6 +159,32 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (run_id, lost_symbol, value)
     );
     """,
+    # 8: the pairs past a run's D that the evidence still allows (auto's D range): lost words not
+    # proposed, read by the flow at the range's high end, ranked after the proposals. Kept apart from
+    # the proposals, so that nothing counting or exporting proposals counts them. Runs recorded
+    # before read none.
+    """
+    CREATE TABLE beyond_pairs (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        rank INTEGER NOT NULL,
+        lost_index INTEGER NOT NULL,
+        known_index INTEGER NOT NULL,
+        lost TEXT NOT NULL,
+        known TEXT NOT NULL,
+        score REAL NOT NULL,
+        cost REAL NOT NULL,
+        gold INTEGER,
+        gold_known_json TEXT NOT NULL DEFAULT '[]',
+        alternatives_json TEXT NOT NULL DEFAULT '[]',
+        attention_json TEXT NOT NULL DEFAULT '[]',
+        lost_tokens TEXT NOT NULL DEFAULT '',
+        known_tokens TEXT NOT NULL DEFAULT '',
+        lost_gloss TEXT NOT NULL DEFAULT '',
+        known_gloss TEXT NOT NULL DEFAULT '',
+        alignment_json TEXT NOT NULL DEFAULT '[]',
+        PRIMARY KEY (run_id, rank)
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -115,6 +115,10 @@ class DecipherResult:
     device: str
     threads: int = 0  # torch CPU threads it computed with: a CPU seed repeats exactly only at the same count
     proposals: list[Proposal] = field(default_factory=list)
+    # Pairs past the run's D, up to the most the evidence allows (`Problem.demand_high`): lost
+    # words not proposed, read by the flow at that D, best first. Not proposals: they count in no
+    # precision, recall or F1, and a decipherer may judge them as any pair.
+    beyond: list[Proposal] = field(default_factory=list)
     char_map: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     rounds: list[RoundMetrics] = field(default_factory=list)
     accuracy: float | None = None

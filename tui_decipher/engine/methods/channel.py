@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -237,8 +238,9 @@ def finish_channel_result(
     result.objective = fit.loss
     result.restart_objectives = [fit.loss]
     result.proposals = flow_proposals(problem, cost)
+    result.beyond = beyond_pairs(problem, cost, result.proposals)
     with problem.timer("align"):
-        align_proposals(problem, result.proposals, fit.channel)
+        align_proposals(problem, result.proposals + result.beyond, fit.channel)
     result.fitted = ChannelFitted(fit.channel, blend)
     result.char_map = fit.channel.character_map(corpus.known_words, problem.lost_charset, problem.known_charset)
     if corpus.has_gold:
@@ -248,10 +250,11 @@ def finish_channel_result(
     return problem.finish(result)
 
 
-def flow_proposals(problem: Problem, cost: np.ndarray) -> list[Proposal]:
-    """The final flow with the run's D and C over the channel's costs (n_lost, n_known) per lost
-    symbol, best first, each with the channel's top 5 known words as alternatives. Only the cells
-    shown are read again, so a 7235 x 39451 matrix needs no copy of its size."""
+def flow_proposals(problem: Problem, cost: np.ndarray, demand: int | None = None) -> list[Proposal]:
+    """The final flow with the run's D (or `demand`) and C over the channel's costs (n_lost,
+    n_known) per lost symbol, best first, each with the channel's top 5 known words as
+    alternatives. Only the cells shown are read again, so a 7235 x 39451 matrix needs no copy of
+    its size."""
     corpus = problem.corpus
     lost_len = np.array([len(w) for w in corpus.lost_words], dtype=np.float64)  # (n_lost,)
 
@@ -262,7 +265,7 @@ def flow_proposals(problem: Problem, cost: np.ndarray) -> list[Proposal]:
     # shown). Over whole costs it passes long words over for short ones, which cost fewer nats only
     # for having fewer symbols to explain (docs/demand.md). The paper's protocol (`Problem.evaluate`)
     # keeps whole costs: every evaluated word is matched there, and a row's scale changes little.
-    solution = problem.solve(cost, problem.n_cognates, row_scale=lost_len)
+    solution = problem.solve(cost, problem.n_cognates if demand is None else demand, row_scale=lost_len)
     top = min(5, problem.n_known)
     top_known = row_top_k(cost, top) if top < problem.n_known else np.argsort(cost, axis=1, kind="stable")
     top_score = per_symbol(np.arange(problem.n_lost)[:, None], top_known)  # (n_lost, 5)
@@ -277,6 +280,20 @@ def flow_proposals(problem: Problem, cost: np.ndarray) -> list[Proposal]:
     ]  # fmt: skip
     out.sort(key=lambda p: (-p.score, p.lost))
     return out
+
+
+def beyond_pairs(problem: Problem, cost: np.ndarray, proposals: list[Proposal]) -> list[Proposal]:
+    """The pairs past D (`DecipherResult.beyond`): the flow solved again at the most lost words the
+    evidence allows (`Problem.demand_high`), its pairs of lost words not proposed whose known word
+    the proposals leave room for (fewer than C of them read it), best first; none where the run
+    has no such bound above D. Where the evidence cannot pin D, the decipherer sees what the
+    range would add without the proposals' precision paying for it."""
+    if problem.demand_high <= problem.n_cognates:
+        return []
+    proposed = {p.lost for p in proposals}
+    used = Counter(p.known for p in proposals)
+    wider = flow_proposals(problem, cost, min(problem.demand_high, problem.n_lost))
+    return [p for p in wider if p.lost not in proposed and used[p.known] < problem.cfg.capacity]
 
 
 def align_proposals(problem: Problem, proposals: list[Proposal], channel: Channel) -> None:
@@ -306,6 +323,8 @@ def save_channel(
         return
     state = {"channel": {k: v.detach().cpu() for k, v in channel.state_dict().items()},
              "n_cognates": problem.n_cognates, **(extra or {})}  # fmt: skip
+    if problem.demand_high:  # a refinement reads the pairs beyond D up to it again
+        state["demand_high"] = problem.demand_high
     if problem.signs:  # a refinement holds the channel to them without the file
         state["sign_values"] = problem.signs.as_state()
     if problem.held:  # and to the syllable map auto held it to

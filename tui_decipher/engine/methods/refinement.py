@@ -65,7 +65,9 @@ def _refined_problem(
     held = SignValues.from_state(start.state.get("held_map"))  # the syllable map auto held it to (none before)
     problem = Problem.prepare(corpus, cfg, on_event, cancel, review=review, seconds_before=start.seconds,
                               phases_before=start.phases, signs=signs, held=held)  # fmt: skip
-    return dataclasses.replace(problem, n_cognates=int(start.state["n_cognates"]))
+    # D and the most the evidence allowed (a checkpoint from before `demand_high` reads none).
+    return dataclasses.replace(problem, n_cognates=int(start.state["n_cognates"]),
+                               demand_high=int(start.state.get("demand_high", 0)))  # fmt: skip
 
 
 def _sure_share(problem: Problem, channel: Channel, result: DecipherResult) -> float:

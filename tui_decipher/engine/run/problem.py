@@ -99,6 +99,9 @@ class Problem:
     signs: SignValues | None = None
     held: SignValues | None = None
     peak: PeakMemory = dataclasses.field(default_factory=PeakMemory)  # where memory peaked, by phase
+    # The most lost words the evidence allows to have a cognate (auto's D range, its high end): the
+    # pairs past D up to it are read too, as pairs beyond D (`DecipherResult.beyond`). 0: none.
+    demand_high: int = 0
 
     @classmethod
     def prepare(

@@ -215,9 +215,11 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage, share_kept: fl
 
 def flows_problem(fitted: Fitted) -> Problem:
     """The problem the flows solve: the decided D, unless one-to-one readings kept it to the known
-    list, and the C read from the readings."""
+    list, the C read from the readings, and the most lost words the evidence allows to have a
+    cognate (the pairs beyond D are read up to it)."""
     training, capacity = fitted.training, fitted.capacity
     cfg = training.cfg.replace(capacity=capacity.capacity)
     if capacity.demand != training.n_cognates:
         cfg = cfg.replace(cognate_fraction=max(0.001, capacity.demand / training.n_lost))
-    return dataclasses.replace(training, n_cognates=capacity.demand, cfg=cfg)
+    high = int(fitted.probed.estimate.as_dict().get("demand_high", 0))
+    return dataclasses.replace(training, n_cognates=capacity.demand, cfg=cfg, demand_high=high)

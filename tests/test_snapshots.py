@@ -35,6 +35,12 @@ def test_review_screen_after_some_decisions(snap_compare, stored_app):
     assert snap_compare(stored_app, terminal_size=(80, 24), press=["3", "a", "r", "down"])
 
 
+def test_review_screen_on_a_pair_past_d(snap_compare, data_dir, tmp_path, monkeypatch):
+    """A run whose last two pairs lie past its D (dimmed, after the proposals), the cursor on the first."""
+    seed_store(data_dir, tmp_path, beyond=2)
+    assert snap_compare(DecipherApp(data_dir), terminal_size=(80, 24), press=["3", *["down"] * 6])
+
+
 def test_key_screen(snap_compare, stored_app):
     assert snap_compare(stored_app, terminal_size=(80, 24), press=["4"])
 

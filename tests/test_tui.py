@@ -191,6 +191,40 @@ async def test_review_keys_write_decisions_to_the_store(data_dir, tmp_path):
         assert statuses[1] == ACCEPTED and statuses[3] == REJECTED and statuses[2] == "open"
 
 
+async def test_pairs_beyond_d_follow_the_proposals_dimmed_are_judged_as_any_and_counted_apart(data_dir, tmp_path):
+    from rich.text import Text
+
+    from tui_decipher.exports.base import ReviewedRun
+
+    run_id = seed_store(data_dir, tmp_path, beyond=2)  # 6 proposals, then 2 pairs past D
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3")
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        assert [r.beyond for r in screen.rows] == [False] * 6 + [True] * 2 and screen.shown_ranks == list(range(1, 9))
+        table = screen.query_one("#pairs", DataTable)
+        rank = table.get_row("7")[0]  # the first pair past D: its rank, words and score dimmed
+        assert isinstance(rank, Text) and rank.plain == "7" and "dim" in str(rank.style)
+        assert table.get_row("6")[0] == "6"  # a proposal's rank as before
+        counts = str(screen.query_one("#review-counts").render())
+        assert "6 open" in counts and "+2 beyond D (0 judged)" in counts
+        table.move_cursor(row=6)
+        await pilot.pause()
+        title = str(screen.query_one("#pair-title").render())
+        assert "+1 beyond D" in title and "not proposed" in title
+        await pilot.press("a")  # judged as any pair: committed, counted apart from the proposals
+        pair = (screen.by_rank[7].lost_index, screen.by_rank[7].known_index)
+        assert app.store.decisions(run_id)[pair] == ACCEPTED
+        counts = str(screen.query_one("#review-counts").render())
+        assert "0 accepted" in counts and "6 open" in counts and "+2 beyond D (1 judged)" in counts
+        assert "not proposed now" not in counts
+    # The exports carry every proposal and the judged pair past D, not the unjudged one.
+    with Store(default_path(data_dir)) as store:
+        exported = ReviewedRun.load(store, store.run(run_id)).rows
+    assert [r.rank for r in exported] == [*range(1, 7), 7] and exported[-1].status == ACCEPTED
+
+
 async def test_export_dialog_writes_each_format(data_dir, tmp_path):
     """e on Review opens the export dialog: tsv by default, then the .cog, EDICTOR and CLDF formats."""
     from textual.widgets import Checkbox

@@ -37,8 +37,10 @@ def _diagonal(n_known: int, n_lost: int) -> list[list[float]]:
     return [[0.9 if i == j else round(0.1 / max(1, n_lost - 1), 4) for j in range(n_lost)] for i in range(n_known)]
 
 
-def fixed_result(corpus: Corpus) -> DecipherResult:
-    """Proposals pairing lost i with known (i + shift) so some are right and some wrong, fixed scores."""
+def fixed_result(corpus: Corpus, beyond: int = 0) -> DecipherResult:
+    """Proposals pairing lost i with known (i + shift) so some are right and some wrong, fixed scores;
+    the last `beyond` of them are pairs past D instead (`DecipherResult.beyond`), as where a run's D
+    is a range."""
     cfg = DecipherConfig(corpus="fixed", method="neural", rounds=2, epochs=3, embed_dim=16, hidden_dim=16)
     n = len(corpus.lost_words)
     proposals = []
@@ -55,17 +57,19 @@ def fixed_result(corpus: Corpus) -> DecipherResult:
         RoundMetrics(2, 8, "eed", 4.25, 4.0, 0.25, 12.0, 8, 0.75, 0.625, 1.0, {}),
     ]
     char_map = {"γ": [("n", 0.9), ("s", 0.05)], "λ": [("s", 0.8), ("l", 0.1)], "σ": [("l", 0.7), ("s", 0.2)]}
+    cut = len(proposals) - beyond
     return DecipherResult(
         config=cfg, corpus_name="fixed", lost_code="ves", known_code="kal", n_cognates=8, status="finished",
-        device="cpu", proposals=proposals, char_map=char_map, rounds=rounds, accuracy=0.75, accuracy_model=0.625,
-        n_evaluated=8, seconds=12.5,
+        device="cpu", proposals=proposals[:cut], beyond=proposals[cut:], char_map=char_map, rounds=rounds,
+        accuracy=0.75, accuracy_model=0.625, n_evaluated=8, seconds=12.5,
     )  # fmt: skip
 
 
-def seed_store(data_dir: Path, tmp: Path) -> int:
-    """Record the fixed run as `decipher run` would (events, then result); returns its id."""
+def seed_store(data_dir: Path, tmp: Path, beyond: int = 0) -> int:
+    """Record the fixed run as `decipher run` would (events, then result); returns its id. `beyond`:
+    its last pairs recorded as pairs past D (`fixed_result`)."""
     corpus = fixed_corpus(tmp)
-    result = fixed_result(corpus)
+    result = fixed_result(corpus, beyond)
     db = default_path(data_dir)
     with Store(db) as store:
         run_id = store.create_run(corpus, "fixed.cog", "demo", result.config.to_dict(), 2)

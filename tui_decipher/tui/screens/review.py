@@ -5,6 +5,8 @@ nothing. The detail pane explains the selected pair: its reading (segments with 
 a neural run's attention grid), the model's other candidates for the lost word and, when the
 corpus has them, the gold cognates. After a refinement
 (`R`) the new proposals replace the old with the cursor where it was, and a Δ marks those it changed.
+Where a run's D is a range (auto), the pairs past D that the range allows follow the proposals,
+dimmed (the side panel says how far past D: "+1 beyond D"): judged as any pair, counted apart.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ CYCLE = {OPEN: ACCEPTED, ACCEPTED: REJECTED, REJECTED: UNSURE, UNSURE: OPEN}
 STATUS_FILTERS = ("all", OPEN, ACCEPTED, REJECTED, UNSURE)
 STATUS_STYLE = {OPEN: "dim", ACCEPTED: "bold green", REJECTED: "bold red", UNSURE: "bold yellow"}
 CHANGED = Text("Δ", style="bold cyan")  # the mark of a proposal the last refinement changed
+BEYOND_STYLE = "dim italic"  # a pair past the run's D (its rank, words and score)
+BEYOND_NOTE = "past the run's D, within the range its evidence allows: not proposed, not in its F1"
 
 
 class ReviewScreen(Screen[None]):
@@ -129,7 +133,9 @@ class ReviewScreen(Screen[None]):
         run = self.app.store.run(self.run_id) if self.run_id is not None else None
         self.run_row = run
         self.loaded_stamp = None if run is None else (run.status, run.seconds)
-        self.rows = self.app.store.proposals(run.id) if run is not None else []
+        # The proposals, then the pairs past D the evidence allows (ranked after them, marked "+k").
+        self.rows = self.app.store.proposals(run.id) + self.app.store.beyond_pairs(run.id) if run is not None else []
+        self.n_proposed = sum(not r.beyond for r in self.rows)
         self.by_rank = {r.rank: r for r in self.rows}
         self.refinement = self.app.refined.get(run.id) if run is not None else None
         self.changed = {r.rank for r in self.rows if self.refinement.changed(r)} if self.refinement else set()
@@ -182,7 +188,10 @@ class ReviewScreen(Screen[None]):
         has_gold = self.run_row is not None and self.run_row.has_gold
         for rank in self.shown_ranks:
             row = self.by_rank[rank]
-            cells: list = [str(rank), row.lost, row.known, f"{row.score:.3f}", self._status_cell(row.status)]
+            words: list = [str(rank), row.lost, row.known, f"{row.score:.3f}"]
+            if row.beyond:  # past D: dimmed, the side panel says how far
+                words = [Text(cell, style=BEYOND_STYLE) for cell in words]
+            cells: list = [*words, self._status_cell(row.status)]
             if self.refinement is not None:
                 cells.insert(1, CHANGED if rank in self.changed else "")
             if has_gold:
@@ -205,9 +214,14 @@ class ReviewScreen(Screen[None]):
         return self.shown_ranks[row] if 0 <= row < len(self.shown_ranks) else None
 
     def _update_counts(self) -> None:
-        counts = dict.fromkeys(STATUSES, 0)
+        counts = dict.fromkeys(STATUSES, 0)  # the proposals'; the pairs beyond D are counted apart
+        beyond, beyond_judged = 0, 0
         for row in self.rows:
-            counts[row.status] += 1
+            if row.beyond:
+                beyond += 1
+                beyond_judged += row.status != OPEN
+            else:
+                counts[row.status] += 1
         text = self.query_one("#filter", Input).value.strip()
         shown = f"showing {len(self.shown_ranks)}/{len(self.rows)}"
         if self.status_filter != "all":
@@ -217,7 +231,9 @@ class ReviewScreen(Screen[None]):
         title = f"run #{self.run_id}  " if self.run_id is not None else ""
         # After a refinement, rejected (or displaced) pairs may no longer be proposed; they still count.
         judged = len(self.app.store.decisions(self.run_id)) if self.run_id is not None else 0
-        off_list = unproposed_note(counts, judged)
+        off_list = unproposed_note(counts, judged - beyond_judged)
+        if beyond:
+            off_list += f"  [dim]+{beyond} beyond D ({beyond_judged} judged)[/]"
         changed = ""
         if self.refinement is not None:
             since = "the last refinement" if self.refinement.out is None else f"run #{self.refinement.source}"
@@ -246,9 +262,11 @@ class ReviewScreen(Screen[None]):
             return
         row = self.by_rank[rank]
         status = f"[{STATUS_STYLE[row.status]}]{row.status}[/]"
+        place = f"+{row.rank - self.n_proposed} beyond D" if row.beyond else f"#{row.rank}"
+        note = f"\n[dim]{BEYOND_NOTE}[/]" if row.beyond else ""
         title.update(
-            f"[b]{escape(row.lost)}[/] -> [b]{escape(row.known)}[/]  #{row.rank}\n"
-            f"score {row.score:.3f}  cost {row.cost:.2f}  {status}"
+            f"[b]{escape(row.lost)}[/] -> [b]{escape(row.known)}[/]  {place}\n"
+            f"score {row.score:.3f}  cost {row.cost:.2f}  {status}{note}"
         )
         grid.show(row.lost_tokens, row.known_tokens, row.attention, row.alignment)
         lines = ["[b]model's candidates[/]"]
@@ -347,7 +365,8 @@ class ReviewScreen(Screen[None]):
         if self.run_row is None or not self.rows:
             self.notify("Nothing to export.")
             return
-        self.app.push_screen(ExportScreen(self.run_row, self.rows))
+        # The proposals, and the pairs beyond D the decipherer judged (as `ReviewedRun.load` reads them).
+        self.app.push_screen(ExportScreen(self.run_row, [r for r in self.rows if not r.beyond or r.status != OPEN]))
 
     def action_refine(self) -> None:
         """Ask how to refine the run (rounds; in place or a branch); the new proposals show here when it ends."""

@@ -225,6 +225,23 @@ async def test_pairs_beyond_d_follow_the_proposals_dimmed_are_judged_as_any_and_
     assert [r.rank for r in exported] == [*range(1, 7), 7] and exported[-1].status == ACCEPTED
 
 
+async def test_progress_logs_lines_no_wider_than_an_80_column_screen_shows(data_dir, tmp_path):
+    """A stored auto run's decision line (several hundred characters) wraps within the log at 80x24:
+    no wrapped line is cut by the screen's edge or the scrollbar."""
+    run_id = seed_store(data_dir, tmp_path)
+    line = "auto: pieces channel (two scripts); " + "D = 195 of 400, the evidence allows 20-376; " * 12
+    with Store(default_path(data_dir)) as store:
+        store.conn.execute("UPDATE runs SET decisions_json = ? WHERE id = ?", (json.dumps({"line": line}), run_id))
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        log = app.screen.query_one("#log", RichLog)
+        width = log.scrollable_content_region.width
+        assert len(log.lines) > 5 and max(strip.cell_length for strip in log.lines) <= width < 80
+        assert "20-376;" in "".join(strip.text for strip in log.lines)
+
+
 async def test_export_dialog_writes_each_format(data_dir, tmp_path):
     """e on Review opens the export dialog: tsv by default, then the .cog, EDICTOR and CLDF formats."""
     from textual.widgets import Checkbox

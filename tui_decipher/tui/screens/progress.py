@@ -71,7 +71,9 @@ class ProgressScreen(Screen[None]):
                 yield Label("accuracy", id="acc-label", classes="spark-label")
                 yield Sparkline([], id="acc-spark")
             yield DataTable(id="rounds-table", cursor_type="none", zebra_stripes=True)
-            yield RichLog(id="log", wrap=True, markup=False, max_lines=500)
+            # Lines wrap to the log's width: RichLog's default min_width (78) would wrap them wider
+            # than an 80-column screen shows, cutting each wrapped line's last characters.
+            yield RichLog(id="log", wrap=True, markup=False, max_lines=500, min_width=20)
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:

@@ -244,6 +244,13 @@ def test_an_auto_run_refines_with_its_own_decisions(tmp_path, single_thread) -> 
     assert checkpoint.state["demand_high"] == high > result.n_cognates and result.beyond and refined.beyond
     assert not {p.lost for p in refined.beyond} & {p.lost for p in refined.proposals}
     assert len(refined.beyond) <= high - refined.n_cognates
+    # A pair accepted past D adds to D: it joins the proposals without pushing one out.
+    past = result.beyond[0]
+    grown = refine_decipherment(corpus, checkpoint, ReviewConstraints(((past.lost, past.known),)), 1)
+    assert grown.n_cognates == len(grown.proposals) == result.n_cognates + 1
+    assert (past.lost, past.known) in {(p.lost, p.known) for p in grown.proposals}
+    assert grown.decisions["refinement"]["demand"] == {"before": result.n_cognates, "after": result.n_cognates + 1}
+    assert "demand" not in weight  # pairs accepted among the proposals leave D as it was
 
 
 def _assert_proposals_blended(corpus, result, state) -> None:

@@ -70,20 +70,44 @@ def _refined_problem(
                                demand_high=int(start.state.get("demand_high", 0)))  # fmt: skip
 
 
-def _sure_share(problem: Problem, channel: Channel, result: DecipherResult) -> float:
-    """The share of a refinement's loss its accepted pairs carry: REFINE_SURE_SHARE, or less where
-    few of them overrule the channel as it is (`overruled_share`); recorded in `result`'s decisions."""
+def judged_demand(problem: Problem, cost: np.ndarray) -> int:
+    """D for a refinement: the run's, plus each accepted pair whose lost word the run's flow at D
+    (without the judgments) leaves unproposed, at most every lost word. A pair accepted past D (a
+    pair beyond D, or one found by the decipherer) is a cognate more than D counted: forced into a
+    flow of the same D, it would push out a proposal instead. `cost` (n_lost, n_known)."""
     review, corpus = problem.review, problem.corpus
     if review is None or not review.accepted:
-        return REFINE_SURE_SHARE
+        return problem.n_cognates
+    lost_len = np.array([len(w) for w in corpus.lost_words], dtype=np.float64)  # as `flow_proposals` scales rows
+    free = dataclasses.replace(problem, review=None).solve(cost, problem.n_cognates, row_scale=lost_len)
+    proposed = set(free.lost.tolist())
+    added = len({i for i, _ in review.accepted if i not in proposed})
+    return min(problem.n_lost, problem.n_cognates + added)
+
+
+def _sure_share(
+    problem: Problem, channel: Channel, result: DecipherResult, blend: ChannelBlend | None
+) -> tuple[float, int]:
+    """The share of a refinement's loss its accepted pairs carry: REFINE_SURE_SHARE, or less where
+    few of them overrule the channel as it is (`overruled_share`); recorded in `result`'s decisions.
+    And its D (`judged_demand`), read from the run's final costs (the channel's, with its `blend`)."""
+    review, corpus = problem.review, problem.corpus
+    if review is None or not review.accepted:
+        return REFINE_SURE_SHARE, problem.n_cognates
     with problem.timer("score"):
         start_fit = score_channel(channel, corpus.lost_words, corpus.known_words, problem.lost_charset,
                                   problem.known_charset)  # fmt: skip
     overruled = overruled_share(problem, start_fit.cost)
+    if blend is not None:
+        with problem.timer("score"):
+            start_fit = blend.mix_fit(start_fit, problem)  # in place: the costs the run proposed from
+    demand = judged_demand(problem, start_fit.cost)
     del start_fit
     sure_share = min(REFINE_SURE_SHARE, overruled)
     result.decisions["refinement"] = {"overruled": overruled, "sure_share": sure_share}
-    return sure_share
+    if demand != problem.n_cognates:
+        result.decisions["refinement"]["demand"] = {"before": problem.n_cognates, "after": demand}
+    return sure_share, demand
 
 
 def refine_channel(
@@ -127,7 +151,12 @@ def refine_channel(
     result.decisions = dict(start.state.get("decisions", {}))
     result.decisions.pop("refinement", None)  # how an earlier refinement went is not this one's line
     result.refined = refined
-    sure_share = _sure_share(problem, channel, result)
+    sure_share, demand = _sure_share(problem, channel, result, blend)
+    if demand != problem.n_cognates:  # pairs accepted past D add to it
+        cfg = cfg.replace(cognate_fraction=max(0.001, demand / problem.n_lost))
+        high = max(problem.demand_high, demand)
+        problem = dataclasses.replace(problem, n_cognates=demand, demand_high=high, cfg=cfg)
+        result.n_cognates, result.config = demand, cfg
     with problem.timer("train"):
         # A fresh seed per refinement (and per draw): each draws other batches, and repeats exactly.
         training = ChannelTraining.of(cfg, steps, derive(cfg.seed, "channel refinement", refined, draw),

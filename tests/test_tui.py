@@ -209,8 +209,11 @@ async def test_pairs_beyond_d_follow_the_proposals_dimmed_are_judged_as_any_and_
         assert table.get_row("6")[0] == "6"  # a proposal's rank as before
         counts = str(screen.query_one("#review-counts").render())
         assert "6 open" in counts and "+2 beyond D (0 judged)" in counts
-        table.move_cursor(row=6)
-        await pilot.pause()
+        await pilot.press("b")  # to the first pair past D, and back
+        assert screen._current_rank() == 7
+        await pilot.press("b")
+        assert screen._current_rank() == 1
+        await pilot.press("b")
         title = str(screen.query_one("#pair-title").render())
         assert "+1 beyond D" in title and "not proposed" in title
         await pilot.press("a")  # judged as any pair: committed, counted apart from the proposals

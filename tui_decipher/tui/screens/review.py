@@ -68,6 +68,8 @@ class ReviewScreen(Screen[None]):
         Binding("slash", "filter", "Find", tooltip="Filter by text in the lost or known word", id="review.filter"),
         Binding("f", "status_filter", "Status", show=False, tooltip="Show all / open / accepted / rejected / unsure",
                 id="review.status"),
+        Binding("b", "past_d", "Past D", show=False, tooltip="Jump to the first pair past the run's D (auto, where D "
+                "is a range), or back to the first proposal", id="review.past_d"),
         Binding("e", "export", "Export", tooltip="Export the review: tsv, cog, EDICTOR, CLDF or the key",
                 id="review.export"),
     ]  # fmt: skip
@@ -333,6 +335,16 @@ class ReviewScreen(Screen[None]):
                 self.query_one("#pairs", DataTable).move_cursor(row=index)
                 return
         self.notify("No open pairs here: every shown pair is judged.")
+
+    def action_past_d(self) -> None:
+        """The cursor to the first shown pair past D; from there (or past it), to the first shown proposal."""
+        shown = [self.by_rank[r] for r in self.shown_ranks]
+        first = next((k for k, row in enumerate(shown) if row.beyond), None)
+        if first is None:
+            self.notify("No pairs past D here: the run's D is not a range, or the filter hides them.")
+            return
+        table = self.query_one("#pairs", DataTable)
+        table.move_cursor(row=0 if table.cursor_coordinate.row >= first else first)
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)

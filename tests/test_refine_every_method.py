@@ -21,7 +21,7 @@ from tui_decipher.engine.channels.transport import transport_plan
 from tui_decipher.engine.constraints.review import ReviewConstraints
 from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.corpora.registry import load_corpus
-from tui_decipher.engine.methods import refine_decipherment, run_decipherment
+from tui_decipher.engine.methods import describe_refinement, refine_decipherment, run_decipherment
 from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from tui_decipher.engine.run.config import DecipherConfig, preset
 from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
@@ -73,8 +73,6 @@ def test_the_overruled_share_counts_unjudged_words_the_flow_reads_against_the_ch
 
 
 def test_a_refinements_weight_reads_as_one_line() -> None:
-    from tui_decipher.engine.methods import describe_refinement
-
     assert describe_refinement({}) is None and describe_refinement({"line": "auto: ..."}) is None
     line = describe_refinement({"refinement": {"overruled": 0.383, "sure_share": 0.383}})
     assert line is not None and "weighed 38% of each step" in line and "overruled 38% of the channel's" in line
@@ -250,6 +248,8 @@ def test_an_auto_run_refines_with_its_own_decisions(tmp_path, single_thread) -> 
     assert grown.n_cognates == len(grown.proposals) == result.n_cognates + 1
     assert (past.lost, past.known) in {(p.lost, p.known) for p in grown.proposals}
     assert grown.decisions["refinement"]["demand"] == {"before": result.n_cognates, "after": result.n_cognates + 1}
+    line = describe_refinement(grown.decisions) or ""
+    assert line.endswith(f"; D {result.n_cognates} -> {result.n_cognates + 1}: pairs accepted past D")
     assert "demand" not in weight  # pairs accepted among the proposals leave D as it was
 
 

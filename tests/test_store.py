@@ -919,6 +919,8 @@ def test_the_review_line_counts_decisions_on_pairs_no_longer_proposed() -> None:
     counts = {ACCEPTED: 5, REJECTED: 0, UNSURE: 0, OPEN: 195}
     assert review_summary(counts, 12) == "5 accepted, 0 rejected, 0 unsure, 195 open (+7 judged, not proposed now)"
     assert review_summary(counts, 5) == review_summary(counts) == "5 accepted, 0 rejected, 0 unsure, 195 open"
+    # Decisions on pairs past D are theirs, not pairs no longer proposed.
+    assert review_summary(counts, 8, (171, 3)) == "5 accepted, 0 rejected, 0 unsure, 195 open; +171 past D (3 judged)"
 
 
 def test_a_version_4_database_written_by_the_old_code_gains_channel_steps(tmp_path: Path, corpus: Corpus) -> None:
@@ -1090,12 +1092,13 @@ def test_pairs_beyond_d_rank_after_the_proposals_and_count_in_none_of_their_figu
     store.set_decision(run_id, 2, 2, ACCEPTED)
     assert [r.status for r in store.beyond_pairs(run_id)] == [ACCEPTED, OPEN]
     assert store.review_counts(run_id) == {ACCEPTED: 0, REJECTED: 0, UNSURE: 0, OPEN: 2}
-    assert store.run(run_id).n_proposals == 2
+    assert store.beyond_counts(run_id) == (2, 1) and store.run(run_id).n_proposals == 2
     # A result recorded again (a refinement in place) replaces them; its decisions stay.
     recorder = RunRecorder(db, run_id)
     recorder.finish(make_result(standard_proposals()), corpus)
     recorder.close()
     assert store.beyond_pairs(run_id) == [] and store.decisions(run_id)[(2, 2)] == ACCEPTED
+    assert store.beyond_counts(run_id) == (0, 0)
 
 
 def test_pinned_sign_values_are_replaced_per_sign_copied_to_a_branch_and_marked_unknown(store: Store, corpus: Corpus):

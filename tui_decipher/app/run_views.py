@@ -36,18 +36,23 @@ def unproposed_note(counts: dict[str, int], judged: int) -> str:
     return f" (+{hidden} judged, not proposed now)" if hidden > 0 else ""
 
 
-def review_summary(counts: dict[str, int], judged: int = 0) -> str:
+def review_summary(counts: dict[str, int], judged: int = 0, beyond: tuple[int, int] = (0, 0)) -> str:
     """A run's review counts (Store.review_counts) as one line: `2 accepted, 1 rejected, 0 unsure, 5 open`,
-    then the decisions on pairs no longer proposed, of its `judged` ones (`unproposed_note`)."""
+    then the decisions on pairs no longer proposed, of its `judged` ones (`unproposed_note`), and
+    its pairs past D with how many are judged (Store.beyond_counts: `; +168 past D (3 judged)`)."""
     line = ", ".join(f"{counts.get(status, 0)} {status}" for status in (*DECIDED, OPEN))
-    return line + unproposed_note(counts, judged)
+    past, past_judged = beyond
+    line += unproposed_note(counts, judged - past_judged)
+    return line + (f"; +{past} past D ({past_judged} judged)" if past else "")
 
 
 def run_fields(
-    run: RunRow, counts: dict[str, int] | None, judged: int = 0, pins: list[tuple[str, str]] | None = None
-) -> list[tuple[str, str]]:
+    run: RunRow, counts: dict[str, int] | None, judged: int = 0, pins: list[tuple[str, str]] | None = None,
+    beyond: tuple[int, int] = (0, 0),
+) -> list[tuple[str, str]]:  # fmt: skip
     """The run's detail as (field, value) rows: what the Runs screen shows under its table, and more.
-    `pins`: the sign values pinned on it (store.pins), listed where there are any."""
+    `pins`: the sign values pinned on it (store.pins), listed where there are any; `beyond`: its
+    pairs past D and how many are judged (store.beyond_counts)."""
     s, cfg = run.stats, run.config
     languages = []
     for code in (run.lost_code, run.known_code):
@@ -76,7 +81,7 @@ def run_fields(
     elif not run.has_gold:
         rows.append(("accuracy", "no gold"))
     if counts is not None and run.status != RUNNING:
-        rows.append(("review", review_summary(counts, judged)))
+        rows.append(("review", review_summary(counts, judged, beyond)))
     if pins:
         rows.append(("pinned signs", ", ".join(f"{symbol}={value}" for symbol, value in pins)))
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.created_at))

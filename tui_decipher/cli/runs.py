@@ -40,13 +40,13 @@ def runs_show(run: RunArg, data: DataDir = None) -> None:
         with open_store(data) as store:
             row = store.find_run(run)
             counts, judged = store.review_counts(row.id), len(store.decisions(row.id))
-            pins = store.pins(row.id)
+            pins, beyond = store.pins(row.id), store.beyond_counts(row.id)
     except StoreError as exc:
         raise fail(str(exc)) from None
     table = Table(title=f"Run #{row.id}", show_header=False, title_justify="left")
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
-    for name, value in run_fields(row, counts, judged, pins):
+    for name, value in run_fields(row, counts, judged, pins, beyond):
         table.add_row(name, escape(value))
     Console(highlight=False).print(table)
 

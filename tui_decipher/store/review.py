@@ -87,6 +87,17 @@ class ReviewTables(Connection):
         counts[OPEN] = total - sum(counts.values())
         return counts
 
+    def beyond_counts(self, run_id: int) -> tuple[int, int]:
+        """The run's pairs past D and how many of them are judged (any decision)."""
+        row = self.conn.execute(
+            """SELECT COUNT(*), COUNT(d.status) FROM beyond_pairs p
+               LEFT JOIN decisions d ON d.run_id = p.run_id AND d.lost_index = p.lost_index
+                    AND d.known_index = p.known_index
+               WHERE p.run_id = ?""",
+            (run_id,),
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
     def copy_decisions(self, from_run: int, to_run: int) -> None:
         """Give a run (a branch) another run's decisions, in one transaction."""
         self._write(

@@ -75,9 +75,11 @@ def describe_refinement(decisions: dict[str, Any] | None) -> str | None:
                     "map searched without values now pinned, so the map was searched again under them")  # fmt: skip
         return (f"fitted again under {weight['refit']} sign value(s): the run's syllable search had found no map "
                 "it could tell from chance, and values it lacked were pinned")  # fmt: skip
+    grown = weight.get("demand")  # pairs accepted past D added to it (`refinement.judged_demand`)
+    added = f"; D {grown['before']} -> {grown['after']}: pairs accepted past D" if grown else ""
     return (
         f"accepted pairs weighed {100 * weight['sure_share']:.0f}% of each step: the flow overruled "
-        f"{100 * weight['overruled']:.0f}% of the channel's best readings (unjudged words; at most 50%)"
+        f"{100 * weight['overruled']:.0f}% of the channel's best readings (unjudged words; at most 50%){added}"
     )
 
 

@@ -123,8 +123,9 @@ class RunsScreen(Screen[None]):
                 f"on the {run.n_evaluated} words with a gold cognate"
             )
         if run.status not in (RUNNING,):
-            counts = self.app.store.review_counts(run.id)
-            lines.append(f"review: {review_summary(counts, len(self.app.store.decisions(run.id)))}")
+            store = self.app.store
+            counts, beyond = store.review_counts(run.id), store.beyond_counts(run.id)
+            lines.append(f"review: {review_summary(counts, len(store.decisions(run.id)), beyond)}")
         refinement = describe_refinement(run.decisions)
         if refinement:  # last: the detail pane shows the accuracy and the review first
             lines.append(f"refinement: {refinement}")

@@ -208,19 +208,19 @@ async def test_pairs_beyond_d_follow_the_proposals_dimmed_are_judged_as_any_and_
         assert isinstance(rank, Text) and rank.plain == "7" and "dim" in str(rank.style)
         assert table.get_row("6")[0] == "6"  # a proposal's rank as before
         counts = str(screen.query_one("#review-counts").render())
-        assert "6 open" in counts and "+2 beyond D (0 judged)" in counts
+        assert "6 open" in counts and "+2 past D (0 judged)" in counts
         await pilot.press("b")  # to the first pair past D, and back
         assert screen._current_rank() == 7
         await pilot.press("b")
         assert screen._current_rank() == 1
         await pilot.press("b")
         title = str(screen.query_one("#pair-title").render())
-        assert "+1 beyond D" in title and "not proposed" in title
+        assert "+1 past D" in title and "not proposed" in title
         await pilot.press("a")  # judged as any pair: committed, counted apart from the proposals
         pair = (screen.by_rank[7].lost_index, screen.by_rank[7].known_index)
         assert app.store.decisions(run_id)[pair] == ACCEPTED
         counts = str(screen.query_one("#review-counts").render())
-        assert "0 accepted" in counts and "6 open" in counts and "+2 beyond D (1 judged)" in counts
+        assert "0 accepted" in counts and "6 open" in counts and "+2 past D (1 judged)" in counts
         assert "not proposed now" not in counts
     # The exports carry every proposal and the judged pair past D, not the unjudged one.
     with Store(default_path(data_dir)) as store:

@@ -6,7 +6,7 @@ a neural run's attention grid), the model's other candidates for the lost word a
 corpus has them, the gold cognates. After a refinement
 (`R`) the new proposals replace the old with the cursor where it was, and a Δ marks those it changed.
 Where a run's D is a range (auto), the pairs past D that the range allows follow the proposals,
-dimmed (the side panel says how far past D: "+1 beyond D"): judged as any pair, counted apart.
+dimmed (the side panel says how far past D: "+1 past D"): judged as any pair, counted apart.
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ class ReviewScreen(Screen[None]):
         return self.shown_ranks[row] if 0 <= row < len(self.shown_ranks) else None
 
     def _update_counts(self) -> None:
-        counts = dict.fromkeys(STATUSES, 0)  # the proposals'; the pairs beyond D are counted apart
+        counts = dict.fromkeys(STATUSES, 0)  # the proposals'; the pairs past D are counted apart
         beyond, beyond_judged = 0, 0
         for row in self.rows:
             if row.beyond:
@@ -235,7 +235,7 @@ class ReviewScreen(Screen[None]):
         judged = len(self.app.store.decisions(self.run_id)) if self.run_id is not None else 0
         off_list = unproposed_note(counts, judged - beyond_judged)
         if beyond:
-            off_list += f"  [dim]+{beyond} beyond D ({beyond_judged} judged)[/]"
+            off_list += f"  [dim]+{beyond} past D ({beyond_judged} judged)[/]"
         changed = ""
         if self.refinement is not None:
             since = "the last refinement" if self.refinement.out is None else f"run #{self.refinement.source}"
@@ -264,7 +264,7 @@ class ReviewScreen(Screen[None]):
             return
         row = self.by_rank[rank]
         status = f"[{STATUS_STYLE[row.status]}]{row.status}[/]"
-        place = f"+{row.rank - self.n_proposed} beyond D" if row.beyond else f"#{row.rank}"
+        place = f"+{row.rank - self.n_proposed} past D" if row.beyond else f"#{row.rank}"
         note = f"\n[dim]{BEYOND_NOTE}[/]" if row.beyond else ""
         title.update(
             f"[b]{escape(row.lost)}[/] -> [b]{escape(row.known)}[/]  {place}\n"
@@ -377,7 +377,7 @@ class ReviewScreen(Screen[None]):
         if self.run_row is None or not self.rows:
             self.notify("Nothing to export.")
             return
-        # The proposals, and the pairs beyond D the decipherer judged (as `ReviewedRun.load` reads them).
+        # The proposals, and the pairs past D the decipherer judged (as `ReviewedRun.load` reads them).
         self.app.push_screen(ExportScreen(self.run_row, [r for r in self.rows if not r.beyond or r.status != OPEN]))
 
     def action_refine(self) -> None:

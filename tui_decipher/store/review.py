@@ -20,26 +20,23 @@ class ReviewTables(Connection):
 
     def proposals(self, run_id: int) -> list[ProposalRow]:
         """The run's proposals by rank (best first) with their review status."""
-        rows = self.conn.execute(
-            """SELECT p.*, d.status AS decision FROM proposals p
-               LEFT JOIN decisions d ON d.run_id = p.run_id AND d.lost_index = p.lost_index
-                    AND d.known_index = p.known_index
-               WHERE p.run_id = ? ORDER BY p.rank""",
-            (run_id,),
-        ).fetchall()
-        return [proposal_row(r) for r in rows]
+        return self._pairs("proposals", run_id)
 
     def beyond_pairs(self, run_id: int) -> list[ProposalRow]:
         """The run's pairs past its D that the evidence still allows, by rank (after the
         proposals'), with their review status; none for a run without a D range."""
+        return self._pairs("beyond_pairs", run_id)
+
+    def _pairs(self, table: str, run_id: int) -> list[ProposalRow]:
+        """The rows of a table of pairs (proposals, beyond_pairs) by rank, joined with their decisions."""
         rows = self.conn.execute(
-            """SELECT p.*, d.status AS decision FROM beyond_pairs p
+            f"""SELECT p.*, d.status AS decision FROM {table} p
                LEFT JOIN decisions d ON d.run_id = p.run_id AND d.lost_index = p.lost_index
                     AND d.known_index = p.known_index
                WHERE p.run_id = ? ORDER BY p.rank""",
             (run_id,),
         ).fetchall()
-        return [proposal_row(r, beyond=True) for r in rows]
+        return [proposal_row(r, beyond=table == "beyond_pairs") for r in rows]
 
     def set_decision(self, run_id: int, lost_index: int, known_index: int, status: str) -> None:
         """Record a review decision now (committed before returning); OPEN clears it."""

@@ -222,6 +222,12 @@ async def test_pairs_beyond_d_follow_the_proposals_dimmed_are_judged_as_any_and_
         counts = str(screen.query_one("#review-counts").render())
         assert "0 accepted" in counts and "6 open" in counts and "+2 past D (1 judged)" in counts
         assert "not proposed now" not in counts
+        # After a refinement Δ marks the proposals it changed, never a pair past D (none was proposed).
+        from tui_decipher.tui.app import Refinement, proposal_map
+
+        app.refined[run_id] = Refinement(run_id, proposal_map(app.store.proposals(run_id)[1:]))
+        screen.load()
+        assert screen.changed == {1}
     # The exports carry every proposal and the judged pair past D, not the unjudged one.
     with Store(default_path(data_dir)) as store:
         exported = ReviewedRun.load(store, store.run(run_id)).rows

@@ -140,7 +140,9 @@ class ReviewScreen(Screen[None]):
         self.n_proposed = sum(not r.beyond for r in self.rows)
         self.by_rank = {r.rank: r for r in self.rows}
         self.refinement = self.app.refined.get(run.id) if run is not None else None
-        self.changed = {r.rank for r in self.rows if self.refinement.changed(r)} if self.refinement else set()
+        # Δ marks proposals only: a pair past D was never proposed, so it has no earlier reading to differ from.
+        refinement = self.refinement
+        self.changed = {r.rank for r in self.rows if not r.beyond and refinement.changed(r)} if refinement else set()
         table = self.query_one("#pairs", DataTable)
         table.clear(columns=True)
         table.add_column("#", key="rank")

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from tui_decipher.cli import app
 from tui_decipher.cli.app import TimeLeftColumn
+from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
 
 runner = CliRunner()
 TINY = ["--preset", "demo", "--set", "embed_dim=16", "--set", "hidden_dim=16", "--set", "n_universal=8"]
@@ -169,8 +170,6 @@ def test_word_lists_have_no_gold(tmp_path):
 
 
 def test_an_auto_run_writes_the_pairs_past_its_d_beside_its_proposals(tmp_path, single_thread):
-    from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
-
     path = tmp_path / "shared.cog"
     write_generated(path, GeneratorSpec(kind="shared-alphabet", seed=3, lost_words=80, cognate_share=0.7))
     out = tmp_path / "run"

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from rich.text import Text
 from textual import events
 from textual.widgets import DataTable, Input, ProgressBar, RadioButton, RichLog, Select, Sparkline, Static
 from tui_support import SYLLABLE_READINGS, seed_store, store_readings
@@ -20,8 +21,9 @@ from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME
 from tui_decipher.engine.run.config import build_config
 from tui_decipher.engine.run.device import screen_threads
 from tui_decipher.engine.run.events import ChannelStep, RunStarted
+from tui_decipher.exports.base import ReviewedRun
 from tui_decipher.store import ACCEPTED, OPEN, REJECTED, UNSURE, Store, default_path
-from tui_decipher.tui.app import DecipherApp
+from tui_decipher.tui.app import DecipherApp, Refinement, proposal_map
 from tui_decipher.tui.live import LiveRun
 from tui_decipher.tui.screens.help import HelpScreen
 from tui_decipher.tui.screens.new_run import NO_PRESET, NewRunScreen
@@ -192,10 +194,6 @@ async def test_review_keys_write_decisions_to_the_store(data_dir, tmp_path):
 
 
 async def test_pairs_beyond_d_follow_the_proposals_dimmed_are_judged_as_any_and_counted_apart(data_dir, tmp_path):
-    from rich.text import Text
-
-    from tui_decipher.exports.base import ReviewedRun
-
     run_id = seed_store(data_dir, tmp_path, beyond=2)  # 6 proposals, then 2 pairs past D
     app = DecipherApp(data_dir)
     async with app.run_test(size=SIZE) as pilot:
@@ -223,8 +221,6 @@ async def test_pairs_beyond_d_follow_the_proposals_dimmed_are_judged_as_any_and_
         assert "0 accepted" in counts and "6 open" in counts and "+2 past D (1 judged)" in counts
         assert "not proposed now" not in counts
         # After a refinement Δ marks the proposals it changed, never a pair past D (none was proposed).
-        from tui_decipher.tui.app import Refinement, proposal_map
-
         app.refined[run_id] = Refinement(run_id, proposal_map(app.store.proposals(run_id)[1:]))
         screen.load()
         assert screen.changed == {1}

@@ -132,6 +132,23 @@ def test_the_first_probe_is_tried_held_to_an_agreed_map_and_free_and_a_held_one_
     assert f"D = {run_d} kept from the run" in describe_refinement(refit.decisions)
 
 
+def test_a_refit_that_keeps_the_runs_d_keeps_its_range_and_its_pairs_past_d(tmp_path, single_thread, monkeypatch):
+    written, cfg, _ = _agreed_under_values(tmp_path, monkeypatch)
+    corpus = read_cog(written.path)
+    # The run's D read as 60 of 120, its evidence allowing up to 108 (made so: these 60 steps read
+    # every word as a cognate); the refit keeps that D and reads no D of its own.
+    real = auto_probe.recalibrated
+    monkeypatch.setattr(auto_probe, "recalibrated", lambda *a: dataclasses.replace(
+        real(*a), share=0.5, demand=60, share_low=0.3, share_high=0.9))  # fmt: skip
+    run = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
+    assert (run.n_cognates, run.decisions["demand"]["demand_high"]) == (60, 108) and run.beyond
+    lost, known = syllabary_key_text(written).splitlines()[6].split("\t")
+    refit = refine_decipherment(corpus, load_checkpoint(tmp_path), ReviewConstraints(), 1,
+                                signs=SignValues((SignValue(lost, tuple(known)),)))  # fmt: skip
+    assert refit.decisions["refinement"]["kept_demand"] == refit.n_cognates == 60
+    assert 0 < len(refit.beyond) <= 108 - 60 and not {p.lost for p in refit.beyond} & {p.lost for p in refit.proposals}
+
+
 def test_without_a_scholars_values_the_first_probe_is_not_tried_held(tmp_path, single_thread, monkeypatch) -> None:
     taken: list[SyllableMap] = []
     monkeypatch.setattr(syllable_search, "search_starts", _agreed_maps(syllable_search.search_starts, taken))

@@ -70,6 +70,7 @@ Every decision and its evidence is in the result's `decisions` (summary.json), a
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import threading
 from pathlib import Path
@@ -159,6 +160,9 @@ class AutoMethod:
             result.status = "cancelled"
             return problem.finish(result)
         flows = flows_problem(fitted)
+        if refit_of is not None:  # a kept D keeps the range the run's evidence allowed, and its pairs past D
+            high = max(flows.demand_high, int(refit_of.state.get("demand_high", 0)))
+            flows = dataclasses.replace(flows, demand_high=high)
         decisions = AutoDecisions(
             run.profile.as_dict(), run.kind, run.kind_why, fitted.probed.estimate.as_dict(), fitted.capacity.capacity,
             fitted.capacity.why, fitted.steps_run, fitted.capacity.as_dict(), fitted.probed.evidence, fitted.probed.why,

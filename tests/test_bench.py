@@ -1211,3 +1211,18 @@ def test_user_path_rows_run_decipher_run_as_a_user_types_it(tmp_path):
     (ran,) = _fuzz_run(1, True, JobReporter(), part="shared-alphabet-50")
     assert ran.key == "shared-alphabet-50" and 0.0 <= ran.extra["proposal_scores"]["f1"] <= 1.0
     assert ran.extra["threads"] >= 1 and ran.n_evaluated > 0
+    past = ran.extra["past_d"]  # what the run's pairs past D hold (beyond_d.tsv), 0 where it wrote none
+    assert 0 <= past["gold_first"] <= min(past["first"], past["gold"]) <= past["pairs"]
+
+
+def test_the_pairs_past_d_are_counted_from_the_runs_file(tmp_path):
+    from tui_decipher.bench.user_path import past_d_figures
+
+    path = tmp_path / "beyond_d.tsv"
+    assert past_d_figures(path) == {"pairs": 0, "gold": 0, "gold_first": 0, "first": 50}  # none written
+    lines = ["lost\tknown\tscore\tcost\tgold\talignment\talignment_p"]
+    lines += [f"w{k}\tv{k}\t0.5\t1.0\t{int(k in (0, 1, 3))}\tw / v\t0.5" for k in range(5)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert past_d_figures(path, first=2) == {"pairs": 5, "gold": 3, "gold_first": 2, "first": 2}
+    path.write_text("lost\tknown\tscore\tcost\talignment\talignment_p\nw\tv\t0.5\t1.0\tw / v\t0.5\n", "utf-8")
+    assert past_d_figures(path)["pairs"] == 1 and past_d_figures(path)["gold"] == 0  # no gold: none counted

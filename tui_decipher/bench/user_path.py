@@ -51,8 +51,21 @@ def _user_row(key: str, cmd: list[str], folder: Path, reporter: JobReporter) -> 
         key, summary["accuracy"], summary["accuracy_model"], summary["n_evaluated"], summary["seconds"],
         summary["phase_seconds"],
         extra={"proposal_scores": summary["proposal_scores"], "decisions": summary["decisions"],
-               "threads": summary["threads"], "n_proposals": summary["n_proposals"]},
+               "threads": summary["threads"], "n_proposals": summary["n_proposals"],
+               "past_d": past_d_figures(folder / "run" / "beyond_d.tsv")},
     )  # fmt: skip
+
+
+def past_d_figures(path: Path, first: int = 50) -> dict[str, int]:
+    """What a run's pairs past D (`beyond_d.tsv`, best first) hold, gold read after the run: how
+    many there are, how many are gold pairs, and how many of the `first` ones (where a reader of
+    the list would look first). All 0 where the run wrote none or its corpus has no gold."""
+    rows = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    header = rows[0].split("\t") if rows else []
+    if "gold" not in header:
+        return {"pairs": max(0, len(rows) - 1), "gold": 0, "gold_first": 0, "first": first}
+    gold = [line.split("\t")[header.index("gold")] == "1" for line in rows[1:]]
+    return {"pairs": len(gold), "gold": sum(gold), "gold_first": sum(gold[:first]), "first": first}
 
 
 def user_run(corpus: str, options: tuple[str, ...]) -> RunFn:

@@ -237,7 +237,8 @@ class ReviewScreen(Screen[None]):
         judged = len(self.app.store.decisions(self.run_id)) if self.run_id is not None else 0
         off_list = unproposed_note(counts, judged - beyond_judged)
         if beyond:
-            off_list += f"  [dim]+{beyond} past D ({beyond_judged} judged)[/]"
+            judged_past = f" ({beyond_judged} judged)" if beyond_judged else ""
+            off_list += f"  [dim]+{beyond} past D{judged_past}[/]"
         changed = ""
         if self.refinement is not None:
             since = "the last refinement" if self.refinement.out is None else f"run #{self.refinement.source}"

@@ -247,6 +247,18 @@ async def test_progress_logs_lines_no_wider_than_an_80_column_screen_shows(data_
         assert "20-376;" in "".join(strip.text for strip in log.lines)
 
 
+async def test_a_long_review_counts_line_wraps_at_80_columns(data_dir, tmp_path):
+    """The counts line under Review's table wraps to a second line where its text is long (here a
+    filter that matches nothing), instead of losing its end past the screen's edge."""
+    seed_store(data_dir, tmp_path, beyond=2)
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("3", "slash", *list("no word holds this text"), "enter")
+        await pilot.pause()
+        counts = app.screen.query_one("#review-counts", Static)
+        assert "showing 0/8" in str(counts.render()) and counts.size.height == 2
+
+
 async def test_export_dialog_writes_each_format(data_dir, tmp_path):
     """e on Review opens the export dialog: tsv by default, then the .cog, EDICTOR and CLDF formats."""
     from textual.widgets import Checkbox

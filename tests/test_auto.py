@@ -479,6 +479,21 @@ def test_auto_reads_a_shared_alphabet_with_the_edit_channel(tmp_path, single_thr
     assert d["fit_check"]["n_identical"] > 0 and d["fit_check"]["fit_identical"] <= d["fit_check"]["n_identical"]
 
 
+def test_a_d_the_decipherer_gives_is_proposed_with_the_evidences_reading_beside_it(tmp_path, single_thread) -> None:
+    path = _generated(tmp_path, "shared-alphabet", seed=5, lost_words=100, cognate_share=0.6)
+    given = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_demand=30))
+    d = given.decisions["demand"]
+    assert given.n_cognates == len(given.proposals) == d["demand"] == 30
+    assert d["why"].startswith("as given by auto_demand (30); the evidence alone read ")
+    # The evidence's range stays, and with it the pairs past the given D up to its high end.
+    assert d["demand_low"] < d["demand_high"] and 0 < len(given.beyond) <= d["demand_high"] - 30
+    assert "D = 30 of 100, the evidence allows" in given.decisions["line"]
+    # More than every lost word: every lost word.
+    every = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_demand=500,
+                                                            auto_steps=40))  # fmt: skip
+    assert every.n_cognates == 100 and every.decisions["demand"]["why"].startswith("as given by auto_demand (100)")
+
+
 def test_the_fit_stops_once_its_plan_has_settled_and_the_reverse_channel_starts_where_it_would_have_ended(
     tmp_path, single_thread, monkeypatch
 ) -> None:

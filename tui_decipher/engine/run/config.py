@@ -62,6 +62,10 @@ class DecipherConfig:
     method: str = "auto"  # a name in engine/methods' registry (METHODS), checked by `validate`
     # auto's channel steps, its probe's and its fit's together; 0 = its own choice per channel kind.
     auto_steps: int = 0
+    # auto's D where the decipherer knows how many lost words have a cognate: 0 = read from the word
+    # lists (its estimate, with the range its evidence allows); N = N pairs proposed (at most every
+    # lost word), the estimate and its range still read and shown beside it.
+    auto_demand: int = 0
     # --- [neural]: the model (paper section 3.1) --------------------------------------------------
     n_universal: int = 50  # n_u: universal character inventory
     embed_dim: int = 250  # d: character embedding size
@@ -164,7 +168,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "first_epochs": (0, 100_000), "lost_batch": (0, 10_000_000), "lr": (1e-7, 1.0), "grad_clip": (0.0, 1e6),
     "restarts": (1, 100), "capacity": (1, 1000), "cognate_fraction": (0.001, 1.0), "demand_step": (0, 1_000_000),
     "flow_decay": (0.0, 1.0), "top_k": (1, 100_000), "warmup_rounds": (0, 1000), "channel_steps": (1, 100_000),
-    "auto_steps": (0, 100_000), "channel_lr": (1e-6, 10.0), "channel_batch": (1, 1_000_000),
+    "auto_steps": (0, 100_000), "auto_demand": (0, 10_000_000), "channel_lr": (1e-6, 10.0),
+    "channel_batch": (1, 1_000_000),
     "channel_restarts": (1, 100), "channel_init_scale": (0.0, 10.0), "channel_copy_bias": (0.0, 100.0),
     "eed_samples": (1, 1000), "eed_sharpen": (0.01, 1000.0), "seed": (0, 2**31 - 1), "score_chunk": (1, 1_000_000),
     "threads": (0, 1024),
@@ -242,7 +247,7 @@ PRESETS: dict[str, dict[str, Any]] = {name: resolve_preset(name) for name in PRE
 # runs may use [channel] too, to seed round 1's flow).
 SECTIONS: dict[str, tuple[str, ...]] = {
     "corpus": ("corpus", "lost", "known", "lost_words", "known_words", "known_pairs", "known_signs"),
-    "method": ("method", "auto_steps"),
+    "method": ("method", "auto_steps", "auto_demand"),
     "flow": ("capacity", "cognate_fraction", "demand_step", "flow_decay", "top_k", "sparsify"),
     "neural": (
         "n_universal", "embed_dim", "hidden_dim", "dropout", "residual", "norm_ratio", "tie_shared_symbols",

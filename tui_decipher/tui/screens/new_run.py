@@ -48,6 +48,7 @@ NO_PRESET, NO_PRESET_LABEL = "-", "none (auto decides)"
 # (config field, label) of the hyperparameters the form shows; the rest come from the preset.
 FIELDS: tuple[tuple[str, str], ...] = (
     ("auto_steps", "auto steps (0 = its own)"),
+    ("auto_demand", "auto D (0 = its own)"),
     ("rounds", "EM rounds T"),
     ("epochs", "steps per M-step"),
     ("first_epochs", "round-1 steps"),

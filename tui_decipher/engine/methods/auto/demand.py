@@ -134,6 +134,15 @@ class DemandEstimate:
             why=f"the run's, kept: pinned values do not change which words have a cognate; read again here, {self.why}",
         )  # fmt: skip
 
+    def given(self, share: float, demand_all: int) -> DemandEstimate:
+        """This evidence with the share the decipherer gave (`auto_demand`, `demand_all` pairs over
+        every lost word): its range kept, its own reading said beside the given one."""
+        return dataclasses.replace(
+            self, share=share, demand=max(1, round(share * self.n_lost)),
+            why=f"as given by auto_demand ({demand_all}); the evidence alone read {self.share:.0%} of the lost "
+            f"words: {self.why}",
+        )  # fmt: skip
+
     def as_dict(self) -> dict[str, float | int | str | None]:
         sep = self.separation
         return {

@@ -156,6 +156,10 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage, share_kept: fl
         probed = dataclasses.replace(
             probed, estimate=dataclasses.replace(probed.estimate, held=probed.estimate.held.kept(share_kept))
         )
+    elif problem.cfg.auto_demand:  # the decipherer's D, the evidence's reading and range beside it
+        given = min(problem.cfg.auto_demand, problem.n_lost)
+        held = probed.estimate.held.given(given / problem.n_lost, given)
+        probed = dataclasses.replace(probed, estimate=dataclasses.replace(probed.estimate, held=held))
     estimate = probed.estimate
     demand = estimate.demand_all
     least = least_capacity(demand, problem.n_known)

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Input, ProgressBar, RadioButton, RichLog,
 from tui_support import SYLLABLE_READINGS, seed_store, store_readings
 from typer.testing import CliRunner
 
+from tui_decipher.app.wording import event_line
 from tui_decipher.cli import app as cli_app
 from tui_decipher.engine.constraints.review import REFINE_ROUNDS
 from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
@@ -20,7 +21,7 @@ from tui_decipher.engine.run import config as engine_config
 from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME
 from tui_decipher.engine.run.config import build_config
 from tui_decipher.engine.run.device import screen_threads
-from tui_decipher.engine.run.events import ChannelStep, RunStarted
+from tui_decipher.engine.run.events import ChannelStep, RunFinished, RunStarted
 from tui_decipher.exports.base import ReviewedRun
 from tui_decipher.store import ACCEPTED, OPEN, REJECTED, UNSURE, Store, default_path
 from tui_decipher.tui.app import DecipherApp, Refinement, proposal_map
@@ -257,6 +258,15 @@ async def test_a_long_review_counts_line_wraps_at_80_columns(data_dir, tmp_path)
         await pilot.pause()
         counts = app.screen.query_one("#review-counts", Static)
         assert "showing 0/8" in str(counts.render()) and counts.size.height == 2
+
+
+def test_a_finished_runs_log_line_counts_its_proposals_and_the_pairs_past_d():
+    line = event_line(RunFinished("finished", 0.5, 0.4, 3.0, 195, 171), rounds=False)
+    assert line == (
+        "finished in 3.0s, accuracy 50.0%; 195 pairs proposed (and 171 past D the evidence allows: Review, b)"
+    )
+    assert event_line(RunFinished("finished", None, None, 3.0, 8), rounds=True) == "finished in 3.0s; 8 pairs proposed"
+    assert event_line(RunFinished("cancelled", None, None, 3.0), rounds=True) == "cancelled in 3.0s"
 
 
 async def test_export_dialog_writes_each_format(data_dir, tmp_path):

@@ -47,5 +47,7 @@ def event_line(event: object, rounds: bool) -> str | None:
         return f"restart {event.restart + 1} done: objective {event.objective:.4f}, accuracy {percent(event.accuracy)}"
     if isinstance(event, RunFinished):
         accuracy = "" if event.accuracy is None else f", accuracy {percent(event.accuracy)}"
-        return f"{event.status} in {event.seconds:.1f}s{accuracy}"
+        past = f" (and {event.beyond} past D the evidence allows: Review, b)" if event.beyond else ""
+        proposed = f"; {event.proposals} pairs proposed{past}" if event.proposals else ""
+        return f"{event.status} in {event.seconds:.1f}s{accuracy}{proposed}"
     return None

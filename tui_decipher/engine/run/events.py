@@ -114,6 +114,8 @@ class RunFinished:
     accuracy: float | None
     accuracy_model: float | None
     seconds: float
+    proposals: int = 0  # the pairs proposed (D of them)
+    beyond: int = 0  # and the pairs past D the evidence allows (`DecipherResult.beyond`)
 
 
 @dataclass(frozen=True)

@@ -255,5 +255,6 @@ class Problem:
         result.seconds = self.elapsed()
         result.phase_seconds = dict(self.phases)
         result.peak_bytes, result.peak_phase = self.peak.read(), self.peak.phase
-        self.on_event(RunFinished(result.status, result.accuracy, result.accuracy_model, result.seconds))
+        self.on_event(RunFinished(result.status, result.accuracy, result.accuracy_model, result.seconds,
+                                  len(result.proposals), len(result.beyond)))  # fmt: skip
         return result

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import threading
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -21,7 +23,9 @@ from tui_decipher.engine.channels.transport import transport_plan
 from tui_decipher.engine.constraints.review import ReviewConstraints
 from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.corpora.registry import load_corpus
+from tui_decipher.engine.methods import channel as channel_module
 from tui_decipher.engine.methods import describe_refinement, refine_decipherment, run_decipherment
+from tui_decipher.engine.methods.base import Proposal
 from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from tui_decipher.engine.run.config import DecipherConfig, preset
 from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
@@ -244,13 +248,34 @@ def test_an_auto_run_refines_with_its_own_decisions(tmp_path, single_thread) -> 
     assert len(refined.beyond) <= high - refined.n_cognates
     # A pair accepted past D adds to D: it joins the proposals without pushing one out.
     past = result.beyond[0]
-    grown = refine_decipherment(corpus, checkpoint, ReviewConstraints(((past.lost, past.known),)), 1)
+    judged = ReviewConstraints(((past.lost, past.known),))
+    grown = refine_decipherment(corpus, checkpoint, judged, 1, checkpoint=tmp_path / "grown" / CHECKPOINT_NAME)
     assert grown.n_cognates == len(grown.proposals) == result.n_cognates + 1
     assert (past.lost, past.known) in {(p.lost, p.known) for p in grown.proposals}
     assert grown.decisions["refinement"]["demand"] == {"before": result.n_cognates, "after": result.n_cognates + 1}
     line = describe_refinement(grown.decisions) or ""
     assert line.endswith(f"; D {result.n_cognates} -> {result.n_cognates + 1}: pairs accepted past D")
     assert "demand" not in weight  # pairs accepted among the proposals leave D as it was
+    # The raised D is the run's D plus the pair: refined again with the same judgments it is counted
+    # from the run's D, not raised twice; a refinement cancelled before it trains keeps the run's D.
+    again_start = load_checkpoint(tmp_path / "grown")
+    assert again_start.state["demand_base"] == result.n_cognates
+    again = refine_decipherment(corpus, again_start, judged, 1)
+    assert result.n_cognates <= again.n_cognates <= result.n_cognates + 1
+    stopped = threading.Event()
+    stopped.set()
+    cancelled = refine_decipherment(corpus, checkpoint, judged, 1, cancel=stopped)
+    assert cancelled.status == "cancelled" and cancelled.n_cognates == len(cancelled.proposals) == result.n_cognates
+
+
+def test_the_pairs_past_d_leave_each_known_word_at_most_c_readings(monkeypatch) -> None:
+    """With C = 2, pairs past D that the wider flow puts on one known word stop at its C readings,
+    the proposals' counted."""
+    wider = [Proposal(lost, 0, 0.5, 1.0, None) for lost in (0, 2, 3)] + [Proposal(4, 1, 0.4, 1.2, None)]
+    monkeypatch.setattr(channel_module, "flow_proposals", lambda problem, cost, demand: wider)
+    problem = SimpleNamespace(demand_high=4, n_cognates=1, n_lost=5, cfg=SimpleNamespace(capacity=2))
+    past = channel_module.beyond_pairs(problem, np.zeros((5, 2)), [Proposal(0, 0, 0.9, 0.5, None)])
+    assert [(p.lost, p.known) for p in past] == [(2, 0), (4, 1)]  # known word 0: the proposal's and one more
 
 
 def _assert_proposals_blended(corpus, result, state) -> None:

@@ -59,7 +59,8 @@ def _user_row(key: str, cmd: list[str], folder: Path, reporter: JobReporter) -> 
 def past_d_figures(path: Path, first: int = 50) -> dict[str, int]:
     """What a run's pairs past D (`beyond_d.tsv`, best first) hold, gold read after the run: how
     many there are, how many are gold pairs, and how many of the `first` ones (where a reader of
-    the list would look first). All 0 where the run wrote none or its corpus has no gold."""
+    the list would look first). All 0 where the run wrote none; the gold counts 0 where its corpus
+    has no gold."""
     rows = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
     header = rows[0].split("\t") if rows else []
     if "gold" not in header:

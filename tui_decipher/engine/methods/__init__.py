@@ -65,18 +65,19 @@ def describe_refinement(decisions: dict[str, Any] | None) -> str | None:
     weight = (decisions or {}).get("refinement")
     if not weight:
         return None
+    grown = weight.get("demand")  # pairs accepted past D added to it (`refinement.judged_demand`)
+    added = f"; D {grown['before']} -> {grown['after']}: pairs accepted past D" if grown else ""
     if "refit" in weight:
         if "kept_demand" in weight:
             return (f"fitted again under {weight['refit']} sign value(s): the run's syllable map and channel were "
                     "made without values now pinned, so the map was searched again under them and its probes "
-                    f"trained from it, D = {weight['kept_demand']} kept from the run")  # fmt: skip
+                    f"trained from it, D = {weight['kept_demand']} kept from the run{added}")  # fmt: skip
         if weight.get("map_found", weight.get("map_held")):  # "map_held": a refit made before D was kept
             return (f"fitted again under {weight['refit']} sign value(s): the run's channel was held to a syllable "
-                    "map searched without values now pinned, so the map was searched again under them")  # fmt: skip
+                    "map searched without values now pinned, so the map was searched again under them"
+                    f"{added}")  # fmt: skip
         return (f"fitted again under {weight['refit']} sign value(s): the run's syllable search had found no map "
-                "it could tell from chance, and values it lacked were pinned")  # fmt: skip
-    grown = weight.get("demand")  # pairs accepted past D added to it (`refinement.judged_demand`)
-    added = f"; D {grown['before']} -> {grown['after']}: pairs accepted past D" if grown else ""
+                f"it could tell from chance, and values it lacked were pinned{added}")  # fmt: skip
     return (
         f"accepted pairs weighed {100 * weight['sure_share']:.0f}% of each step: the flow overruled "
         f"{100 * weight['overruled']:.0f}% of the channel's best readings (unjudged words; at most 50%){added}"

@@ -291,9 +291,13 @@ def beyond_pairs(problem: Problem, cost: np.ndarray, proposals: list[Proposal]) 
     if problem.demand_high <= problem.n_cognates:
         return []
     proposed = {p.lost for p in proposals}
-    used = Counter(p.known for p in proposals)
-    wider = flow_proposals(problem, cost, min(problem.demand_high, problem.n_lost))
-    return [p for p in wider if p.lost not in proposed and used[p.known] < problem.cfg.capacity]
+    used = Counter(p.known for p in proposals)  # each known word's readings so far, the kept pairs' counted as kept
+    out = []
+    for p in flow_proposals(problem, cost, min(problem.demand_high, problem.n_lost)):
+        if p.lost not in proposed and used[p.known] < problem.cfg.capacity:
+            used[p.known] += 1
+            out.append(p)
+    return out
 
 
 def align_proposals(problem: Problem, proposals: list[Proposal], channel: Channel) -> None:

@@ -65,9 +65,11 @@ def _refined_problem(
     held = SignValues.from_state(start.state.get("held_map"))  # the syllable map auto held it to (none before)
     problem = Problem.prepare(corpus, cfg, on_event, cancel, review=review, seconds_before=start.seconds,
                               phases_before=start.phases, signs=signs, held=held)  # fmt: skip
-    # D and the most the evidence allowed (a checkpoint from before `demand_high` reads none).
-    return dataclasses.replace(problem, n_cognates=int(start.state["n_cognates"]),
-                               demand_high=int(start.state.get("demand_high", 0)))  # fmt: skip
+    # D as the run read it, before pairs accepted past it raised it (`judged_demand`: the refinement
+    # counts them again, so a D raised once is not raised twice), and the most the evidence allowed
+    # (a checkpoint from before `demand_high` reads none).
+    base = int(start.state.get("demand_base", start.state["n_cognates"]))
+    return dataclasses.replace(problem, n_cognates=base, demand_high=int(start.state.get("demand_high", 0)))
 
 
 def judged_demand(problem: Problem, cost: np.ndarray) -> int:
@@ -90,7 +92,8 @@ def _sure_share(
 ) -> tuple[float, int]:
     """The share of a refinement's loss its accepted pairs carry: REFINE_SURE_SHARE, or less where
     few of them overrule the channel as it is (`overruled_share`); recorded in `result`'s decisions.
-    And its D (`judged_demand`), read from the run's final costs (the channel's, with its `blend`)."""
+    And its D (`judged_demand`), read from the channel as the refinement starts it, with its
+    `blend` (the run's final costs, but for signs pinned anew, whose learnt readings it forgot)."""
     review, corpus = problem.review, problem.corpus
     if review is None or not review.accepted:
         return REFINE_SURE_SHARE, problem.n_cognates
@@ -152,7 +155,8 @@ def refine_channel(
     result.decisions.pop("refinement", None)  # how an earlier refinement went is not this one's line
     result.refined = refined
     sure_share, demand = _sure_share(problem, channel, result, blend)
-    if demand != problem.n_cognates:  # pairs accepted past D add to it
+    before, base = problem, problem.n_cognates  # a cancelled refinement keeps the run's D
+    if demand != base:  # pairs accepted past D add to it
         cfg = cfg.replace(cognate_fraction=max(0.001, demand / problem.n_lost))
         high = max(problem.demand_high, demand)
         problem = dataclasses.replace(problem, n_cognates=demand, demand_high=high, cfg=cfg)
@@ -167,14 +171,15 @@ def refine_channel(
         )  # fmt: skip
     if fit is None:  # cancelled: the run's proposals stay those of the channel it had, its checkpoint too
         result.status = "cancelled"
+        result.n_cognates, result.config = before.n_cognates, before.cfg
         channel.load_state_dict(start.state["channel"])
-        with problem.timer("score"):
-            fit = score_channel(channel, corpus.lost_words, corpus.known_words, problem.lost_charset,
-                                problem.known_charset)  # fmt: skip
-            fit = blend.mix_fit(fit, problem) if blend is not None else fit
-        return finish_channel_result(problem, result, fit, blend)
+        with before.timer("score"):
+            fit = score_channel(channel, corpus.lost_words, corpus.known_words, before.lost_charset,
+                                before.known_charset)  # fmt: skip
+            fit = blend.mix_fit(fit, before) if blend is not None else fit
+        return finish_channel_result(before, result, fit, blend)
     kept = {k: v for k, v in start.state.items() if k not in ("channel", "n_cognates", "sign_values", "held_map")}
-    save_channel(checkpoint_path, problem, method, fit.channel, refined, kept)
+    save_channel(checkpoint_path, problem, method, fit.channel, refined, {**kept, "demand_base": base})
     if blend is not None:
         with problem.timer("score"):
             fit = blend.mix_fit(fit, problem)

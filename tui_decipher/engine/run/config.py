@@ -64,7 +64,8 @@ class DecipherConfig:
     auto_steps: int = 0
     # auto's D where the decipherer knows how many lost words have a cognate: 0 = read from the word
     # lists (its estimate, with the range its evidence allows); N = N pairs proposed (at most every
-    # lost word), the estimate and its range still read and shown beside it.
+    # lost word, and every known word where each is read once: C = 1), the estimate and its range
+    # still read and shown beside it.
     auto_demand: int = 0
     # --- [neural]: the model (paper section 3.1) --------------------------------------------------
     n_universal: int = 50  # n_u: universal character inventory

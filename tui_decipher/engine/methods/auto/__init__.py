@@ -86,7 +86,7 @@ from ...run.method_summaries import SUMMARIES
 from ...run.problem import Problem, RunCancelled
 from ..base import DecipherResult, empty_result
 from ..channel import finish_channel_result, save_channel
-from ..refinement import refine_channel
+from ..refinement import judged_demand, refine_channel
 from ..stages import StageMemo
 from .decisions import AutoDecisions, kept_share, refit_under
 from .fitting import fit_stages, flows_problem, prepared
@@ -160,9 +160,15 @@ class AutoMethod:
             result.status = "cancelled"
             return problem.finish(result)
         flows = flows_problem(fitted)
-        if refit_of is not None:  # a kept D keeps the range the run's evidence allowed, and its pairs past D
+        base = flows.n_cognates  # D before the pairs accepted past it (a refit's `judged_demand`)
+        if refit_of is not None and kept is not None:  # a kept D keeps the range its evidence allowed
             high = max(flows.demand_high, int(refit_of.state.get("demand_high", 0)))
             flows = dataclasses.replace(flows, demand_high=high)
+        demand = judged_demand(flows, fitted.fit.cost) if refit_of is not None else base
+        if demand != base:  # pairs the decipherer accepted past D add to it, as a refinement's do
+            cfg_raised = flows.cfg.replace(cognate_fraction=max(0.001, demand / flows.n_lost))
+            flows = dataclasses.replace(flows, n_cognates=demand, demand_high=max(flows.demand_high, demand),
+                                        cfg=cfg_raised)  # fmt: skip
         decisions = AutoDecisions(
             run.profile.as_dict(), run.kind, run.kind_why, fitted.probed.estimate.as_dict(), fitted.capacity.capacity,
             fitted.capacity.why, fitted.steps_run, fitted.capacity.as_dict(), fitted.probed.evidence, fitted.probed.why,
@@ -177,11 +183,12 @@ class AutoMethod:
                 "refit": len(signs or ()),
                 "map_found": bool((before_decisions.get("syllables") or {}).get("used")),
                 **({"kept_demand": fitted.probed.estimate.demand_all} if kept is not None else {}),
+                **({"demand": {"before": base, "after": demand}} if demand != base else {}),
             }
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
         result.config = flows.cfg  # what ran: the decided channel, D (as its share) and C
         result.n_cognates = flows.n_cognates
-        extra: dict[str, Any] = {"decisions": result.decisions}
+        extra: dict[str, Any] = {"decisions": result.decisions, "demand_base": base}
         if fitted.blend is not None:
             extra["blend"] = fitted.blend.state()
         save_channel(checkpoint_path, flows, self.name, fitted.fit.channel, refined, extra=extra)

@@ -16,6 +16,12 @@ class ExportError(ValueError):
     """An export that cannot be written as asked (the message is one line)."""
 
 
+def carried(rows: list[ProposalRow]) -> list[ProposalRow]:
+    """Of a run's pairs (its proposals, then its pairs past D), those its exports carry: every
+    proposal, and the pairs past D the decipherer judged."""
+    return [r for r in rows if not r.beyond or r.status != OPEN]
+
+
 @dataclass
 class ReviewedRun:
     """A stored run as its exports see it: the run, its proposals with their review decisions, its key, its pins."""
@@ -28,8 +34,8 @@ class ReviewedRun:
     @classmethod
     def load(cls, store: Store, run: RunRow) -> ReviewedRun:
         """The run's proposals and, after them, the pairs beyond its D that the decipherer judged."""
-        judged = [r for r in store.beyond_pairs(run.id) if r.status != OPEN]
-        return cls(run, store.proposals(run.id) + judged, store.char_map(run.id), store.pins(run.id))
+        rows = carried(store.proposals(run.id) + store.beyond_pairs(run.id))
+        return cls(run, rows, store.char_map(run.id), store.pins(run.id))
 
     def chosen(self, include_all: bool) -> list[ProposalRow]:
         """The accepted pairs, or (include_all) every proposal, by rank."""

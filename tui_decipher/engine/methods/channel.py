@@ -30,7 +30,7 @@ from ..constraints.review import ReviewConstraints
 from ..constraints.sign_values import SignValues
 from ..corpora.charset import Charset
 from ..corpora.corpus import Corpus, Word
-from ..flow import row_top_k
+from ..flow import FlowSolution, row_top_k
 from ..run.checkpoint import Checkpoint, save_checkpoint
 from ..run.config import DecipherConfig
 from ..run.events import EventCallback, RestartEnd, RunStarted, epochs_of_round
@@ -237,8 +237,9 @@ def finish_channel_result(
     cost = fit.cost  # (n_lost, n_known)
     result.objective = fit.loss
     result.restart_objectives = [fit.loss]
-    result.proposals = flow_proposals(problem, cost)
-    result.beyond = beyond_pairs(problem, cost, result.proposals)
+    top_known = best_known_words(problem, cost)  # the proposals' and the pairs past D's alternatives
+    result.proposals = flow_proposals(problem, cost, top_known=top_known)
+    result.beyond = beyond_pairs(problem, cost, result.proposals, top_known)
     with problem.timer("align"):
         align_proposals(problem, result.proposals + result.beyond, fit.channel)
     result.fitted = ChannelFitted(fit.channel, blend)
@@ -250,24 +251,41 @@ def finish_channel_result(
     return problem.finish(result)
 
 
-def flow_proposals(problem: Problem, cost: np.ndarray, demand: int | None = None) -> list[Proposal]:
+def _lost_lengths(problem: Problem) -> np.ndarray:
+    """Each lost word's length in symbols: (n_lost,)."""
+    return np.array([len(w) for w in problem.corpus.lost_words], dtype=np.float64)
+
+
+def proposal_flow(problem: Problem, cost: np.ndarray, demand: int) -> FlowSolution:
+    """Which `demand` lost words are proposed: the flow over each pair's cost per lost symbol (the
+    score shown). Over whole costs it passes long words over for short ones, which cost fewer nats
+    only for having fewer symbols to explain (docs/demand.md). The paper's protocol
+    (`Problem.evaluate`) keeps whole costs: every evaluated word is matched there, and a row's scale
+    changes little."""
+    return problem.solve(cost, demand, row_scale=_lost_lengths(problem))
+
+
+def best_known_words(problem: Problem, cost: np.ndarray) -> np.ndarray:
+    """Each lost word's top 5 known words by cost, best first: (n_lost, 5) (fewer known words: all)."""
+    top = min(5, problem.n_known)
+    return row_top_k(cost, top) if top < problem.n_known else np.argsort(cost, axis=1, kind="stable")
+
+
+def flow_proposals(
+    problem: Problem, cost: np.ndarray, demand: int | None = None, top_known: np.ndarray | None = None
+) -> list[Proposal]:
     """The final flow with the run's D (or `demand`) and C over the channel's costs (n_lost,
-    n_known) per lost symbol, best first, each with the channel's top 5 known words as
-    alternatives. Only the cells shown are read again, so a 7235 x 39451 matrix needs no copy of
-    its size."""
+    n_known) per lost symbol (`proposal_flow`), best first, each with the channel's top 5 known
+    words as alternatives (`top_known`: `best_known_words`, read here where not given). Only the
+    cells shown are read again, so a 7235 x 39451 matrix needs no copy of its size."""
     corpus = problem.corpus
-    lost_len = np.array([len(w) for w in corpus.lost_words], dtype=np.float64)  # (n_lost,)
+    lost_len = _lost_lengths(problem)
 
     def per_symbol(i: np.ndarray, j: np.ndarray) -> np.ndarray:
         return np.exp(-cost[i, j].astype(np.float64) / lost_len[i])  # P(x | y) ** (1 / |x|)
 
-    # Which D lost words are proposed: the flow over each pair's cost per lost symbol (the score
-    # shown). Over whole costs it passes long words over for short ones, which cost fewer nats only
-    # for having fewer symbols to explain (docs/demand.md). The paper's protocol (`Problem.evaluate`)
-    # keeps whole costs: every evaluated word is matched there, and a row's scale changes little.
-    solution = problem.solve(cost, problem.n_cognates if demand is None else demand, row_scale=lost_len)
-    top = min(5, problem.n_known)
-    top_known = row_top_k(cost, top) if top < problem.n_known else np.argsort(cost, axis=1, kind="stable")
+    solution = proposal_flow(problem, cost, problem.n_cognates if demand is None else demand)
+    top_known = best_known_words(problem, cost) if top_known is None else top_known
     top_score = per_symbol(np.arange(problem.n_lost)[:, None], top_known)  # (n_lost, 5)
     chosen_score = per_symbol(solution.lost, solution.known)  # (n_used,)
     out = [
@@ -282,18 +300,21 @@ def flow_proposals(problem: Problem, cost: np.ndarray, demand: int | None = None
     return out
 
 
-def beyond_pairs(problem: Problem, cost: np.ndarray, proposals: list[Proposal]) -> list[Proposal]:
+def beyond_pairs(
+    problem: Problem, cost: np.ndarray, proposals: list[Proposal], top_known: np.ndarray | None = None
+) -> list[Proposal]:
     """The pairs past D (`DecipherResult.beyond`): the flow solved again at the most lost words the
     evidence allows (`Problem.demand_high`), its pairs of lost words not proposed whose known word
     the proposals leave room for (fewer than C of them read it), best first; none where the run
     has no such bound above D. Where the evidence cannot pin D, the decipherer sees what the
-    range would add without the proposals' precision paying for it."""
+    range would add without the proposals' precision paying for it. `top_known`: as for
+    `flow_proposals` (the proposals' own, not read twice)."""
     if problem.demand_high <= problem.n_cognates:
         return []
     proposed = {p.lost for p in proposals}
     used = Counter(p.known for p in proposals)  # each known word's readings so far, the kept pairs' counted as kept
     out = []
-    for p in flow_proposals(problem, cost, min(problem.demand_high, problem.n_lost)):
+    for p in flow_proposals(problem, cost, min(problem.demand_high, problem.n_lost), top_known=top_known):
         if p.lost not in proposed and used[p.known] < problem.cfg.capacity:
             used[p.known] += 1
             out.append(p)

@@ -21,7 +21,7 @@ from ..run.events import ChannelStep, EventCallback, RunStarted
 from ..run.problem import Problem
 from ..run.seeds import derive
 from .base import DecipherResult, empty_result
-from .channel import ChannelBlend, finish_channel_result, load_channel, save_channel
+from .channel import ChannelBlend, finish_channel_result, load_channel, proposal_flow, save_channel
 
 REFINE_STEPS = 50  # channel steps one refinement round adds (the neural EM's round is one EM round)
 # In a refinement the accepted pairs together weigh up to half of every step: its few steps must
@@ -77,11 +77,10 @@ def judged_demand(problem: Problem, cost: np.ndarray) -> int:
     (without the judgments) leaves unproposed, at most every lost word. A pair accepted past D (a
     pair beyond D, or one found by the decipherer) is a cognate more than D counted: forced into a
     flow of the same D, it would push out a proposal instead. `cost` (n_lost, n_known)."""
-    review, corpus = problem.review, problem.corpus
+    review = problem.review
     if review is None or not review.accepted:
         return problem.n_cognates
-    lost_len = np.array([len(w) for w in corpus.lost_words], dtype=np.float64)  # as `flow_proposals` scales rows
-    free = dataclasses.replace(problem, review=None).solve(cost, problem.n_cognates, row_scale=lost_len)
+    free = proposal_flow(dataclasses.replace(problem, review=None), cost, problem.n_cognates)
     proposed = set(free.lost.tolist())
     added = len({i for i, _ in review.accepted if i not in proposed})
     return min(problem.n_lost, problem.n_cognates + added)

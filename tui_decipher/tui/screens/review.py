@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from ...app.run_views import unproposed_note
+from ...exports.base import carried
 from ...store import ACCEPTED, OPEN, REJECTED, STATUSES, UNSURE, ProposalRow
 from ..widgets.alignment import AlignmentGrid
 from ..widgets.mode_bar import ModeBar
@@ -380,8 +381,7 @@ class ReviewScreen(Screen[None]):
         if self.run_row is None or not self.rows:
             self.notify("Nothing to export.")
             return
-        # The proposals, and the pairs past D the decipherer judged (as `ReviewedRun.load` reads them).
-        self.app.push_screen(ExportScreen(self.run_row, [r for r in self.rows if not r.beyond or r.status != OPEN]))
+        self.app.push_screen(ExportScreen(self.run_row, carried(self.rows)))
 
     def action_refine(self) -> None:
         """Ask how to refine the run (rounds; in place or a branch); the new proposals show here when it ends."""

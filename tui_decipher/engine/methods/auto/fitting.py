@@ -225,5 +225,5 @@ def flows_problem(fitted: Fitted) -> Problem:
     cfg = training.cfg.replace(capacity=capacity.capacity)
     if capacity.demand != training.n_cognates:
         cfg = cfg.replace(cognate_fraction=max(0.001, capacity.demand / training.n_lost))
-    high = int(fitted.probed.estimate.as_dict().get("demand_high", 0))
-    return dataclasses.replace(training, n_cognates=capacity.demand, cfg=cfg, demand_high=high)
+    return dataclasses.replace(training, n_cognates=capacity.demand, cfg=cfg,
+                               demand_high=fitted.probed.estimate.demand_high)  # fmt: skip

@@ -243,15 +243,18 @@ class _Estimate:
     def demand_all(self) -> int:
         return max(1, round(self.held.share * self.n_lost_all))
 
+    @property
+    def demand_high(self) -> int:
+        """The most lost words the evidence allows to have a cognate; 0 where it gives no range."""
+        low, high = self.held.share_low, self.held.share_high
+        return 0 if low is None or high is None else max(1, round(high * self.n_lost_all))
+
     def as_dict(self) -> dict[str, Any]:
         low, high = self.held.share_low, self.held.share_high
         allowed = (
             {}
             if low is None or high is None
-            else {
-                "demand_low": max(1, round(low * self.n_lost_all)),
-                "demand_high": max(1, round(high * self.n_lost_all)),
-            }
+            else {"demand_low": max(1, round(low * self.n_lost_all)), "demand_high": self.demand_high}
         )
         return {**self.held.as_dict(), "n_lost_all": self.n_lost_all, "demand": self.demand_all, **allowed}
 

@@ -79,7 +79,7 @@ def _quick_auto() -> dict:
 
 
 def _brute_force_pieces(channel: CharacterChannel, x: list[int], y: list[int]) -> float:
-    """The best path's log-probability by enumerating every segmentation of y (drop, one, two)."""
+    """The best path's log-probability by enumerating every segmentation of y (drop, one, two, gapped)."""
     action = torch.log_softmax(channel.action, -1).detach()
     one = torch.log_softmax(channel._one_logits(), -1).detach()
     best = -math.inf
@@ -96,6 +96,9 @@ def _brute_force_pieces(channel: CharacterChannel, x: list[int], y: list[int]) -
             if m + 1 < len(y):
                 two = torch.log_softmax(channel._two_logits(torch.tensor(y[m]), torch.tensor(y[m + 1])), -1).detach()
                 walk(m + 2, k + 1, total + float(action[y[m], 2] + two[x[k]]))
+            if m + 2 < len(y):  # a gapped piece: y[m + 1] unwritten
+                gap = torch.log_softmax(channel._two_logits(torch.tensor(y[m]), torch.tensor(y[m + 2])), -1).detach()
+                walk(m + 3, k + 1, total + float(action[y[m], 3] + gap[x[k]]))
 
     walk(0, 0, 0.0)
     return best

@@ -865,7 +865,9 @@ def test_the_syllable_search_stops_where_its_starts_explain_the_words_as_well_as
                                                                                        lost_words=200)))  # fmt: skip
         (tmp_path / "signs.tsv").write_text("\n".join(key.splitlines()[:6]) + "\n", encoding="utf-8")
         cfg = cfg.replace(known_signs=str(tmp_path / "signs.tsv"))
-    d = run_decipherment(read_cog(path), cfg).decisions
+    result = run_decipherment(read_cog(path), cfg)
+    d = result.decisions
+    assert result.config.channel_gaps  # a syllabary: its pieces channel reads gapped pieces
     search_schedule = SCHEDULES["pieces"].syllables
     assert len(d["syllables"]["starts"]) == (search_schedule.starts if stops else search_schedule.max_starts)
     assert len(asked) == (0 if known_signs else 1)

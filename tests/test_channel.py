@@ -7,12 +7,13 @@ import dataclasses
 import math
 import random
 import threading
+from pathlib import Path
 
 import pytest
 import torch
 
 from tui_decipher.engine.channels.lattice import NEG
-from tui_decipher.engine.channels.pieces import DROP, ONE, TWO, CharacterChannel
+from tui_decipher.engine.channels.pieces import DROP, GAP, ONE, TWO, CharacterChannel
 from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.trainer import PlanSupport, fit_channel, plan_support
 from tui_decipher.engine.channels.training import ChannelTraining, Saving, TrainingState, losses_settled, settled
@@ -29,9 +30,12 @@ from tui_decipher.engine.corpora.corpus import Corpus
 from tui_decipher.engine.evaluation.transfer import evaluate_on_corpus
 from tui_decipher.engine.methods import neural_em, run_decipherment
 from tui_decipher.engine.methods.channel import ChannelFitted
+from tui_decipher.engine.run.adam import Adam
 from tui_decipher.engine.run.config import ConfigError, preset
 from tui_decipher.engine.run.events import ChannelStep, EpochEnd, RunStarted
 from tui_decipher.tui.live import LiveRun
+
+DATA = Path(__file__).parent / "data"
 
 
 def syllabary_corpus(n_words: int = 150, n_unpaired: int = 60, seed: int = 0) -> tuple[list, list]:
@@ -73,6 +77,8 @@ def _brute_force_log_prob(channel: CharacterChannel, x: list[int], y: list[int])
             paths.append(action[y[m], ONE].item() + emit(y[m], channel.none, x[k]) + walk(m + 1, k + 1))
             if m + 1 < len(y):
                 paths.append(action[y[m], TWO].item() + emit(y[m], y[m + 1], x[k]) + walk(m + 2, k + 1))
+            if m + 2 < len(y):  # a gapped piece: y[m + 1] unwritten, the symbol y[m], y[m + 2]'s
+                paths.append(action[y[m], GAP].item() + emit(y[m], y[m + 2], x[k]) + walk(m + 3, k + 1))
         return (
             math.log(sum(math.exp(p) for p in paths if p > -math.inf))
             if any(p > -math.inf for p in paths)
@@ -499,3 +505,48 @@ def test_a_compiled_channel_scores_every_known_word_in_one_rising_call_and_the_t
     assert (lengths[1:] >= lengths[:-1]).all() and len(fit.buckets[0]) == len(known)
     fit = _Fit(channel.double(), lost, known, lost_charset, known_charset, training, None, None)
     assert len(fit.buckets) == 4
+
+
+def test_a_channel_saved_before_gapped_pieces_scores_and_trains_as_it_did() -> None:
+    # tests/data/pieces_channel_before_gaps.pt was written by main at 47fc931 (three actions a
+    # letter): a pieces channel trained 3 steps, its optimiser's state, and the scores it gave. It
+    # loads with the gapped piece at NO_GAP: the same scores, and its training goes on from the
+    # saved optimiser (the new action's moving averages start at zero).
+    saved = torch.load(DATA / "pieces_channel_before_gaps.pt", weights_only=False)
+    assert saved["channel"]["action"].shape[-1] == 3  # the old format indeed
+    channel = CharacterChannel(9, 7, torch.Generator().manual_seed(0), 0.5)
+    channel.load_state_dict(saved["channel"])
+    assert channel.action.shape[-1] == 4
+    assert torch.exp(channel.log_actions()[:, GAP]).max() == 0.0
+    words = (saved["lost"], saved["lost_len"], saved["known"], saved["known_len"])
+    with torch.no_grad():
+        assert torch.allclose(channel.log_prob(*words), saved["scores"], atol=1e-5)
+    optimiser = Adam(channel.parameters(), lr=0.05)
+    optimiser.load_state_dict(saved["optimiser"])
+    loss = -channel.log_prob(*words).diagonal().sum()
+    channel.zero_grad()
+    loss.backward()
+    optimiser.step()
+    assert torch.isfinite(channel.action).all()
+    with torch.no_grad():
+        assert not torch.allclose(channel.log_prob(*words), saved["scores"], atol=1e-3)  # it trained on
+
+
+def test_a_gapped_piece_reads_as_its_pair_in_the_character_map() -> None:
+    # Known words spell a sound with two letters ("kh"); the script writes the sign of "ka" for
+    # "kha". No known word holds "ka" as two letters, so without gapped pieces the map could not
+    # read the sign as "ka"; a gapped piece k(h)a writes it as the pair k, a does, and the map
+    # reads it so. A channel built without gaps has none: its gapped pieces' probability is 0.
+    lost, known = Charset("XYZ"), Charset("kha")
+    words = [tuple("kha"), tuple("khakha"), tuple("a")]
+    channel = CharacterChannel.build(lost, known, torch.Generator().manual_seed(0), 0.01, 0.0, gaps=True)
+    k, a, x = known.index["k"], known.index["a"], lost.index["X"]
+    with torch.no_grad():
+        channel.action[k] = torch.tensor([0.0, 0.0, 0.0, 6.0])  # k starts gapped pieces
+        channel.first[k, x] += 8.0
+        channel.second[a, x] += 8.0  # the pair k, a writes X
+    readings = dict(channel.character_map(words, lost, known)["X"])
+    assert max(readings, key=readings.__getitem__) == "ka"
+    assert channel.gapped() and readings["ka"] > 0.5
+    plain = CharacterChannel.build(lost, known, torch.Generator().manual_seed(0), 0.01, 0.0)
+    assert not plain.gapped() and torch.exp(plain.log_actions()[:, GAP]).max() == 0.0

@@ -50,7 +50,8 @@ def _log_space_pairs(channel: torch.nn.Module, lost, lost_len, known, known_len)
     head = torch.full((n_p, 1), NEG)
     if isinstance(channel, CharacterChannel):
         action = torch.log_softmax(channel.action, -1)
-        drop, take_one, take_two = (action[known, a] for a in (pieces.DROP, pieces.ONE, pieces.TWO))
+        drop, take_one, take_two, take_gap = (action[known, a] for a in (pieces.DROP, pieces.ONE, pieces.TWO,
+                                                                          pieces.GAP))  # fmt: skip
         one = torch.log_softmax(channel._one_logits(), -1)
         alphas = [start]
         for m in range(1, big_m + 1):
@@ -60,6 +61,10 @@ def _log_space_pairs(channel: torch.nn.Module, lost, lost_len, known, known_len)
                 two = torch.log_softmax(channel._two_logits(known[:, m - 2], known[:, m - 1]), -1)
                 piece = two.gather(1, lost) + take_two[:, m - 2, None]
                 written = torch.logaddexp(written, alphas[m - 2][:, :-1] + piece)
+            if m >= 3:  # a gapped piece: letters m-2 .. m, m-1 unwritten
+                gap = torch.log_softmax(channel._two_logits(known[:, m - 3], known[:, m - 1]), -1)
+                piece = gap.gather(1, lost) + take_gap[:, m - 3, None]
+                written = torch.logaddexp(written, alphas[m - 3][:, :-1] + piece)
             alphas.append(torch.logaddexp(prev + drop[:, m - 1, None], torch.cat([head, written], 1)).clamp_min(NEG))
         end = 0.0
     else:
@@ -105,9 +110,9 @@ def test_the_written_out_backward_is_autograds_through_the_same_forward(kind: st
     def written_out() -> torch.Tensor:
         return channel.log_prob(lost, lost_len, known, known_len)
 
-    def forward(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, lost: torch.Tensor, lost_len: torch.Tensor,
-                known_len: torch.Tensor) -> torch.Tensor:  # fmt: skip
-        lattice = (pieces if kind == "pieces" else edit)._alphas(a, b, c, lost)  # scaled probabilities
+    def forward(*args: torch.Tensor) -> torch.Tensor:
+        *tables, lost, lost_len, known_len = args
+        lattice = (pieces if kind == "pieces" else edit)._alphas(*tables, lost)  # scaled probabilities
         return scaled_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]
 
     def by_autograd() -> torch.Tensor:  # the same forward ops, differentiated by autograd
@@ -246,14 +251,17 @@ def test_the_written_out_backward_passes_gradcheck(kind: str) -> None:
     def table(*shape: int) -> torch.Tensor:
         return torch.randn(*shape, generator=gen, dtype=torch.float64, requires_grad=True)
 
-    # pieces: one-letter (n_y, M, S) and two-letter (n_y, M-1, S) pieces, drop (n_y, M);
-    # edit: write (n_y, M, S), insert (n_y, M+1, S), drop (n_y, M).
-    second = table(n_y, big_m - 1 if kind == "pieces" else big_m + 1, n_symbols)
-    tables = (table(n_y, big_m, n_symbols), second, table(n_y, big_m))
+    # pieces: one-letter (n_y, M, S), two-letter (n_y, M-1, S) and gapped (n_y, M-2, S) pieces, drop
+    # (n_y, M); edit: write (n_y, M, S), insert (n_y, M+1, S), drop (n_y, M).
+    if kind == "pieces":
+        tables = (table(n_y, big_m, n_symbols), table(n_y, big_m - 1, n_symbols), table(n_y, big_m - 2, n_symbols),
+                  table(n_y, big_m))  # fmt: skip
+    else:
+        tables = (table(n_y, big_m, n_symbols), table(n_y, big_m + 1, n_symbols), table(n_y, big_m))
     lost = torch.randint(0, n_symbols, (n_x, big_n), generator=gen)
     lost_len, known_len = torch.tensor([3, 1, 2]), torch.tensor([4, 2, 3, 1])
     lattice = (pieces if kind == "pieces" else edit)._Lattice
-    assert torch.autograd.gradcheck(lambda a, b, c: lattice.apply(a, b, c, lost, lost_len, known_len), tables)
+    assert torch.autograd.gradcheck(lambda *t: lattice.apply(*t, lost, lost_len, known_len), tables)
 
 
 @pytest.mark.parametrize("pinned", [False, True])
@@ -273,8 +281,9 @@ def test_the_paired_lattices_backward_is_autograds_through_the_same_forward(kind
     def written_out() -> torch.Tensor:
         return channel.log_prob_pairs(lost[rows], lost_len[rows], known[cols], known_len[cols])
 
-    def forward(a, b, c, lost_len, known_len, n_symbols) -> torch.Tensor:
-        lattice = module._pair_alphas(a, b, c, n_symbols)
+    def forward(*args) -> torch.Tensor:
+        *tables, lost_len, known_len, n_symbols = args
+        lattice = module._pair_alphas(*tables, n_symbols)
         return scaled_pair_log_probs(lattice.alphas, lattice.log_c, lost_len, known_len)[0]
 
     def by_autograd() -> torch.Tensor:
@@ -309,12 +318,15 @@ def test_the_paired_lattices_written_out_backward_passes_gradcheck(kind: str) ->
         return torch.randn(*shape, generator=gen, dtype=torch.float64, requires_grad=True)
 
     # Each pair's emissions read at its lost word's symbols. pieces: one-letter (P, M, N), two-letter
-    # (P, M-1, N), drop (P, M); edit: write (P, M, N), insert (P, M+1, N), drop (P, M).
-    second = table(n_p, big_m - 1 if kind == "pieces" else big_m + 1, big_n)
-    tables = (table(n_p, big_m, big_n), second, table(n_p, big_m))
+    # (P, M-1, N), gapped (P, M-2, N), drop (P, M); edit: write (P, M, N), insert (P, M+1, N), drop (P, M).
+    if kind == "pieces":
+        tables = (table(n_p, big_m, big_n), table(n_p, big_m - 1, big_n), table(n_p, big_m - 2, big_n),
+                  table(n_p, big_m))  # fmt: skip
+    else:
+        tables = (table(n_p, big_m, big_n), table(n_p, big_m + 1, big_n), table(n_p, big_m))
     lost_len, known_len = torch.tensor([3, 1, 2, 3, 0]), torch.tensor([4, 2, 3, 1, 2])
     lattice = (pieces if kind == "pieces" else edit)._PairedLattice
-    assert torch.autograd.gradcheck(lambda a, b, c: lattice.apply(a, b, c, lost_len, known_len, n_symbols), tables)
+    assert torch.autograd.gradcheck(lambda *t: lattice.apply(*t, lost_len, known_len, n_symbols), tables)
 
 
 @pytest.fixture(params=[False, True], ids=["subnormals kept", "subnormals flushed"])

@@ -314,6 +314,7 @@ def test_auto_on_two_scripts_blends_its_probe_into_the_final_costs_and_a_refinem
     corpus = load_corpus(cfg).corpus
     result = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
     assert result.decisions["channel_kind"] == "pieces" and result.decisions["probe_share"] == 0.25
+    assert not result.config.channel_gaps  # an alphabet (a cipher): no gapped pieces
     assert "the probe weighs 25% of the final costs" in result.decisions["line"]
     checkpoint = load_checkpoint(tmp_path)
     blend = checkpoint.state["blend"]

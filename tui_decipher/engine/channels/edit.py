@@ -104,8 +104,10 @@ class EditChannel(nn.Module):
         generator: torch.Generator,
         init_scale: float,
         copy_bias: float,
+        gaps: bool = False,
     ) -> EditChannel:
-        """An untrained edit channel for two charsets (see `channels.protocol.Channel.build`)."""
+        """An untrained edit channel for two charsets (see `channels.protocol.Channel.build`); `gaps`
+        does not apply (its drops already read a digraph letter by letter)."""
         return cls(lost_charset, known_charset, generator, init_scale, copy_bias)
 
     @property

@@ -5,9 +5,9 @@ listed pairs (`compiled_pair_log_probs`, `CompiledPairs`: a plan's support, shor
 As edit_scores.py does for the edit channel: through torch's tensors the lattice
 (pieces_lattice.py) moves each cell of an (n_x, N+1, n_y) table through memory several times. Here
 each lost word's cells stay in cache: the same recursion (letter m dropped, written as one symbol,
-or written with letter m-1 as one symbol), in float32, scaled by c^k as the tensors are, so that a
-score reads NEG exactly where theirs does. Rows of pairs are split over threads; the loops hold no
-interpreter lock.
+written with letter m-1 as one symbol, or with letters m-2 and m-1, m-1 unwritten), in float32,
+scaled by c^k as the tensors are, so that a score reads NEG exactly where theirs does. Rows of
+pairs are split over threads; the loops hold no interpreter lock.
 """
 
 from __future__ import annotations
@@ -38,16 +38,18 @@ def _kernel() -> Any:
     from numba import njit
 
     @njit(nogil=True, cache=True, fastmath=True)
-    def scores(lost, lost_len, known_len, active, one, two, drop, log_c, out, first, last):  # pragma: no cover
+    def scores(lost, lost_len, known_len, active, one, two, gap, drop, log_c, out, first, last):  # pragma: no cover
         # one (M, S, n_y): letter m written alone as each lost symbol, for each known word; two
-        # (M-1, S, n_y): letters m, m+1 written as one symbol; drop (M, n_y). Three rows of cells
-        # rotate: letter m's from m-1's and m-2's. The innermost loops run over the known words,
-        # from active[m] on: the first whose word has m letters or more (compiled.first_active).
+        # (M-1, S, n_y): letters m, m+1 written as one symbol; gap (M-2, S, n_y): letters m..m+2,
+        # m+1 unwritten; drop (M, n_y). Four rows of cells rotate: letter m's from m-1's, m-2's and
+        # m-3's. The innermost loops run over the known words, from active[m] on: the first whose
+        # word has m letters or more (compiled.first_active).
         big_m, n_y = drop.shape[0], drop.shape[1]
-        cells = np.empty((3, lost.shape[1] + 1, n_y), dtype=np.float32)
+        gaps = gap.shape[0] > 0  # (0, S, n_y): a channel without gapped pieces
+        cells = np.empty((4, lost.shape[1] + 1, n_y), dtype=np.float32)
         for i in range(first, last):
             n = lost_len[i]
-            before2, before, new = cells[0], cells[1], cells[2]
+            before3, before2, before, new = cells[0], cells[1], cells[2], cells[3]
             before[0, :] = 1.0
             before[1 : n + 1, :] = 0.0
             for j in range(n_y):  # an empty known word writes only the empty lost word
@@ -63,7 +65,14 @@ def _kernel() -> Any:
                     symbol = lost[i, k - 1]
                     emit, here, prev = one[m - 1, symbol, a:], new[k, a:], before[k - 1, a:]
                     kept = before[k, a:]
-                    if m >= 2:
+                    if m >= 3 and gaps:
+                        emit2, prev2 = two[m - 2, symbol, a:], before2[k - 1, a:]
+                        emit3, prev3 = gap[m - 3, symbol, a:], before3[k - 1, a:]
+                        for j in range(w):
+                            here[j] = kept[j] * p_drop[j] + (
+                                prev[j] * emit[j] + prev2[j] * emit2[j] + prev3[j] * emit3[j]
+                            )
+                    elif m >= 2:
                         emit2, prev2 = two[m - 2, symbol, a:], before2[k - 1, a:]
                         for j in range(w):
                             here[j] = kept[j] * p_drop[j] + (prev[j] * emit[j] + prev2[j] * emit2[j])
@@ -74,31 +83,32 @@ def _kernel() -> Any:
                     if known_len[j] == m:
                         final = new[n, j]
                         out[i, j] = np.log(final) - log_c * n if final >= FLOAT32_TINY else NEG
-                before2, before, new = before, new, before2
+                before3, before2, before, new = before2, before, new, before3
 
     return scores
 
 
 def compiled_log_probs(
-    log_one: torch.Tensor, log_two: torch.Tensor, log_drop: torch.Tensor,
+    log_one: torch.Tensor, log_two: torch.Tensor, log_gap: torch.Tensor, log_drop: torch.Tensor,
     lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
 ) -> torch.Tensor:  # fmt: skip
     """log P(x_i | y_j), (n_x, n_y) float32, from the tables of every letter (pair)
-    `compiled_pair_log_probs` reads, (K+1, S), (K+1, K+1, S) and (K+1,); lost (n_x, N) ids trimmed
-    to the longest, known (n_y, M) ids padded with the channel's `none`, with their lengths: the
-    value of `pieces_lattice._alphas` then `scaled_log_probs`, to float rounding."""
+    `compiled_pair_log_probs` reads, (K+1, S), (K+1, K+1, S) twice and (K+1,); lost (n_x, N) ids
+    trimmed to the longest, known (n_y, M) ids padded with the channel's `none`, with their lengths:
+    the value of `pieces_lattice._alphas` then `scaled_log_probs`, to float rounding."""
     lost = lost.contiguous()
-    rows = _known_rows(known.numpy(), log_one.shape[0])
-    return _all_pair_scores(_tables(log_one, log_two, log_drop, rows, lost.shape[1]), lost, lost_len, known_len)
+    rows = _known_rows(known.numpy(), log_one.shape[0], log_gap.shape[0] > 0)
+    tables = _tables(log_one, log_two, log_gap, log_drop, rows, lost.shape[1])
+    return _all_pair_scores(tables, lost, lost_len, known_len)
 
 
 def _all_pair_scores(
-    tables: tuple[np.ndarray, np.ndarray, np.ndarray, float],
+    tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float],
     lost: torch.Tensor, lost_len: torch.Tensor, known_len: torch.Tensor,
 ) -> torch.Tensor:  # fmt: skip
     """`compiled_log_probs` from the kernels' tables (`_tables`): (n_x, n_y) float32."""
     lengths = known_len.numpy()
-    args = (lost.numpy(), lost_len.numpy(), lengths, first_active(lengths, tables[2].shape[0]), *tables)
+    args = (lost.numpy(), lost_len.numpy(), lengths, first_active(lengths, tables[3].shape[0]), *tables)
     return over_rows(_kernel(), args, (lost.shape[0], tables[0].shape[-1]))
 
 
@@ -112,16 +122,18 @@ def _gradient_kernel() -> Any:
 
     @njit(nogil=True, cache=True, fastmath={"nsz", "arcp", "contract", "afn"})
     def gradients(
-        lost, lost_len, known_len, active, one, two, drop, grad, g_one, g_two, g_drop, first, last, j0, j1
+        lost, lost_len, known_len, active, one, two, gap, drop, grad, g_one, g_two, g_gap, g_drop, first, last, j0, j1
     ):  # pragma: no cover
-        # one (M, S, n_y), two (M-1, S, n_y), drop (M, n_y) as `scores` reads them; grad (n_x, n_y)
-        # the loss's gradient at each pair's log-probability. Adds lost words first..last's gradient
-        # at the log tables into g_one, g_two, g_drop (shaped as the tables), in the columns of known
+        # one (M, S, n_y), two (M-1, S, n_y), gap (M-2, S, n_y), drop (M, n_y) as `scores` reads them;
+        # grad (n_x, n_y) the loss's gradient at each pair's log-probability. Adds lost words
+        # first..last's gradient at the log tables into g_one, g_two, g_gap, g_drop (shaped as the
+        # tables), in the columns of known
         # words j0..j1 only: this part's own cells. At letter m only the known words from active[m]
         # on have cells (compiled.first_active): a shorter word's cells past its length are never read.
         # Every row of cells is this part's columns alone (width w), its tables' rows sliced to
         # them: contiguous, so the loops over the known words vectorise.
         big_m, w = drop.shape[0], j1 - j0
+        gaps = gap.shape[0] > 0  # (0, S, n_y): a channel without gapped pieces
         alpha = np.empty((big_m + 1, lost.shape[1] + 1, w), dtype=np.float32)
         beta = np.empty((big_m + 1, lost.shape[1] + 1, w), dtype=np.float32)
         weight = np.empty(w, dtype=np.float32)
@@ -139,7 +151,14 @@ def _gradient_kernel() -> Any:
                     symbol = lost[i, k - 1]
                     emit, here = one[m - 1, symbol, j0 + a : j1], alpha[m, k, a:]
                     kept, prev = alpha[m - 1, k, a:], alpha[m - 1, k - 1, a:]
-                    if m >= 2:
+                    if m >= 3 and gaps:
+                        emit2, prev2 = two[m - 2, symbol, j0 + a : j1], alpha[m - 2, k - 1, a:]
+                        emit3, prev3 = gap[m - 3, symbol, j0 + a : j1], alpha[m - 3, k - 1, a:]
+                        for j in range(w - a):
+                            here[j] = kept[j] * p_drop[j] + (
+                                prev[j] * emit[j] + prev2[j] * emit2[j] + prev3[j] * emit3[j]
+                            )
+                    elif m >= 2:
                         emit2, prev2 = two[m - 2, symbol, j0 + a : j1], alpha[m - 2, k - 1, a:]
                         for j in range(w - a):
                             here[j] = kept[j] * p_drop[j] + (prev[j] * emit[j] + prev2[j] * emit2[j])
@@ -187,26 +206,51 @@ def _gradient_kernel() -> Any:
                         for j in range(w - a):
                             g2[j] += (prev2[j] * emit2[j] * h[j]) * wt[j]
                             back2[j] += h[j] * emit2[j]
+                    if m >= 3 and gaps:
+                        emit3, prev3, back3, g3 = (
+                            gap[m - 3, symbol, j0 + a : j1],
+                            alpha[m - 3, k - 1, a:],
+                            beta[m - 3, k - 1, a:],
+                            g_gap[m - 3, symbol, j0 + a : j1],
+                        )
+                        for j in range(w - a):
+                            g3[j] += (prev3[j] * emit3[j] * h[j]) * wt[j]
+                            back3[j] += h[j] * emit3[j]
 
     return gradients
 
 
-def _tables(
-    log_one: torch.Tensor, log_two: torch.Tensor, log_drop: torch.Tensor, rows: tuple[np.ndarray, np.ndarray],
-    longest: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:  # fmt: skip
-    """The all-pair kernels' scaled tables (M, S, n_y), (M-1, S, n_y), (M, n_y) of the known words
-    whose `_known_rows` are `rows`, from the tables of every letter (pair) (`compiled.scaled_tables`),
-    and log c for lost words of up to `longest` symbols."""
+def _scaled(
+    log_one: torch.Tensor, log_two: torch.Tensor, log_gap: torch.Tensor, log_drop: torch.Tensor, longest: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """The tables of every letter (pair) as the kernels read them (`compiled.scaled_tables`), the
+    gapped pieces' (K+1, K+1, S) scaled as the two-letter ones: one, two, gap, drop, log c."""
     one, two, drop, log_c = scaled_tables(log_one, log_two, log_drop, longest)
-    letters, pairs = rows
-    return gathered(letters, one), gathered(pairs, two.reshape(-1, two.shape[-1])), gathered(letters, drop), log_c
+    with torch.no_grad():
+        gap = (log_gap + log_c).exp().contiguous().numpy()
+    return one, two, gap, drop, log_c
 
 
-def _known_rows(known: np.ndarray, n_letters: int) -> tuple[np.ndarray, np.ndarray]:
+def _tables(
+    log_one: torch.Tensor, log_two: torch.Tensor, log_gap: torch.Tensor, log_drop: torch.Tensor,
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray], longest: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:  # fmt: skip
+    """The all-pair kernels' scaled tables (M, S, n_y), (M-1, S, n_y), (M-2, S, n_y), (M, n_y) of the
+    known words whose `_known_rows` are `rows`, from the tables of every letter (pair) (`_scaled`),
+    and log c for lost words of up to `longest` symbols."""
+    one, two, gap, drop, log_c = _scaled(log_one, log_two, log_gap, log_drop, longest)
+    letters, pairs, gapped = rows
+    gaps = (gathered(gapped, gap.reshape(-1, gap.shape[-1])) if gap.size
+            else np.zeros((0, one.shape[-1], len(letters)), np.float32))  # fmt: skip
+    return gathered(letters, one), gathered(pairs, two.reshape(-1, two.shape[-1])), gaps, gathered(letters, drop), log_c
+
+
+def _known_rows(known: np.ndarray, n_letters: int, gaps: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The rows the known words (n_y, M) read: of a letter table (n_y, M), and of a letter pair
-    table flattened to (K+1)^2 rows (n_y, M-1; letters m and m+1)."""
-    return known, known[:, :-1] * n_letters + known[:, 1:]
+    table flattened to (K+1)^2 rows, for two-letter pieces (n_y, M-1; letters m and m+1) and
+    gapped ones (n_y, M-2; letters m and m+2; none where the channel has no `gaps`)."""
+    gapped = known[:, :-2] * n_letters + known[:, 2:] if gaps else known[:, :0]
+    return known, known[:, :-1] * n_letters + known[:, 1:], gapped
 
 
 class CompiledLattice(torch.autograd.Function):
@@ -217,27 +261,33 @@ class CompiledLattice(torch.autograd.Function):
     gathered and their gradients scattered inside compiled loops, not by torch's indexing."""
 
     @staticmethod
-    def forward(ctx, log_one, log_two, log_drop, lost, lost_len, known, known_len):
+    def forward(ctx, log_one, log_two, log_gap, log_drop, lost, lost_len, known, known_len):
         lost = lost.contiguous()
-        ctx.rows, ctx.n_letters = _known_rows(known.numpy(), log_one.shape[0]), log_one.shape[0]
+        ctx.rows, ctx.n_letters = _known_rows(known.numpy(), log_one.shape[0], log_gap.shape[0] > 0), log_one.shape[0]
+        ctx.gap_shape = log_gap.shape
         ctx.save_for_backward(lost, lost_len, known_len)
-        ctx.tables = _tables(log_one, log_two, log_drop, ctx.rows, lost.shape[1])  # read again by the backward
+        # read again by the backward
+        ctx.tables = _tables(log_one, log_two, log_gap, log_drop, ctx.rows, lost.shape[1])
         return _all_pair_scores(ctx.tables, lost, lost_len, known_len)
 
     @staticmethod
     def backward(ctx, grad):
         lost, lost_len, known_len = ctx.saved_tensors
-        table1, table2, p_drop, _ = ctx.tables
+        table1, table2, table3, p_drop, _ = ctx.tables
         grad = grad.detach().contiguous().numpy()
         ids, lengths, known_lengths = lost.numpy(), lost_len.numpy(), known_len.numpy()
-        args = (ids, lengths, known_lengths, first_active(known_lengths, p_drop.shape[0]), table1, table2, p_drop, grad)
-        tables = (table1, table2, p_drop)
-        g1, g2, gd = summed_over_columns(_gradient_kernel(), args, tables, lost.shape[0])
-        (letters, pairs), n_letters = ctx.rows, ctx.n_letters
+        active = first_active(known_lengths, p_drop.shape[0])
+        args = (ids, lengths, known_lengths, active, table1, table2, table3, p_drop, grad)
+        tables = (table1, table2, table3, p_drop)
+        g1, g2, g3, gd = summed_over_columns(_gradient_kernel(), args, tables, lost.shape[0])
+        (letters, pairs, gapped), n_letters = ctx.rows, ctx.n_letters
         g_one = scattered(letters, g1.numpy(), n_letters)
         g_two = scattered(pairs, g2.numpy(), n_letters * n_letters).reshape(n_letters, n_letters, -1)
+        g_gap = scattered(gapped, g3.numpy(), n_letters * n_letters).reshape(n_letters, n_letters, -1)
+        g_gap = g_gap if ctx.gap_shape[0] > 0 else np.zeros(tuple(ctx.gap_shape), np.float32)
         g_drop = scattered(letters, gd.numpy(), n_letters)
-        return torch.from_numpy(g_one), torch.from_numpy(g_two), torch.from_numpy(g_drop), None, None, None, None
+        grads = (torch.from_numpy(g) for g in (g_one, g_two, g_gap, g_drop))
+        return *grads, None, None, None, None
 
 
 @cache
@@ -250,16 +300,19 @@ def _pair_kernel() -> Any:
 
     @njit(nogil=True, cache=True, fastmath={"nsz", "arcp", "contract", "afn"})
     def pairs(  # pragma: no cover
-        lost, lost_len, known, known_len, one, two, drop, log_c, out, with_grad, grad, g_one, g_two, g_drop, first, last
-    ):
+        lost, lost_len, known, known_len, one, two, gap, drop, log_c, out, with_grad, grad, g_one, g_two, g_gap,
+        g_drop, first, last,
+    ):  # fmt: skip
         # Pair p's lattice in alpha (M+1, N+1): letter m (1-based) dropped, written alone as lost
-        # symbol k, or written with letter m-1 as one symbol; one (K+1, S), two (K+1, K+1, S) and
-        # drop (K+1,) are the scaled tables of every letter (pair). Its score into out[p]; with_grad,
-        # its gradient at the log tables added into g_one, g_two, g_drop (this part's own buffers):
+        # symbol k, written with letter m-1 as one symbol, or with letter m-2 (m-1 unwritten); one
+        # (K+1, S), two and gap (K+1, K+1, S) and drop (K+1,) are the scaled tables of every letter
+        # (pair). Its score into out[p]; with_grad, its gradient at the log tables added into g_one,
+        # g_two, g_gap, g_drop (this part's own buffers):
         # a path's share, alpha x transition x beta, times grad / the pair's probability (0 where it
         # read NEG).
         alpha = np.empty((known.shape[1] + 1, lost.shape[1] + 1), dtype=np.float32)
         beta = np.empty_like(alpha)
+        gaps = gap.shape[0] > 0  # (0, 0, S): a channel without gapped pieces
         for p in range(first, last):
             n, letters = lost_len[p], known_len[p]
             alpha[0, 0] = 1.0
@@ -273,6 +326,8 @@ def _pair_kernel() -> Any:
                     written = alpha[m - 1, k - 1] * one[a, symbol]
                     if m >= 2:
                         written += alpha[m - 2, k - 1] * two[known[p, m - 2], a, symbol]
+                    if m >= 3 and gaps:
+                        written += alpha[m - 3, k - 1] * gap[known[p, m - 3], a, symbol]
                     alpha[m, k] = alpha[m - 1, k] * p_drop + written
             final = alpha[letters, n]
             out[p] = np.log(final) - log_c * n if final >= FLOAT32_TINY else NEG
@@ -301,32 +356,37 @@ def _pair_kernel() -> Any:
                         emit2 = two[b, a, symbol]
                         g_two[b, a, symbol] += (alpha[m - 2, k - 1] * emit2 * h) * weight
                         beta[m - 2, k - 1] += h * emit2
+                    if m >= 3 and gaps:
+                        b = known[p, m - 3]
+                        emit3 = gap[b, a, symbol]
+                        g_gap[b, a, symbol] += (alpha[m - 3, k - 1] * emit3 * h) * weight
+                        beta[m - 3, k - 1] += h * emit3
 
     return pairs
 
 
 def compiled_pair_log_probs(
-    log_one: torch.Tensor, log_two: torch.Tensor, log_drop: torch.Tensor,
+    log_one: torch.Tensor, log_two: torch.Tensor, log_gap: torch.Tensor, log_drop: torch.Tensor,
     lost: torch.Tensor, lost_len: torch.Tensor, known: torch.Tensor, known_len: torch.Tensor,
 ) -> torch.Tensor:  # fmt: skip
     """log P(x_p | y_p) (P,) float32 for aligned pairs, from every letter's log P(ONE) + log P(symbol |
     letter) (K+1, S), every letter pair's log P(TWO) + log P(symbol | the pair) (K+1, K+1, S, the
-    action of the first letter) and log P(DROP) (K+1,); lost (P, N) and known (P, M) ids with their
+    action of the first letter), the same pairs' log P(GAP) + log P(symbol | the pair) as a gapped
+    piece's first and last letter, and log P(DROP) (K+1,); lost (P, N) and known (P, M) ids with their
     lengths: the value of `pieces_lattice._pair_alphas` then `scaled_pair_log_probs`, to float rounding."""
-    return _pair_scores(pair_words(lost, lost_len, known, known_len), scaled_tables(log_one, log_two, log_drop,
-                                                                                    lost.shape[1]))  # fmt: skip
+    tables = _scaled(log_one, log_two, log_gap, log_drop, lost.shape[1])
+    return _pair_scores(pair_words(lost, lost_len, known, known_len), tables)
 
 
 # The gradient buffers the paired kernel is given when it computes none (it never writes them).
 _NO_GRADIENT = (np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros((1, 1, 1), np.float32),
-                np.zeros(1, np.float32))  # fmt: skip
+                np.zeros((1, 1, 1), np.float32), np.zeros(1, np.float32))  # fmt: skip
 
 
 def _pair_scores(
-    words: tuple[np.ndarray, ...], tables: tuple[np.ndarray, np.ndarray, np.ndarray, float]
+    words: tuple[np.ndarray, ...], tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]
 ) -> torch.Tensor:
-    """`compiled_pair_log_probs` from the word arrays (`compiled.pair_words`) and tables
-    (`compiled.scaled_tables`): (P,)."""
+    """`compiled_pair_log_probs` from the word arrays (`compiled.pair_words`) and tables (`_scaled`): (P,)."""
     return over_rows(_pair_kernel(), (*words, *tables), (words[0].shape[0],), (False, *_NO_GRADIENT))
 
 
@@ -337,15 +397,15 @@ class CompiledPairs(torch.autograd.Function):
     tensors' lattice does around it, happen inside the loops."""
 
     @staticmethod
-    def forward(ctx, log_one, log_two, log_drop, lost, lost_len, known, known_len):
+    def forward(ctx, log_one, log_two, log_gap, log_drop, lost, lost_len, known, known_len):
         # Kept for the backward, which runs the same kernel again with its gradient.
         ctx.words = pair_words(lost, lost_len, known, known_len)
-        ctx.tables = scaled_tables(log_one, log_two, log_drop, lost.shape[1])
+        ctx.tables = _scaled(log_one, log_two, log_gap, log_drop, lost.shape[1])
         return _pair_scores(ctx.words, ctx.tables)
 
     @staticmethod
     def backward(ctx, grad):
         n_pairs = ctx.words[0].shape[0]
         args = (*ctx.words, *ctx.tables, np.empty(n_pairs, np.float32), True, grad.detach().contiguous().numpy())
-        g_one, g_two, g_drop = summed_over_rows(_pair_kernel(), args, ctx.tables[:3], n_pairs)
-        return g_one, g_two, g_drop, None, None, None, None
+        g_one, g_two, g_gap, g_drop = summed_over_rows(_pair_kernel(), args, ctx.tables[:4], n_pairs)
+        return g_one, g_two, g_gap, g_drop, None, None, None, None

@@ -33,8 +33,10 @@ class Channel(Protocol):
         generator: torch.Generator,
         init_scale: float,
         copy_bias: float,
+        gaps: bool = False,
     ) -> Channel:
-        """An untrained channel for two charsets, its random start drawn from `generator`."""
+        """An untrained channel for two charsets, its random start drawn from `generator`; `gaps`:
+        a pieces channel's gapped pieces (`DecipherConfig.channel_gaps`)."""
         ...
 
     @property

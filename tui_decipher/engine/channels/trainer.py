@@ -61,12 +61,15 @@ def new_channel(
     copy_bias: float = DecipherConfig.channel_copy_bias,
     signs: Sequence[tuple[int, tuple[int, ...]]] = (),
     device: torch.device | str = "cpu",
+    gaps: bool = DecipherConfig.channel_gaps,
 ) -> Channel:
     """An untrained channel of `kind`: "pieces" (one or two known letters per lost symbol) or
     "edit" (letter by letter with insertions, drops and a copy prior), held to the known sign
     values `signs` (lost symbol id, known letter ids; see `Channel.pin_signs`), its parameters on
-    `device` (drawn on the CPU first, so a seed starts the same channel on every device)."""
-    channel = CHANNEL_KINDS[kind].build(lost_charset, known_charset, generator, init_scale, copy_bias).to(device)
+    `device` (drawn on the CPU first, so a seed starts the same channel on every device); `gaps`:
+    a pieces channel's gapped pieces (`DecipherConfig.channel_gaps`)."""
+    channel = CHANNEL_KINDS[kind].build(lost_charset, known_charset, generator, init_scale, copy_bias, gaps)
+    channel = channel.to(device)
     if signs:
         channel.pin_signs(signs)
     return channel
@@ -241,7 +244,7 @@ def fit_channel(
     channel as it is (a caller's early stop). None when `should_stop` said so."""
     generator = torch.Generator().manual_seed(training.seed)
     channel = start or new_channel(training.kind, lost_charset, known_charset, generator, training.init_scale,
-                                   training.copy_bias, signs, device)  # fmt: skip
+                                   training.copy_bias, signs, device, training.gaps)  # fmt: skip
     fit = _Fit(channel, lost_words, known_words, lost_charset, known_charset, training, review, rows)
     optimiser = Adam(channel.parameters(), lr=training.lr)
     first, last_save = 1, time.monotonic()

@@ -44,6 +44,7 @@ class ChannelTraining:
     kind: ChannelKind = "pieces"
     init_scale: float = INIT_SCALE
     copy_bias: float = DecipherConfig.channel_copy_bias
+    gaps: bool = DecipherConfig.channel_gaps
     sure_share: float | None = None
     shortlist: bool | None = None
     no_cognate: NoCognate = "average"
@@ -57,6 +58,7 @@ class ChannelTraining:
         settings = cls(
             steps, cfg.channel_lr, cfg.channel_batch, seed, objective=cfg.channel_objective, capacity=cfg.capacity,
             kind=cfg.channel_kind, init_scale=cfg.channel_init_scale, copy_bias=cfg.channel_copy_bias,
+            gaps=cfg.channel_gaps,
         )  # fmt: skip
         return dataclasses.replace(settings, **changes)
 

@@ -105,7 +105,8 @@ def load_channel(
     pinned = problem.pinned_signs if lost_charset is None else []
     channel = new_channel(cfg.channel_kind, lost_charset or problem.lost_charset,
                           known_charset or problem.known_charset, torch.Generator().manual_seed(cfg.seed),
-                          cfg.channel_init_scale, cfg.channel_copy_bias, pinned, problem.device)  # fmt: skip
+                          cfg.channel_init_scale, cfg.channel_copy_bias, pinned, problem.device,
+                          cfg.channel_gaps)  # fmt: skip
     channel.load_state_dict(state)
     return channel
 

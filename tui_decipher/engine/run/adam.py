@@ -76,10 +76,22 @@ class Adam:
         for key, p in zip(group["params"], self.params, strict=True):
             s = saved.get(key, {})
             self.state.append({
-                name: (value.detach().clone() if name == "step"
-                       else value.detach().to(device=p.device, dtype=p.dtype).clone())
+                name: (value.detach().clone() if name == "step" else _grown(value.detach(), p))
                 for name, value in s.items()
             })  # fmt: skip
+
+
+def _grown(moment: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+    """A saved moving average on `p`'s device and dtype; where `p` has grown since it was saved (a
+    pieces channel's actions gained the gapped piece), zeros in the new entries: no history there."""
+    moment = moment.to(device=p.device, dtype=p.dtype)
+    if moment.shape == p.shape:
+        return moment.clone()
+    if moment.dim() != p.dim() or any(a > b for a, b in zip(moment.shape, p.shape, strict=True)):
+        raise ValueError(f"a saved moving average of shape {tuple(moment.shape)} does not fit {tuple(p.shape)}")
+    grown = torch.zeros_like(p)
+    grown[tuple(slice(0, n) for n in moment.shape)] = moment
+    return grown
 
 
 def _scalar_dtype() -> torch.dtype:

@@ -128,6 +128,10 @@ class DecipherConfig:
     # The edit channel's copy prior: a symbol both alphabets hold starts this many logits above the
     # others as the writing of its own letter (0 = no prior).
     channel_copy_bias: float = 3.0
+    # The pieces channel's gapped pieces: three known letters a b c writing one symbol as a c does,
+    # b unwritten (a transliteration's digraph, kh, read where the script writes k). auto turns them
+    # on where the lost script reads as a syllabary.
+    channel_gaps: bool = False
     # --- [run]: execution ----------------------------------------------------------------------
     seed: int = 1234
     device: str = "auto"  # auto | cpu | cuda
@@ -258,7 +262,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     ),
     "channel": (
         "channel_kind", "channel_objective", "channel_steps", "channel_lr", "channel_batch", "channel_restarts",
-        "channel_init_scale", "channel_copy_bias",
+        "channel_init_scale", "channel_copy_bias", "channel_gaps",
     ),
     "run": ("seed", "device", "threads", "score_chunk"),
 }  # fmt: skip

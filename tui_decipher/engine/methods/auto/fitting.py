@@ -61,9 +61,13 @@ def prepared(
     profile = ScriptProfile.of(corpus.lost_words, corpus.known_words)
     kind, kind_why = choose_channel(profile, signs)
     schedule = SCHEDULES[kind] if not cfg.auto_steps else SCHEDULES[kind].scaled(cfg.auto_steps)
+    # Gapped pieces where the lost script reads as a syllabary: a sign there writes a syllable, which a
+    # transliteration may spell with a digraph (kha for the sign of ka); an alphabet's symbol writes a
+    # letter, and on a generated 80-word cipher they cost the map (tests/test_refine_every_method.py).
     chosen = own_settings(cfg).replace(
-        channel_kind=kind, channel_objective="transport", channel_steps=schedule.budget, sparsify=FLOW_GRAPH
-    )
+        channel_kind=kind, channel_objective="transport", channel_steps=schedule.budget, sparsify=FLOW_GRAPH,
+        channel_gaps=kind == "pieces" and profile.syllabary,
+    )  # fmt: skip
     problem = Problem.prepare(corpus, chosen, on_event, cancel, review=review, signs=signs,
                               seconds_before=before.seconds, phases_before=before.phases)  # fmt: skip
     on_event(

@@ -36,7 +36,7 @@ def _seeded(problem: Problem, found: SyllableMap | None, seed: int, hold: bool =
     signs = dataclasses.replace(problem, held=map_values(found)).pinned_signs if hold else problem.pinned_signs
     channel = new_channel(cfg.channel_kind, problem.lost_charset, problem.known_charset,
                           torch.Generator().manual_seed(seed), cfg.channel_init_scale, cfg.channel_copy_bias,
-                          signs, problem.device)  # fmt: skip
+                          signs, problem.device, cfg.channel_gaps)  # fmt: skip
     seed_channel(channel, found, problem.lost_charset, problem.known_charset)  # type: ignore[arg-type]
     return channel
 

@@ -530,6 +530,15 @@ def test_a_channel_saved_before_gapped_pieces_scores_and_trains_as_it_did() -> N
     assert torch.isfinite(channel.action).all()
     with torch.no_grad():
         assert not torch.allclose(channel.log_prob(*words), saved["scores"], atol=1e-3)  # it trained on
+    # A channel unpickled from then (a stopped run's stage) has three actions itself: its own state,
+    # as a resumed training saves and loads it, loads as it is, and it scores as the old code did.
+    unpickled = CharacterChannel(9, 7, torch.Generator().manual_seed(0), 0.5)
+    unpickled.action = torch.nn.Parameter(saved["channel"]["action"].clone())
+    unpickled.load_state_dict(saved["channel"])
+    unpickled.load_state_dict(unpickled.state_dict())
+    assert unpickled.action.shape[-1] == 3 and not unpickled.gapped()
+    with torch.no_grad():
+        assert torch.allclose(unpickled.log_prob(*words), saved["scores"], atol=1e-5)
 
 
 def test_a_gapped_piece_reads_as_its_pair_in_the_character_map() -> None:

@@ -85,9 +85,10 @@ class CharacterChannel(nn.Module):
         self.pinned_two: torch.Tensor | None = None
 
     def _load_from_state_dict(self, state_dict: dict, prefix: str, *args: Any, **kwargs: Any) -> None:
-        # A channel saved before gapped pieces (three actions) loads with the gap at NO_GAP.
+        # A channel saved before gapped pieces (three actions) loads with the gap at NO_GAP; one
+        # unpickled from then (a stopped run's stage) keeps its three and loads its own as they are.
         action = state_dict.get(prefix + "action")
-        if action is not None and action.shape[-1] == GAP:
+        if action is not None and action.shape[-1] == GAP and self.action.shape[-1] > GAP:
             state_dict[prefix + "action"] = torch.cat([action, action.new_full((action.shape[0], 1), NO_GAP)], -1)
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 

@@ -91,9 +91,9 @@ class RunTables(Connection):
         self.conn.execute("BEGIN IMMEDIATE")
         with self.transaction() as conn:
             conn.execute("DELETE FROM proposals WHERE run_id = ?", (run_id,))
-            conn.executemany(f"INSERT INTO proposals ({PAIR_COLUMNS}) VALUES ({', '.join('?' * 17)})", rows)
+            conn.executemany(f"INSERT INTO proposals {PAIR_VALUES}", rows)
             conn.execute("DELETE FROM beyond_pairs WHERE run_id = ?", (run_id,))
-            conn.executemany(f"INSERT INTO beyond_pairs ({PAIR_COLUMNS}) VALUES ({', '.join('?' * 17)})", beyond)
+            conn.executemany(f"INSERT INTO beyond_pairs {PAIR_VALUES}", beyond)
             conn.execute("DELETE FROM char_map WHERE run_id = ?", (run_id,))
             conn.executemany("INSERT INTO char_map VALUES (?, ?, ?, ?, ?)", char_rows)
             conn.execute(
@@ -204,6 +204,7 @@ PAIR_COLUMNS = (
     "run_id, rank, lost_index, known_index, lost, known, score, cost, gold, gold_known_json, alternatives_json, "
     "attention_json, lost_tokens, known_tokens, lost_gloss, known_gloss, alignment_json"
 )
+PAIR_VALUES = f"({PAIR_COLUMNS}) VALUES ({', '.join('?' * len(PAIR_COLUMNS.split(',')))})"
 
 
 def _pair_rows(run_id: int, pairs: list[Proposal], corpus: Corpus, first_rank: int) -> list[tuple[Any, ...]]:

@@ -24,17 +24,14 @@ def runs_compiled(tensor: torch.Tensor) -> bool:
     return tensor.device.type == "cpu" and tensor.dtype == torch.float32
 
 
-def scaled_tables(
-    first: torch.Tensor, second: torch.Tensor, log_drop: torch.Tensor, longest: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """A channel's log tables of every letter (pair) as the kernels read them: exp(first + log c),
-    exp(second + log c) (symbols on the last axis), exp(log_drop), and log c for lost words of up
-    to `longest` symbols (`lattice.emission_scale`)."""
-    log_c = emission_scale(first.shape[-1], longest)
+def scaled_tables(emissions: tuple[torch.Tensor, ...], log_drop: torch.Tensor, longest: int) -> tuple[Any, ...]:
+    """A channel's log tables of every letter (pair) as the kernels read them: each of `emissions`
+    as exp(table + log c) (symbols on the last axis), then exp(log_drop), then log c for lost words
+    of up to `longest` symbols (`lattice.emission_scale`)."""
+    log_c = emission_scale(emissions[0].shape[-1], longest)
     with torch.no_grad():
-        tables = ((first + log_c).exp(), (second + log_c).exp(), log_drop.exp())
-    one, two, drop = (t.contiguous().numpy() for t in tables)
-    return one, two, drop, log_c
+        tables = [(table + log_c).exp() for table in emissions] + [log_drop.exp()]
+    return (*(t.contiguous().numpy() for t in tables), log_c)
 
 
 @cache
@@ -167,7 +164,7 @@ def gathered(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
     """table[ids[j, p], s] at out[p, s, j]: a letter table's rows (R, S) float32 at each known
     word's positions ids (n_y, P) int64, in the all-pair kernels' layout (P, S, n_y) (the known
     words innermost, where the kernels' loops run); a table of one value a row (R,) gives (P, n_y)."""
-    rows = table.reshape(table.shape[0], -1)
+    rows = table if table.ndim > 1 else table[:, None]
     out = np.empty((ids.shape[1], rows.shape[1], ids.shape[0]), np.float32)
     _row_kernels()[0](np.ascontiguousarray(ids.T), np.ascontiguousarray(rows.T), out)
     return out if table.ndim > 1 else out[:, 0]

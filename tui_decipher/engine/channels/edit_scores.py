@@ -199,7 +199,7 @@ def _known_tables(
     (`compiled_log_probs`'s) at its next letters `nxt` (n_y, M+1): scaled log P(write, symbol | its
     letter m) (M, S, n_y), log P(insert, symbol | its next letter) (M+1, S, n_y), P(drop) (M, n_y),
     and log c for lost words of up to `longest` symbols."""
-    scaled_write, scaled_insert, p_drop, log_c = scaled_tables(write, insert, drop, longest)
+    scaled_write, scaled_insert, p_drop, log_c = scaled_tables((write, insert), drop, longest)
     ids = nxt.numpy()
     letters = ids[:, :-1]
     return gathered(letters, scaled_write), gathered(ids, scaled_insert), gathered(letters, p_drop), log_c
@@ -312,7 +312,7 @@ def compiled_pair_log_probs(
     log P(write, symbol | letter) and log P(insert, symbol | next letter) (K+1, S) each and log
     P(drop | letter) (K+1,), `none` the end's letter id; lost (P, N) and known (P, M) ids with their
     lengths: the value of `edit_lattice._pair_alphas` then `scaled_pair_log_probs`, to float rounding."""
-    return _pair_scores(pair_words(lost, lost_len, known, known_len), scaled_tables(write, insert, drop,
+    return _pair_scores(pair_words(lost, lost_len, known, known_len), scaled_tables((write, insert), drop,
                                                                                     lost.shape[1]), none)  # fmt: skip
 
 
@@ -340,7 +340,7 @@ class CompiledPairs(torch.autograd.Function):
     def forward(ctx, write, insert, drop, none, lost, lost_len, known, known_len):
         # Kept for the backward, which runs the same kernel again with its gradient.
         ctx.words = pair_words(lost, lost_len, known, known_len)
-        ctx.tables, ctx.none = scaled_tables(write, insert, drop, lost.shape[1]), none
+        ctx.tables, ctx.none = scaled_tables((write, insert), drop, lost.shape[1]), none
         return _pair_scores(ctx.words, ctx.tables, none)
 
     @staticmethod

@@ -88,17 +88,14 @@ class CharacterChannel(nn.Module):
         # A channel saved before gapped pieces (three actions) loads with the gap at NO_GAP; one
         # unpickled from then (a stopped run's stage) keeps its three and loads its own as they are.
         action = state_dict.get(prefix + "action")
-        if action is not None and action.shape[-1] == GAP and self.action.shape[-1] > GAP:
-            state_dict[prefix + "action"] = torch.cat([action, action.new_full((action.shape[0], 1), NO_GAP)], -1)
+        if action is not None and self.action.shape[-1] > GAP:
+            state_dict[prefix + "action"] = _with_gap(action)
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def log_actions(self) -> torch.Tensor:
         """log P(action | letter), (K+1, 4): drop, one letter, two letters, gapped (a channel
         unpickled from before gapped pieces, three actions, reads the gap as NO_GAP)."""
-        action: torch.Tensor = self.action
-        if action.shape[-1] == GAP:
-            action = torch.cat([action, action.new_full((action.shape[0], 1), NO_GAP)], -1)
-        return torch.log_softmax(action, -1)
+        return torch.log_softmax(_with_gap(self.action), -1)
 
     def pin_signs(self, values: Sequence[tuple[int, tuple[int, ...]]]) -> None:
         """Known sign values (lost symbol id, the known letter ids of its piece): a symbol's other
@@ -147,6 +144,11 @@ class CharacterChannel(nn.Module):
         """Whether any gapped piece has a probability above 0 (a channel built without them, or saved
         before them, has none: its lattices skip them)."""
         return self.action.shape[-1] > GAP and bool(self.action[:, GAP].max() > NO_GAP / 2)
+
+    def _gap_firsts(self, known: torch.Tensor) -> torch.Tensor:
+        """The first letters of the known words' (n, M) gapped pieces, (n, M-2), their last ones two
+        letters on; (n, 0) where the channel has none (its lattices skip them)."""
+        return known[:, :-2] if self.gapped() else known[:, :0]
 
     def _letter_tables(self, action: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """log P(ONE) + log P(symbol | letter) for every letter, (K+1, S), log P(TWO) + log
@@ -204,7 +206,7 @@ class CharacterChannel(nn.Module):
         one = torch.log_softmax(self._one_logits(), -1)[known] + take_one[:, :, None]
         two = torch.log_softmax(self._two_logits(known[:, :-1], known[:, 1:]), -1)  # (n_y, M-1, S)
         two = two + take_two[:, :-1, None]
-        gapped = known[:, :-2] if self.gapped() else known[:, :0]  # a channel without gaps reads none
+        gapped = self._gap_firsts(known)
         gap = torch.log_softmax(self._two_logits(gapped, known[:, 2 : 2 + gapped.shape[1]]), -1)  # (n_y, M-2, S)
         gap = gap + take_gap[:, : gapped.shape[1], None]
         if with_grad:
@@ -237,7 +239,7 @@ class CharacterChannel(nn.Module):
         one = torch.log_softmax(self._one_logits(), -1)[known[:, :, None], lost[:, None, :]] + take_one[:, :, None]
         pair = torch.log_softmax(self._two_logits(letters[:, None], letters[None, :]), -1)  # (K+1, K+1, S)
         two = pair[known[:, :-1, None], known[:, 1:, None], lost[:, None, :]] + take_two[:, :-1, None]
-        gapped = known[:, :-2] if self.gapped() else known[:, :0]  # a channel without gaps reads none
+        gapped = self._gap_firsts(known)
         gap = pair[gapped[:, :, None], known[:, 2 : 2 + gapped.shape[1], None], lost[:, None, :]]
         gap = gap + take_gap[:, : gapped.shape[1], None]
         n_symbols = self.sizes[0]
@@ -351,6 +353,13 @@ class CharacterChannel(nn.Module):
                 (names[int(j)], float(v)) for v, j in zip(values, idx, strict=True) if v > 0
             ]
         return out
+
+
+def _with_gap(action: torch.Tensor) -> torch.Tensor:
+    """Actions (K+1, 4) as they are, or (K+1, 3) saved before gapped pieces with the gap at NO_GAP."""
+    if action.shape[-1] > GAP:
+        return action
+    return torch.cat([action, action.new_full((action.shape[0], 1), NO_GAP)], -1)
 
 
 def seed_channel(

@@ -220,29 +220,17 @@ def _gradient_kernel() -> Any:
     return gradients
 
 
-def _scaled(
-    log_one: torch.Tensor, log_two: torch.Tensor, log_gap: torch.Tensor, log_drop: torch.Tensor, longest: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-    """The tables of every letter (pair) as the kernels read them (`compiled.scaled_tables`), the
-    gapped pieces' (K+1, K+1, S) scaled as the two-letter ones: one, two, gap, drop, log c."""
-    one, two, drop, log_c = scaled_tables(log_one, log_two, log_drop, longest)
-    with torch.no_grad():
-        gap = (log_gap + log_c).exp().contiguous().numpy()
-    return one, two, gap, drop, log_c
-
-
 def _tables(
     log_one: torch.Tensor, log_two: torch.Tensor, log_gap: torch.Tensor, log_drop: torch.Tensor,
     rows: tuple[np.ndarray, np.ndarray, np.ndarray], longest: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:  # fmt: skip
     """The all-pair kernels' scaled tables (M, S, n_y), (M-1, S, n_y), (M-2, S, n_y), (M, n_y) of the
-    known words whose `_known_rows` are `rows`, from the tables of every letter (pair) (`_scaled`),
-    and log c for lost words of up to `longest` symbols."""
-    one, two, gap, drop, log_c = _scaled(log_one, log_two, log_gap, log_drop, longest)
+    known words whose `_known_rows` are `rows`, from the tables of every letter (pair)
+    (`compiled.scaled_tables`), and log c for lost words of up to `longest` symbols."""
+    one, two, gap, drop, log_c = scaled_tables((log_one, log_two, log_gap), log_drop, longest)
     letters, pairs, gapped = rows
-    gaps = (gathered(gapped, gap.reshape(-1, gap.shape[-1])) if gap.size
-            else np.zeros((0, one.shape[-1], len(letters)), np.float32))  # fmt: skip
-    return gathered(letters, one), gathered(pairs, two.reshape(-1, two.shape[-1])), gaps, gathered(letters, drop), log_c
+    two, gap = (table.reshape(-1, table.shape[-1]) for table in (two, gap))  # a row a letter pair
+    return gathered(letters, one), gathered(pairs, two), gathered(gapped, gap), gathered(letters, drop), log_c
 
 
 def _known_rows(known: np.ndarray, n_letters: int, gaps: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -264,7 +252,7 @@ class CompiledLattice(torch.autograd.Function):
     def forward(ctx, log_one, log_two, log_gap, log_drop, lost, lost_len, known, known_len):
         lost = lost.contiguous()
         ctx.rows, ctx.n_letters = _known_rows(known.numpy(), log_one.shape[0], log_gap.shape[0] > 0), log_one.shape[0]
-        ctx.gap_shape = log_gap.shape
+        ctx.gap_shape = tuple(log_gap.shape)  # (K+1, K+1, S), or (0, 0, S): no gapped pieces
         ctx.save_for_backward(lost, lost_len, known_len)
         # read again by the backward
         ctx.tables = _tables(log_one, log_two, log_gap, log_drop, ctx.rows, lost.shape[1])
@@ -283,8 +271,7 @@ class CompiledLattice(torch.autograd.Function):
         (letters, pairs, gapped), n_letters = ctx.rows, ctx.n_letters
         g_one = scattered(letters, g1.numpy(), n_letters)
         g_two = scattered(pairs, g2.numpy(), n_letters * n_letters).reshape(n_letters, n_letters, -1)
-        g_gap = scattered(gapped, g3.numpy(), n_letters * n_letters).reshape(n_letters, n_letters, -1)
-        g_gap = g_gap if ctx.gap_shape[0] > 0 else np.zeros(tuple(ctx.gap_shape), np.float32)
+        g_gap = scattered(gapped, g3.numpy(), ctx.gap_shape[0] * ctx.gap_shape[1]).reshape(ctx.gap_shape)
         g_drop = scattered(letters, gd.numpy(), n_letters)
         grads = (torch.from_numpy(g) for g in (g_one, g_two, g_gap, g_drop))
         return *grads, None, None, None, None
@@ -374,7 +361,7 @@ def compiled_pair_log_probs(
     action of the first letter), the same pairs' log P(GAP) + log P(symbol | the pair) as a gapped
     piece's first and last letter, and log P(DROP) (K+1,); lost (P, N) and known (P, M) ids with their
     lengths: the value of `pieces_lattice._pair_alphas` then `scaled_pair_log_probs`, to float rounding."""
-    tables = _scaled(log_one, log_two, log_gap, log_drop, lost.shape[1])
+    tables = scaled_tables((log_one, log_two, log_gap), log_drop, lost.shape[1])
     return _pair_scores(pair_words(lost, lost_len, known, known_len), tables)
 
 
@@ -386,7 +373,8 @@ _NO_GRADIENT = (np.zeros(1, np.float32), np.zeros((1, 1), np.float32), np.zeros(
 def _pair_scores(
     words: tuple[np.ndarray, ...], tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]
 ) -> torch.Tensor:
-    """`compiled_pair_log_probs` from the word arrays (`compiled.pair_words`) and tables (`_scaled`): (P,)."""
+    """`compiled_pair_log_probs` from the word arrays (`compiled.pair_words`) and tables
+    (`compiled.scaled_tables`): (P,)."""
     return over_rows(_pair_kernel(), (*words, *tables), (words[0].shape[0],), (False, *_NO_GRADIENT))
 
 
@@ -400,7 +388,7 @@ class CompiledPairs(torch.autograd.Function):
     def forward(ctx, log_one, log_two, log_gap, log_drop, lost, lost_len, known, known_len):
         # Kept for the backward, which runs the same kernel again with its gradient.
         ctx.words = pair_words(lost, lost_len, known, known_len)
-        ctx.tables = _scaled(log_one, log_two, log_gap, log_drop, lost.shape[1])
+        ctx.tables = scaled_tables((log_one, log_two, log_gap), log_drop, lost.shape[1])
         return _pair_scores(ctx.words, ctx.tables)
 
     @staticmethod

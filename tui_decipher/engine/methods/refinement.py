@@ -156,9 +156,8 @@ def refine_channel(
     sure_share, demand = _sure_share(problem, channel, result, blend)
     before, base = problem, problem.n_cognates  # a cancelled refinement keeps the run's D
     if demand != base:  # pairs accepted past D add to it
-        cfg = cfg.replace(cognate_fraction=max(0.001, demand / problem.n_lost))
-        high = max(problem.demand_high, demand)
-        problem = dataclasses.replace(problem, n_cognates=demand, demand_high=high, cfg=cfg)
+        problem = problem.with_demand(demand)
+        cfg = problem.cfg
         result.n_cognates, result.config = demand, cfg
     with problem.timer("train"):
         # A fresh seed per refinement (and per draw): each draws other batches, and repeats exactly.

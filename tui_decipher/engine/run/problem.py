@@ -195,6 +195,12 @@ class Problem:
             return []
         return values.resolve(self.lost_charset, self.known_charset)
 
+    def with_demand(self, demand: int) -> Problem:
+        """This problem proposing `demand` pairs (a D raised by pairs accepted past it), its settings'
+        share of the lost words said so, and the range's high end at least D."""
+        cfg = self.cfg.replace(cognate_fraction=max(0.001, demand / self.n_lost))
+        return dataclasses.replace(self, n_cognates=demand, demand_high=max(self.demand_high, demand), cfg=cfg)
+
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
 

@@ -166,9 +166,7 @@ class AutoMethod:
             flows = dataclasses.replace(flows, demand_high=high)
         demand = judged_demand(flows, fitted.fit.cost) if refit_of is not None else base
         if demand != base:  # pairs the decipherer accepted past D add to it, as a refinement's do
-            cfg_raised = flows.cfg.replace(cognate_fraction=max(0.001, demand / flows.n_lost))
-            flows = dataclasses.replace(flows, n_cognates=demand, demand_high=max(flows.demand_high, demand),
-                                        cfg=cfg_raised)  # fmt: skip
+            flows = flows.with_demand(demand)
         decisions = AutoDecisions(
             run.profile.as_dict(), run.kind, run.kind_why, fitted.probed.estimate.as_dict(), fitted.capacity.capacity,
             fitted.capacity.why, fitted.steps_run, fitted.capacity.as_dict(), fitted.probed.evidence, fitted.probed.why,

@@ -4,8 +4,10 @@ and the pieces channel started from a map."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
+import random
 from collections import Counter
 
 import pytest
@@ -18,6 +20,7 @@ from tui_decipher.engine.channels.syllable_starts import search_starts
 from tui_decipher.engine.channels.syllables import (
     COGNATE_PRIOR,
     MAX_READINGS,
+    digraph_tails,
     known_vowels,
     planted_gain,
     readings,
@@ -44,6 +47,67 @@ def test_a_known_word_reads_as_one_unit_per_vowel_with_any_consonant_of_its_clus
     # "metha-s": th is a cluster (either letter may be the onset), the final s a coda never written.
     assert readings(graphemes("methas"), vowels) == [[("m", "e")], [("t", "a"), ("h", "a")]]
     assert readings(graphemes("anti"), vowels) == [[("", "a")], [("n", "i"), ("t", "i")]]
+
+
+def test_a_letter_that_only_follows_consonants_is_a_digraphs_tail_and_no_syllables_onset(tmp_path) -> None:
+    # h only ever follows k, p or t (kh, ph, th: aspirates written with two letters); s, n and t also
+    # follow consonants (ns, st) but start words or follow vowels too, so they are onsets of their own.
+    rng = random.Random(0)
+    onsets = ["k", "p", "t", "m", "n", "s", "l", "r", "kh", "ph", "th", ""]
+    texts = ["".join(rng.choice(onsets) + rng.choice("aeiou") for _ in range(rng.randint(2, 3))) + rng.choice("sn ")
+             for _ in range(40)]  # fmt: skip
+    known, vowels = _words(*(t.strip() for t in texts)), frozenset("aeiou")
+    assert digraph_tails(known, vowels) == frozenset("h")
+    # Seen once, h could be an ordinary consonant that happened not to open a syllable there.
+    few = [w for w in known if "h" not in w][:8] + [w for w in known if w.count("h") == 1][:1]
+    assert sum(w.count("h") for w in few) == 1 and digraph_tails(few, vowels) == frozenset()
+    # An alphabet whose h also starts words ("hora") has no tail.
+    assert digraph_tails([*known, graphemes("hora")], vowels) == frozenset()
+    # The search reads a generated syllabary's Greek-like known words so: no unit of h is searched,
+    # and "kha" is the syllable (k, a).
+    corpus = _syllabary(tmp_path, 5, 120, 0.6)
+    assert any("h" in w for w in corpus.known_words)
+    found = search_syllables(corpus.lost_words, corpus.known_words, seed=1, moves=0)
+    assert found is not None and found.tails == frozenset("h")
+    assert not any(consonant == "h" for consonant, _ in found.sign_of)
+
+
+@pytest.mark.parametrize("gaps", [True, False])
+def test_a_channel_started_from_a_map_writes_a_digraphs_tail_only_inside_its_consonant(gaps) -> None:
+    # The map's tail h never starts a piece of a channel with gapped pieces: "kha" is written by the
+    # sign of ka (a gapped piece) or not at all, never as k dropped and the pair (h, a). A channel
+    # without gapped pieces has no other way to write it, and keeps every action at h.
+    from tui_decipher.engine.channels.pieces import DROP, GAP
+    from tui_decipher.engine.channels.syllables import SyllableMap
+
+    known = _words("kato", "khalo", "pheno", "anthos", "ksenos", "asti", "meta", "toso", "pito", "lume", "sinu", "kume")
+    lost = [tuple("KT"), tuple("KL")]
+    lost_charset, known_charset = Charset.from_words(lost), Charset.from_words(known)
+    found = SyllableMap(tuple("aeiou"), {("k", "a"): "K", ("t", "o"): "T", ("l", "o"): "L"}, -10.0, -20.0, 2,
+                        {("k", "a"): 0.5, ("t", "o"): 0.25, ("l", "o"): 0.25}, tails=frozenset("h"))  # fmt: skip
+    channel = new_channel("pieces", lost_charset, known_charset, torch.Generator().manual_seed(0), gaps=gaps)
+    seed_channel(channel, found, lost_charset, known_charset)
+    h, k = known_charset.index["h"], known_charset.index["k"]
+    actions = channel.log_actions().exp().detach()  # (K+1, 4)
+    assert float(actions[h, DROP]) == pytest.approx(1.0) if gaps else float(actions[h, DROP]) < 0.5
+    assert (float(actions[k, GAP]) > 0.1) == gaps
+    pairs = [graphemes("khalo"), graphemes("halo")]
+    # The same start from a map without tails: "halo" writes KL through the pair (h, a) there too,
+    # and loses that way to K where h is a tail (a channel without gapped pieces keeps it).
+    untailed = new_channel("pieces", lost_charset, known_charset, torch.Generator().manual_seed(0), gaps=gaps)
+    seed_channel(untailed, dataclasses.replace(found, tails=frozenset()), lost_charset, known_charset)
+    log_p, log_p_untailed = (channel_log_probs(c, lost, pairs, lost_charset, known_charset)
+                             for c in (channel, untailed))  # fmt: skip
+    assert (float(log_p[1, 1]) < float(log_p_untailed[1, 1]) - 0.1) == gaps
+    assert float(log_p[1, 0]) > -8.0  # "khalo" still writes KL (its gapped piece kha -> K)
+    # Training leaves the tail's actions where they are: the words' likelihood has no gradient there.
+    pad = channel.none  # a known word's padding
+    known_ids = torch.tensor([[known_charset.index[c] for c in w] + [pad] * (5 - len(w)) for w in pairs])  # (2, 5)
+    lost_ids = torch.tensor([[lost_charset.index[c] for c in w] for w in lost])  # (2, 2)
+    loss = -channel.log_prob(lost_ids, torch.tensor([2, 2]), known_ids, torch.tensor([5, 4])).sum()
+    loss.backward()
+    assert channel.action.grad is not None and channel.action.grad[k].abs().max() > 1e-4
+    assert (channel.action.grad[h, 1:].abs().max() < 1e-6) == gaps
 
 
 def test_a_known_word_reads_with_its_clusters_in_full_or_as_one_sign_and_its_final_consonant_or_not() -> None:
@@ -115,7 +179,10 @@ def test_the_search_finds_a_generated_syllabarys_map_and_starts_the_channel_from
 def _direct_log_likelihood(lost_words, known_words, sign_of, vowels, spelling=None) -> float:
     """sum_i log P(x_i) of the module's model, written out word by word (the test's reference):
     with no `spelling`, the open syllables of `readings`; with one, every reading of
-    channels/spelling.py weighted t^full (1-t)^single f^finals (1-f)^dropped."""
+    channels/spelling.py weighted t^full (1-t)^single f^finals (1-f)^dropped. A letter that never
+    starts a word nor follows a vowel (the h of kh) is read as part of the consonant before it."""
+    opens = {y[0] for y in known_words} | {b for y in known_words for a, b in itertools.pairwise(y) if a in vowels}
+    known_words = [tuple(c for c in y if c in vowels or c in opens) for y in known_words]
     written: Counter = Counter()
     for y in known_words:
         if spelling is None:
@@ -326,6 +393,8 @@ def test_a_map_pickled_before_spellings_reads_as_the_open_syllables_it_assumed(t
     found = search_syllables(corpus.lost_words, corpus.known_words, seed=1, moves=0)
     assert found is not None
     del found.__dict__["spelling"]  # as the old class wrote it
+    del found.__dict__["tails"]  # (nor had it digraph tails)
     old = pickle.loads(pickle.dumps(found))
     assert old.spelling == OPEN_SYLLABLES and "final consonants unwritten" in old.spelling.describe()
+    assert old.tails == frozenset()
     assert old.as_dict()["spelling"] == {"clusters_written": 0.0, "finals_written": 0.0}

@@ -373,8 +373,20 @@ def seed_channel(
     place: a unit (consonant, vowel) is the two-letter piece consonant+vowel (theta1 of the
     consonant, theta2 of the vowel), a bare vowel the one-letter piece (theta1 of the vowel, theta2
     of "none"), a word-final consonant (consonant, FINAL: where the map's spelling writes them) the
-    one-letter piece of the consonant. Training then goes on from there and may move any of it."""
+    one-letter piece of the consonant. Training then goes on from there and may move any of it.
+
+    Where the channel has gapped pieces, the map's digraph tails (the h of kh, ph, th:
+    `SyllableMap.tails`) never start a piece: their actions other than DROP go to NO_GAP, where
+    training leaves them (the GAP's own mechanism). A tail is then written only inside the
+    consonant before it (skipped by a gapped piece, or the end of a two-letter one) or dropped.
+    Otherwise the channel could write "tha" as t dropped and the pair (h, a), and since every
+    aspirate's syllable reads through that one pair, its row became a wildcard that training
+    bent to whatever sign a cognate needed there (the sign of sa read "ha": docs/spelling.md)."""
     with torch.no_grad():
+        if channel.gapped():
+            for tail in found.tails:
+                if tail in known_charset.index:
+                    channel.action[known_charset.index[tail], ONE:] = NO_GAP
         for (consonant, vowel), sign in found.sign_of.items():
             if vowel == FINAL:
                 if sign in lost_charset.index and consonant in known_charset.index:

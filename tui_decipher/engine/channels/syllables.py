@@ -9,10 +9,11 @@ simulated annealing over a simpler model of the same story, and hands the pieces
 The model. A syllabary writes one sign per open syllable. A known word is read as its syllables:
 one per vowel, each the vowel with one consonant of the cluster before it (the syllable's onset:
 any of the cluster's letters, since codas and clusters are not written and which of them is the
-onset is unknown), or the bare vowel. A map w sends each such unit (consonant, vowel) to a lost
-sign, many units to one sign where the script merges sounds (l and r in Linear B). A lost word is
-then a known word's skeleton written by w, or a word of no cognate drawn from the signs' own
-frequencies:
+onset is unknown), or the bare vowel. A letter that only ever follows a consonant (the h of kh, ph,
+th) is read as part of the consonant before it, never an onset by itself (`digraph_tails`). A map
+w sends each such unit (consonant, vowel) to a lost sign, many units to one sign where the script
+merges sounds (l and r in Linear B). A lost word is then a known word's skeleton written by w, or
+a word of no cognate drawn from the signs' own frequencies:
 
     P(x) = pi * sum_y P(y) sum_readings P(reading | y) [w(reading) = x] + (1 - pi) * P_bg(x)
 
@@ -47,6 +48,10 @@ COGNATE_PRIOR = 0.5  # pi: the share of lost words written from a known word (D 
 # in 2 (a generated syllabary's forms above 0.04; docs/experiments.md).
 HOT, COLD = 0.12, 0.02
 MOVES = 300_000  # moves of one search by default (auto sets its own: SyllableSearch)
+# How unlikely it must be that a consonant which never opens a syllable in the known words does so
+# by chance, for it to be read as a digraph's second letter (`digraph_tails`): a conventional
+# significance level, not a fitted one.
+TAIL_LEVEL = 0.01
 MAX_READINGS = 256  # a known word with more readings than this is left out (it bounds memory)
 
 
@@ -78,6 +83,31 @@ def known_vowels(known_words: Sequence[Word]) -> frozenset[str]:
     return frozenset(letters[i] for i in vowels)
 
 
+def digraph_tails(known_words: Sequence[Word], vowels: frozenset[str]) -> frozenset[str]:
+    """Consonants that only ever follow another consonant: never a word's first letter, never after
+    a vowel (the h of an alphabet that spells aspirates kh, ph, th), and seen often enough that an
+    ordinary consonant would not have done so by chance (TAIL_LEVEL; a stray letter in two words
+    says nothing). Such a letter is never a syllable's onset by itself, only the second half of a
+    consonant written with two letters, so the syllable model reads it as part of the consonant
+    before it (`without_tails`)."""
+    seen: Counter[str] = Counter()
+    opens: Counter[str] = Counter()  # occurrences that open a syllable: a word's first, or after a vowel
+    for w in known_words:
+        for k, c in enumerate(w):
+            if c not in vowels:
+                seen[c] += 1
+                opens[c] += k == 0 or w[k - 1] in vowels
+    share = sum(opens.values()) / max(1, sum(seen.values()))  # an ordinary consonant's chance to open
+    return frozenset(c for c, n in seen.items() if opens[c] == 0 and (1 - share) ** n < TAIL_LEVEL)
+
+
+def without_tails(known_words: Sequence[Word], tails: frozenset[str]) -> list[Word]:
+    """`known_words` with the letters `tails` (`digraph_tails`) left out, so that "tha" reads as the
+    syllable (t, a): one sign, as a syllabary writes an aspirate, and the unit the pieces channel's
+    gapped piece (t, h, a) writes with the pair (t, a) (channels/pieces.py)."""
+    return [tuple(c for c in w if c not in tails) for w in known_words] if tails else list(known_words)
+
+
 def readings(word: Word, vowels: frozenset[str]) -> list[list[tuple[str, str]]]:
     """The syllables of a known word as the units each can be read as: for each vowel, (consonant,
     vowel) for each consonant of the cluster before it, or ("", vowel) where there is none.
@@ -106,6 +136,9 @@ class SyllableMap:
     # How the script spells consonants no vowel follows, as fitted. A class-level default: a map
     # pickled before spellings existed (a stopped run's stage) reads as the open syllables it assumed.
     spelling: Spelling = OPEN_SYLLABLES
+    # The known alphabet's digraph tails (`digraph_tails`), read as part of the consonant before them;
+    # a class-level default, as for `spelling`: a map pickled before them had none.
+    tails: frozenset[str] = frozenset()
 
     @property
     def gain(self) -> float:
@@ -184,6 +217,7 @@ class _Readings:
     lengths favour."""
 
     vowels: frozenset[str]
+    tails: frozenset[str]  # `digraph_tails`: left out of the known words before they are read
     units: list[tuple[str, str]]  # `syllable_units`
     unit_id: dict[tuple[str, str], int]
     spelling: Spelling
@@ -203,6 +237,8 @@ class _Readings:
         # is left out (it writes nothing measurable, and a script that does not spell that way anneals
         # as it did before the spelling was learned).
         vowels = known_vowels(known_words)
+        tails = digraph_tails(known_words, vowels)
+        known_words = without_tails(known_words, tails)
         spelled = [(r, r.base / len(known_words))
                    for w in known_words for r in spelled_readings(w, vowels, MAX_READINGS)]  # fmt: skip
         by_length: dict[tuple[int, int, int, int, int], float] = defaultdict(float)
@@ -234,7 +270,7 @@ class _Readings:
         keys_flat = np.concatenate([*holds, np.zeros(0, dtype=np.int64)]).astype(np.int64)
         # (n_keys,) each key's P(y, reading) under the spelling
         key_mass = np.bincount(reading_key, reading_base * spelling.weights(choices), minlength=len(keys))
-        return cls(vowels, units, unit_id, spelling, keys, keys_start, keys_flat, key_mass)
+        return cls(vowels, tails, units, unit_id, spelling, keys, keys_start, keys_flat, key_mass)
 
 
 @dataclass(frozen=True)
@@ -323,7 +359,7 @@ class SyllableModel:
         return SyllableMap(
             tuple(sorted(readings.vowels)), {u: self.signs[signs_of[k] - 1] for k, u in enumerate(readings.units)},
             float(self.strings.count @ current), float(self.strings.count @ self.strings.background), self.n_lost,
-            {u: float(weight[k]) for k, u in enumerate(readings.units)}, readings.spelling,
+            {u: float(weight[k]) for k, u in enumerate(readings.units)}, readings.spelling, readings.tails,
         )  # fmt: skip
 
 
@@ -334,6 +370,8 @@ def planted_gain(lost_words: Sequence[Word], known_words: Sequence[Word], seed: 
     averaged over `draws` draws. Where chance maps that the search finds explain the real words
     nearly as well, no start can be told from chance (few lost words against many units)."""
     rng = random.Random(seed)
+    vowels = known_vowels(known_words)
+    known_words = without_tails(known_words, digraph_tails(known_words, vowels))
     vowels, units = syllable_units(known_words)
     signs = sorted({s for w in lost_words for s in w})
     longest = max((len(w) for w in lost_words), default=0)

@@ -770,6 +770,8 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
     assert [s["kept"] for s in starts].count(True) == 1 and max(starts, key=lambda s: s["gain"])["kept"]
     used, single = agree and explains, not agree and explains
     assert d["syllables"]["used"] is used and d["syllables"]["why"] in d["line"]
+    # The generated known language spells its aspirates kh, ph, th: the search says how it read them.
+    assert d["syllables"]["tails"] == "h" and "h read as part of the consonant before it" in d["syllables"]["why"]
     if single:  # one start's map, not reproduced: the lexicon probe from a random start, then from it
         lexicon = [p for p in d["probes"] if p["objective"] == "lexicon"]
         assert [p["from_single_map"] for p in lexicon] == [False, True]

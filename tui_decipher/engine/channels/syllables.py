@@ -163,7 +163,7 @@ class SyllableMap:
         return out
 
     def as_dict(self) -> dict[str, object]:
-        return {"vowels": "".join(self.vowels), "gain": round(self.gain, 4),
+        return {"vowels": "".join(self.vowels), "tails": "".join(sorted(self.tails)), "gain": round(self.gain, 4),
                 "log_likelihood": round(self.log_likelihood, 2), "background": round(self.background, 2),
                 "spelling": {"clusters_written": round(self.spelling.clusters, 3),
                              "finals_written": round(self.spelling.finals, 3)}}  # fmt: skip

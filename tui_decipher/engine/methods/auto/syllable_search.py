@@ -74,6 +74,8 @@ class _Syllables:
     def why(self) -> str:
         vowels = "".join(self.map.vowels)
         spelling = self.map.spelling.describe()
+        if self.map.tails:  # digraphs' second letters (syllables.digraph_tails), read with the consonant before
+            spelling += f"; {', '.join(sorted(self.map.tails))} read as part of the consonant before it"
         gain = f"{self.map.gain:.2f} nats a word beyond the signs' frequencies (vowels {vowels}; {spelling})"
         tried = f"of {len(self.starts)} maps ({'two agree' if self.agreed else 'none agree'})"
         if self.chance:

@@ -86,10 +86,10 @@ def known_vowels(known_words: Sequence[Word]) -> frozenset[str]:
 def digraph_tails(known_words: Sequence[Word], vowels: frozenset[str]) -> frozenset[str]:
     """Consonants that only ever follow another consonant: never a word's first letter, never after
     a vowel (the h of an alphabet that spells aspirates kh, ph, th), and seen often enough that an
-    ordinary consonant would not have done so by chance (TAIL_LEVEL; a stray letter in two words
-    says nothing). Such a letter is never a syllable's onset by itself, only the second half of a
-    consonant written with two letters, so the syllable model reads it as part of the consonant
-    before it (`without_tails`)."""
+    ordinary consonant would not have done so by chance (TAIL_LEVEL: Linear B's Greek has a stray
+    Latin y in two words, which says little). Such a letter is never a syllable's onset by itself,
+    only the second half of a consonant written with two letters, so the syllable model reads it as
+    part of the consonant before it (`without_tails`)."""
     seen: Counter[str] = Counter()
     opens: Counter[str] = Counter()  # occurrences that open a syllable: a word's first, or after a vowel
     for w in known_words:
@@ -372,7 +372,7 @@ def planted_gain(lost_words: Sequence[Word], known_words: Sequence[Word], seed: 
     rng = random.Random(seed)
     vowels = known_vowels(known_words)
     known_words = without_tails(known_words, digraph_tails(known_words, vowels))
-    vowels, units = syllable_units(known_words)
+    vowels, units = syllable_units(known_words, vowels=vowels)
     signs = sorted({s for w in lost_words for s in w})
     longest = max((len(w) for w in lost_words), default=0)
     options = [o for o in (readings(w, vowels) for w in known_words)

@@ -48,10 +48,13 @@ if TYPE_CHECKING:
 INIT_SCALE = DecipherConfig.channel_init_scale  # one default, the config field's
 
 DROP, ONE, TWO, GAP = 0, 1, 2, 3  # actions at a known letter (GAP: a piece of three, its middle unwritten)
+# An action's logit where the channel never takes it: e^-1e4 is 0 in any float and its gradient 0,
+# so training leaves it there.
+NEVER = -1e4
 # The gapped piece's logit in a channel without them (built so, or saved before they existed, with
-# three actions): e^-1e4 is 0 in any float and its gradient 0, so such a channel scores, trains and
-# refines as it did before them, and its lattices skip them (`gapped`).
-NO_GAP = -1e4
+# three actions): such a channel scores, trains and refines as it did before them, and its lattices
+# skip them (`gapped`).
+NO_GAP = NEVER
 SEED_STRENGTH = 2.5  # how far a syllable search's map raises a sign's logits in the channel's start
 
 
@@ -376,8 +379,8 @@ def seed_channel(
     one-letter piece of the consonant. Training then goes on from there and may move any of it.
 
     Where the channel has gapped pieces, the map's digraph tails (the h of kh, ph, th:
-    `SyllableMap.tails`) never start a piece: their actions other than DROP go to NO_GAP, where
-    training leaves them (the GAP's own mechanism). A tail is then written only inside the
+    `SyllableMap.tails`) never start a piece: their actions other than DROP go to NEVER, where
+    training leaves them (as it leaves NO_GAP). A tail is then written only inside the
     consonant before it (skipped by a gapped piece, or the end of a two-letter one) or dropped.
     Otherwise the channel could write "tha" as t dropped and the pair (h, a), and since every
     aspirate's syllable reads through that one pair, its row became a wildcard that training
@@ -386,7 +389,7 @@ def seed_channel(
         if channel.gapped():
             for tail in found.tails:
                 if tail in known_charset.index:
-                    channel.action[known_charset.index[tail], ONE:] = NO_GAP
+                    channel.action[known_charset.index[tail], ONE:] = NEVER
         for (consonant, vowel), sign in found.sign_of.items():
             if vowel == FINAL:
                 if sign in lost_charset.index and consonant in known_charset.index:

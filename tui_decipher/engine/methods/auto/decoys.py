@@ -29,37 +29,79 @@ MIN_PER_DISTANCE = 20  # a distance with fewer null words takes the rate of the 
 NULL_ORDERS = (2, 1, 0)
 
 
+def _character_model(words: Sequence[Word], order: int) -> dict[tuple[str, ...], list[str]]:
+    """Each context of `order` symbols in `words` (padded) and the symbols that follow it, as often
+    as they do: a character model to sample from."""
+    follow: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for word in words:
+        padded = (*(_START,) * order, *word, _END)
+        for k in range(order, len(padded)):
+            follow[padded[k - order : k]].append(padded[k])
+    return follow
+
+
+def _draw_new(
+    follow: dict[tuple[str, ...], list[str]], order: int, length: int, real: set[Word], rng: random.Random, tries: int
+) -> Word | None:  # fmt: skip
+    """A word of `length` sampled from a character model (`_character_model`) that is not in `real`,
+    or None where `tries` draws gave none."""
+    for _try in range(tries):
+        letters: list[str] = []
+        context: tuple[str, ...] = (_START,) * order
+        while len(letters) <= length:
+            nxt = rng.choice(follow[context])
+            if nxt == _END:
+                break
+            letters.append(nxt)
+            context = (*context[1:], nxt) if order else ()
+        candidate = tuple(letters)
+        if len(candidate) == length and candidate not in real:
+            return candidate
+    return None
+
+
+def _lexicon_like(
+    words: Sequence[Word], seed: int, order: int, avoid: Sequence[Word] = (), tries: int = 50
+) -> list[Word | None]:  # fmt: skip
+    """One word per word of `words`, of its length, sampled from a character model of `words` with
+    `order` symbols of context, none of them a word of `words` or of `avoid`; None where `tries`
+    draws spelled only such words."""
+    follow, real, rng = _character_model(words, order), set(words) | set(avoid), random.Random(seed)
+    return [_draw_new(follow, order, len(target), real, rng, tries) for target in words]
+
+
 def decoy_lexicon(
     known_words: Sequence[Word], seed: int, max_tries: int = 50, avoid: Sequence[Word] = (), order: int = 2
 ) -> list[Word]:
     """One decoy per known word, of the same length, sampled from a character model of
-    `known_words` with `order` symbols of context (2: trigrams; 1: bigrams; 0: symbol frequencies)
-    and (when a redraw allows) neither itself a known word nor one of `avoid`."""
-    follow: dict[tuple[str, ...], list[str]] = defaultdict(list)
-    for word in known_words:
-        padded = (*(_START,) * order, *word, _END)
-        for k in range(order, len(padded)):
-            follow[padded[k - order : k]].append(padded[k])
+    `known_words` with `order` symbols of context (2: trigrams; 1: bigrams; 0: symbol frequencies),
+    neither itself a known word nor one of `avoid`. Where that model spells only real words of a
+    length in `max_tries` draws, the decoy comes from the next lower model, and at last from the
+    symbols' frequencies at exactly that length: a long word's trigrams often admit one path, and
+    26 of the 584 Italian words of the Romance file came back as themselves, so that a cognate of
+    each tied with its decoy (docs/demand.md). A lexicon whose symbols spell no other word of a
+    length keeps the known word there."""
     real = set(known_words) | set(avoid)
-    rng = random.Random(seed)
+    # The lower models draw from a stream of their own, so that every decoy the first model spells
+    # is the same whether or not another word needed them.
+    rng, lower = random.Random(seed), random.Random(f"{seed} lower models")
+    models = {k: _character_model(known_words, k) for k in range(order, -1, -1)}
     out: list[Word] = []
     for target in known_words:
-        best: Word = target
-        for _try in range(max_tries):
-            letters: list[str] = []
-            context: tuple[str, ...] = (_START,) * order
-            while len(letters) <= len(target):
-                nxt = rng.choice(follow[context])
-                if nxt == _END:
-                    break
-                letters.append(nxt)
-                context = (*context[1:], nxt) if order else ()
-            candidate = tuple(letters)
-            if len(candidate) == len(target) and (candidate not in real or best == target):
-                best = candidate
+        drawn = _draw_new(models[order], order, len(target), real, rng, max_tries)
+        for k in range(order - 1, -1, -1):
+            if drawn is not None:
+                break
+            drawn = _draw_new(models[k], k, len(target), real, lower, max_tries)
+        if drawn is None:
+            # A long word rarely ends at exactly its length: its letters drawn without an end.
+            symbols = [c for c in models[0][()] if c != _END]
+            for _try in range(max_tries):
+                candidate = tuple(lower.choice(symbols) for _ in target)
                 if candidate not in real:
+                    drawn = candidate
                     break
-        out.append(best)
+        out.append(target if drawn is None else drawn)
     return out
 
 
@@ -67,7 +109,7 @@ def null_words(
     source: Sequence[Word], n: int, seed: int, avoid: Sequence[Word] = (), passes: int = 4, enough: int | None = None
 ) -> list[Word]:  # fmt: skip
     """Up to `n` lost-language-like words whose answer is known to be "no cognate": drawn from a
-    character trigram model of `source` (`decoy_lexicon`, one word per source word a pass, up to
+    character trigram model of `source` (`_lexicon_like`, one word per source word a pass, up to
     `passes` passes: the probe's training words, so that no held-out word lends its own letters),
     none of them a word of `source` or of `avoid` (every lost and known word: a real word might
     have a cognate), none twice. Where the trigram model runs out of new words before `enough`
@@ -81,8 +123,8 @@ def null_words(
     for model, order in enumerate(NULL_ORDERS):
         for k in range(passes):
             before = len(drawn)
-            for word in decoy_lexicon(source, derive(seed, "null word pass", k, model), avoid=avoid, order=order):
-                if word not in avoided:
+            for word in _lexicon_like(source, derive(seed, "null word pass", k, model), order, avoid):
+                if word is not None and word not in avoided:
                     drawn.setdefault(word, None)
             if len(drawn) >= n or len(drawn) == before:
                 break

@@ -22,8 +22,11 @@ from tui_decipher.engine.methods.auto.calibration import calibrates, calibration
 from tui_decipher.engine.methods.auto.capacity import least_capacity
 from tui_decipher.engine.methods.auto.decisions import choose_channel
 from tui_decipher.engine.methods.auto.decoys import (
+    DECOY_LEXICONS,
     chance_at_distances,
     decoy_lexicon,
+    decoy_lexicons,
+    lexicon_count,
     nearest_distances,
     null_words,
     trigram_enough,
@@ -47,6 +50,7 @@ from tui_decipher.engine.methods.auto.syllable_search import kept_syllable_map
 from tui_decipher.engine.methods.auto.training import reverse_share, reverse_steps
 from tui_decipher.engine.run.config import DecipherConfig
 from tui_decipher.engine.run.events import ChannelStep, Decided
+from tui_decipher.engine.run.seeds import derive
 
 # --- the script --------------------------------------------------------------------------------
 
@@ -150,6 +154,32 @@ def test_decoys_match_the_known_lengths_and_are_not_known_words(tmp_path) -> Non
     padded_decoys = [("\x02", "\x02", *d, "\x03") for d in decoys]
     unseen = [t for t in padded_decoys if any(t[i : i + 3] not in seen for i in range(len(t) - 2))]
     assert len(unseen) <= len(known) // 20
+
+
+def test_a_word_read_against_several_decoy_lexicons_wins_its_share_of_them() -> None:
+    real = torch.tensor([[-1.0, -5.0], [-3.0, -9.0], [-2.0, -2.0]])  # best real: -1, -3, -2
+    one = torch.tensor([[-2.0, -4.0], [-1.0, -8.0], [-2.0, -7.0]])  # one lexicon: a win, a loss, a tie
+    assert word_wins(real, one).tolist() == [1.0, 0.0, 0.5]
+    # Three lexicons of two decoys each: (n, n_lexicons, n_decoys).
+    three = torch.tensor([[[-2.0, -4.0], [-0.5, -9.0], [-3.0, -3.0]],
+                          [[-1.0, -8.0], [-4.0, -5.0], [-6.0, -3.5]],
+                          [[-2.0, -7.0], [-1.0, -1.5], [-5.0, -6.0]]])  # fmt: skip
+    assert word_wins(real, three).tolist() == pytest.approx([2 / 3, 2 / 3, 0.5])
+    # Each lexicon's best alone, as against_decoys keeps it: the same wins.
+    assert word_wins(real, three.max(-1, keepdim=True).values).tolist() == pytest.approx([2 / 3, 2 / 3, 0.5])
+    assert win_count(real, three) == pytest.approx(2 / 3 + 2 / 3 + 0.5)
+
+
+def test_decoy_lexicons_are_the_first_lexicon_and_more_of_their_own(tmp_path) -> None:
+    known = list(read_cog(_generated(tmp_path, "shared-alphabet", seed=2, lost_words=150)).known_words)
+    pooled = decoy_lexicons(known, 7, 3)
+    assert len(pooled) == 3 * len(known)
+    # The first lexicon is the one a run read when it had one.
+    assert pooled[: len(known)] == decoy_lexicon(known, derive(7, "auto decoys"))
+    lexicons = [pooled[k * len(known) : (k + 1) * len(known)] for k in range(3)]
+    assert lexicons[0] != lexicons[1] != lexicons[2]
+    assert all([len(d) for d in lexicon] == [len(k) for k in known] for lexicon in lexicons)
+    assert lexicon_count(200, 700) == DECOY_LEXICONS and lexicon_count(7235, 39451) == 1  # the full list: one
 
 
 def test_a_word_the_trigrams_spell_only_as_itself_gets_a_decoy_from_a_lower_model() -> None:

@@ -17,7 +17,7 @@ def test_streams_draw_the_seeds_of_their_old_offsets() -> None:
     assert derive(seed, "channel start", 1, 2) == seed + 1000 * 1 + 11 + 101 * 2
     assert derive(seed, "channel refinement", 2, 1) == seed + 7919 * 2 + 1
     assert derive(seed, "auto fit") == seed + 13
-    assert derive(seed, "auto decoys") == seed + 17
+    assert derive(seed, "auto decoys") == seed + 17  # the first lexicon: the one a run read before there were eight
     assert derive(seed, "auto own cognates") == seed + 19
     assert [derive(seed, "syllable starts", k) for k in range(3)] == [seed + 23 + 31 * k for k in range(3)]
     assert derive(seed, "auto reverse") == seed + 29
@@ -28,8 +28,9 @@ def test_streams_draw_the_seeds_of_their_old_offsets() -> None:
 def test_an_auto_runs_streams_do_not_share_a_seed() -> None:
     # Every generator one auto run seeds from the run's seed: its probes' starts (2 attempts), the
     # syllable search's 20 starts, the fit, the reverse channel, decoys, own cognates, null words,
-    # the calibration pass.
+    # the calibration pass; the decoys' eight lexicons.
     used = [("channel start", (0, a)) for a in range(2)] + [("syllable starts", (k,)) for k in range(20)]
+    used += [("auto decoys", (k,)) for k in range(1, 8)]
     used += [(name, ()) for name in ("auto fit", "auto reverse", "auto decoys", "auto own cognates",
                                      "auto null words", "auto calibration")]  # fmt: skip
     drawn: dict[int, str] = {}

@@ -32,7 +32,7 @@ STREAMS: dict[str, Stream] = {
     "channel refinement": Stream(0, (7919, 1), "a refinement's batches (refinement, draw)"),
     # auto (engine/methods/auto/).
     "auto fit": Stream(13, (), "the fit's batches"),
-    "auto decoys": Stream(17, (), "decoy words of the known language"),
+    "auto decoys": Stream(17, (61,), "decoy words of the known language (lexicon, 0: the first)"),
     "auto own cognates": Stream(19, (47,), "words the probe's channel writes from known words (split, 0: the probe's)"),
     "syllable starts": Stream(23, (31,), "the syllable search's random maps (start)"),
     "auto reverse": Stream(29, (), "the reverse channel's start and batches"),

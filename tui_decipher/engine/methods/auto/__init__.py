@@ -22,7 +22,8 @@ many lost words have a cognate. This method decides both, and says why, from the
 2. **Demand D** (demand.py, probe.py): a probe channel is trained on part of the lost words (half
    for the edit channel; 80% for the pieces channel, whose sign map a syllabary's short words
    pin only with more of them); on the rest, held out, each lost word's best known word is
-   compared with its best decoy (known-language-like words of the same lengths). Held-out
+   compared with its best decoy (known-language-like words of the same lengths; its win
+   averaged over eight such lexicons, `DECOY_LEXICONS`). Held-out
    words with a cognate beat the decoys; words without one win at the rate q that null words
    (lost-like trigram words, answer "none") do, at least half the time: D / N = (p - q) / (r - q),
    r the rate at which the probe's own cognates (words it writes from real known words) beat

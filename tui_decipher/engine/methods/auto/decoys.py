@@ -15,12 +15,18 @@ from rapidfuzz.process import cdist
 
 from ...channels.protocol import Channel
 from ...channels.scoring import channel_log_probs
+from ...channels.shortlist import shortlisted
 from ...corpora.charset import Charset
 from ...corpora.corpus import Word
 from ...run.problem import Problem
 from ...run.seeds import derive
 
 _START, _END = "\x02", "\x03"  # context padding of the trigram model (never a real symbol)
+# Decoy lexicons each word is read against, its win averaged over them: with one, which decoys a
+# lexicon happened to draw moved D as much as the held-out words did (names, seed 1235: D 113-513
+# for 455 over eight lexicons, the channel the same; docs/demand.md). Eight cut that spread to a
+# third (1 / sqrt 8) for eight times the decoys' scoring, a few seconds on the shared lists.
+DECOY_LEXICONS = 8
 NULL_WORDS = 1000  # null words q is measured on (at least as many as held-out words): its error below 1.6 points
 DISTANCE_STEP = 0.1  # nearest-word distances compared in tenths of a word's length (edits / longer length)
 MIN_PER_DISTANCE = 20  # a distance with fewer null words takes the rate of the nearest distance with enough
@@ -190,11 +196,28 @@ def synthetic_cognates(
     return out
 
 
+def decoy_lexicons(known_words: Sequence[Word], seed: int, n_lexicons: int) -> list[Word]:
+    """`n_lexicons` decoy lexicons (`decoy_lexicon`, each from its own seed of the "auto decoys"
+    stream, the first the one a single lexicon was), one after another: n_lexicons x n_known words."""
+    return [word for k in range(n_lexicons) for word in decoy_lexicon(known_words, derive(seed, "auto decoys", k))]
+
+
+def lexicon_count(n_lost: int, n_known: int) -> int:
+    """How many decoy lexicons a run's words are read against (`DECOY_LEXICONS`): one on a long
+    list (`shortlisted`: the full Ugaritic list), whose 1000 held-out words and 1000 null words
+    each against 39451 decoys already take most of its scoring."""
+    return 1 if shortlisted(n_lost, n_known) else DECOY_LEXICONS
+
+
 def against_decoys(
     problem: Problem, channel: Channel, lost: Sequence[Word], decoys: Sequence[Word]
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """A channel's log P(x | y) of `lost` words against the known words and against the decoys:
-    (n, n_known) and (n, n_decoys)."""
+    """A channel's log P(x | y) of `lost` words against the known words, (n, n_known), and each
+    decoy lexicon's best (`decoys`: lexicons of n_known words one after another,
+    `decoy_lexicons`), (n, n_lexicons, 1): `demand.word_wins` reads a word's win against each."""
     cs = (problem.lost_charset, problem.known_charset)
-    return (channel_log_probs(channel, lost, problem.corpus.known_words, *cs),
-            channel_log_probs(channel, lost, decoys, *cs))  # fmt: skip
+    n_known = len(problem.corpus.known_words)
+    real = channel_log_probs(channel, lost, problem.corpus.known_words, *cs)
+    best = [channel_log_probs(channel, lost, decoys[k : k + n_known], *cs).max(1).values
+            for k in range(0, len(decoys), n_known)]  # fmt: skip
+    return real, torch.stack(best, 1)[:, :, None]

@@ -4,7 +4,8 @@ Users rarely know D, and a wrong D misleads a transport-trained channel (too sma
 cognates go unmatched; too large and words without a cognate pull known words away from the
 ones that have one). The estimate compares, for each lost word, its best score against the real
 known lexicon with its best score against a *decoy* lexicon: known-language-like words of the
-same number, sampled from a character trigram model of the known words. A lost word without a
+same number, sampled from a character trigram model of the known words (eight such lexicons, a
+word's win averaged over them: `decoys.DECOY_LEXICONS`). A lost word without a
 cognate matches the real lexicon only by chance, as well as it matches the decoys, so it wins
 against the decoys about half of the time; a lost word with a cognate wins almost always. With a
 share p of lost words winning, D / N = 2p - 1. No gold is read: only the two word lists and a
@@ -65,14 +66,17 @@ CHANCE_FLOOR = 0.5
 def word_wins(real_log_p: torch.Tensor, decoy_log_p: torch.Tensor) -> torch.Tensor:
     """Per row, whether its best real known word beats its best decoy: (n, n_known) and
     (n, n_decoys) -> (n,) of 1 (a win), 0 or, on a tie (both at -inf, or an exact tie), 0.5, as a
-    coin would."""
-    real_best = real_log_p.max(1).values  # (n,)
-    decoy_best = decoy_log_p.max(1).values  # (n,)
-    return (real_best > decoy_best).double() + 0.5 * (real_best == decoy_best).double()
+    coin would. Decoys (n, n_lexicons, n_decoys) are several lexicons: a row's win is then its
+    share of wins against each lexicon's best (decoys.against_decoys)."""
+    real_best = real_log_p.max(1).values[:, None]  # (n, 1)
+    decoy_best = decoy_log_p.max(-1).values  # (n,) or (n, n_lexicons)
+    decoy_best = decoy_best[:, None] if decoy_best.dim() == 1 else decoy_best
+    return ((real_best > decoy_best).double() + 0.5 * (real_best == decoy_best).double()).mean(1)
 
 
 def win_count(real_log_p: torch.Tensor, decoy_log_p: torch.Tensor) -> float:
-    """How many rows' best real known word beats their best decoy (`word_wins`, summed)."""
+    """How many rows' best real known word beats their best decoy (`word_wins`, summed: a row read
+    against several lexicons counts its share of wins)."""
     return float(word_wins(real_log_p, decoy_log_p).sum())
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from ...corpora.corpus import Word
 from ...run.problem import Problem
 from ...run.seeds import derive
-from .decoys import NULL_WORDS, decoy_lexicon, nearest_distances, null_words, trigram_enough
+from .decoys import NULL_WORDS, decoy_lexicons, lexicon_count, nearest_distances, null_words, trigram_enough
 from .schedule import Schedule
 
 MIN_LOST_WORDS = 2  # one to train the probe on and one held out (`probe_split`): no evidence with fewer
@@ -53,7 +53,7 @@ def probe_words(problem: Problem, schedule: Schedule) -> ProbeWords:
     cfg, corpus = problem.cfg, problem.corpus
     train_rows, held = probe_split(problem.n_lost, cfg.seed, schedule.train_share)
     with problem.timer("score"):
-        decoys = decoy_lexicon(corpus.known_words, derive(cfg.seed, "auto decoys"))
+        decoys = decoy_lexicons(corpus.known_words, cfg.seed, lexicon_count(problem.n_lost, problem.n_known))
     return split_words(problem, train_rows, held, decoys)
 
 

@@ -108,6 +108,15 @@ def without_tails(known_words: Sequence[Word], tails: frozenset[str]) -> list[Wo
     return [tuple(c for c in w if c not in tails) for w in known_words] if tails else list(known_words)
 
 
+def syllable_words(known_words: Sequence[Word]) -> tuple[frozenset[str], frozenset[str], list[Word]]:
+    """The known words as the syllable model reads them: their vowels (`known_vowels`, found before
+    any letter is left out), their digraph tails (`digraph_tails`) and the words without the tails
+    (`without_tails`). The search (`_Readings`) and `planted_gain` read them through this one place."""
+    vowels = known_vowels(known_words)
+    tails = digraph_tails(known_words, vowels)
+    return vowels, tails, without_tails(known_words, tails)
+
+
 def readings(word: Word, vowels: frozenset[str]) -> list[list[tuple[str, str]]]:
     """The syllables of a known word as the units each can be read as: for each vowel, (consonant,
     vowel) for each consonant of the cluster before it, or ("", vowel) where there is none.
@@ -236,9 +245,7 @@ class _Readings:
         # not: their units are searched); a reading whose spelling makes it less likely than NEGLIGIBLE
         # is left out (it writes nothing measurable, and a script that does not spell that way anneals
         # as it did before the spelling was learned).
-        vowels = known_vowels(known_words)
-        tails = digraph_tails(known_words, vowels)
-        known_words = without_tails(known_words, tails)
+        vowels, tails, known_words = syllable_words(known_words)
         spelled = [(r, r.base / len(known_words))
                    for w in known_words for r in spelled_readings(w, vowels, MAX_READINGS)]  # fmt: skip
         by_length: dict[tuple[int, int, int, int, int], float] = defaultdict(float)
@@ -370,8 +377,7 @@ def planted_gain(lost_words: Sequence[Word], known_words: Sequence[Word], seed: 
     averaged over `draws` draws. Where chance maps that the search finds explain the real words
     nearly as well, no start can be told from chance (few lost words against many units)."""
     rng = random.Random(seed)
-    vowels = known_vowels(known_words)
-    known_words = without_tails(known_words, digraph_tails(known_words, vowels))
+    vowels, _tails, known_words = syllable_words(known_words)
     vowels, units = syllable_units(known_words, vowels=vowels)
     signs = sorted({s for w in lost_words for s in w})
     longest = max((len(w) for w in lost_words), default=0)

@@ -88,13 +88,15 @@ def decoy_lexicon(
     each tied with its decoy (docs/demand.md). A lexicon whose symbols spell no other word of a
     length keeps the known word there."""
     real = set(known_words) | set(avoid)
+    first = _lexicon_like(known_words, seed, order, avoid, max_tries)
+    if None not in first:
+        return [w for w in first if w is not None]
     # The lower models draw from a stream of their own, so that every decoy the first model spells
-    # is the same whether or not another word needed them.
-    rng, lower = random.Random(seed), random.Random(f"{seed} lower models")
-    models = {k: _character_model(known_words, k) for k in range(order, -1, -1)}
+    # is the same whether or not another word needed them; they are built only where one does.
+    lower = random.Random(f"{seed} lower models")
+    models = {k: _character_model(known_words, k) for k in range(max(order, 1))}  # the lower ones, and 0
     out: list[Word] = []
-    for target in known_words:
-        drawn = _draw_new(models[order], order, len(target), real, rng, max_tries)
+    for target, drawn in zip(known_words, first, strict=True):
         for k in range(order - 1, -1, -1):
             if drawn is not None:
                 break

@@ -54,6 +54,8 @@ def wins_against(channel: Channel, charsets: tuple[Charset, Charset], words: Seq
 
 
 def share(p: float, q: float, r: float) -> float:
+    """(p - q) / (r - q) clipped to 0..1: unlike `demand._share`, no floor (MIN_SHARE is a whole
+    list's least share; none of the words left out may have a cognate)."""
     return float(np.clip((p - q) / max(1e-6, r - q), 0.0, 1.0))
 
 
@@ -69,7 +71,8 @@ def report(out: Path) -> None:
         rows = list(csv.DictReader(f, delimiter="\t"))
     proposed = [lost_of[r["lost"]] for r in rows]
     taken = {known_of[r["known"]] for r in rows}
-    left_lost = [w for w in corpus.lost_words if w not in set(proposed)]
+    proposed_set = set(proposed)
+    left_lost = [w for w in corpus.lost_words if w not in proposed_set]
     left_known = [w for w in corpus.known_words if w not in taken]
     used_known = sorted(taken)
     lexicons = [decoy_lexicon(left_known, seed * 100 + k) for k in range(DECOY_LEXICONS)]

@@ -280,7 +280,8 @@ def test_auto_killed_while_its_fit_trains_resumes_from_the_saved_step(tmp_path, 
     from tui_decipher.engine.corpora.corpus import read_cog
     from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
     from tui_decipher.engine.methods import run_decipherment
-    from tui_decipher.engine.methods.stages import _unpacked
+    from tui_decipher.engine.methods.auto import STAGE_CLASSES
+    from tui_decipher.engine.methods.stages import unpacked
     from tui_decipher.engine.run.config import DecipherConfig
     from tui_decipher.engine.run.events import ChannelStep, Decided
 
@@ -299,13 +300,13 @@ def test_auto_killed_while_its_fit_trains_resumes_from_the_saved_step(tmp_path, 
     def stop_in_the_fit(event):  # a few steps after the fit's first save
         if isinstance(event, ChannelStep) and event.label == "transport" and path.exists():
             training = load_checkpoint(path).state.get("training")
-            if training and "fit" in _unpacked(training):
+            if training and "fit" in unpacked(training, STAGE_CLASSES):
                 cancel.set()
 
     first = run_decipherment(corpus, cfg, stop_in_the_fit, cancel, checkpoint=path)
     assert first.status == "cancelled"
     saved = load_checkpoint(path)
-    state = _unpacked(saved.state["training"])["fit"]
+    state = unpacked(saved.state["training"], STAGE_CLASSES)["fit"]
     assert state.step % SAVE_EVERY == 0 and state.step > 0 and "fit" not in saved.state["stage_names"]
     again: list = []
     resumed = run_decipherment(corpus, cfg, again.append, checkpoint=path, resume=saved)
@@ -352,7 +353,8 @@ def test_the_channel_method_resumes_from_its_saved_training_state(
         monkeypatch.setattr(trainer, "SAVE_SECONDS", 0.0)
 
     from tui_decipher.engine.methods import run_decipherment
-    from tui_decipher.engine.methods.stages import _unpacked
+    from tui_decipher.engine.methods.auto import STAGE_CLASSES
+    from tui_decipher.engine.methods.stages import unpacked
     from tui_decipher.engine.run.events import ChannelStep
 
     cfg, corpus, whole = uninterrupted_channel_run
@@ -366,7 +368,7 @@ def test_the_channel_method_resumes_from_its_saved_training_state(
     assert first.status == "cancelled"
     saved = load_checkpoint(path)
     assert saved.method == "channel" and saved.state["stage_names"] == ["restart 0 channel 0"]
-    assert _unpacked(saved.state["training"])["restart 0 channel 1"].step == (5 if by_time else 50)
+    assert unpacked(saved.state["training"], STAGE_CLASSES)["restart 0 channel 1"].step == (5 if by_time else 50)
     resumed = run_decipherment(corpus, cfg, checkpoint=path, resume=saved)
     assert [(p.lost, p.known, p.score, p.cost) for p in resumed.proposals] == [
         (p.lost, p.known, p.score, p.cost) for p in whole.proposals
@@ -382,7 +384,8 @@ def test_auto_stopped_during_the_syllable_search_keeps_the_starts_it_found(tmp_p
     from tui_decipher.engine.corpora.corpus import read_cog
     from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
     from tui_decipher.engine.methods import run_decipherment
-    from tui_decipher.engine.methods.stages import _unpacked
+    from tui_decipher.engine.methods.auto import STAGE_CLASSES
+    from tui_decipher.engine.methods.stages import unpacked
     from tui_decipher.engine.run.config import DecipherConfig
     from tui_decipher.engine.run.events import Decided
 
@@ -392,13 +395,13 @@ def test_auto_stopped_during_the_syllable_search_keeps_the_starts_it_found(tmp_p
     path, cancel = tmp_path / "ck.pt", threading.Event()
 
     def stop_after_a_start(_event):
-        if path.exists() and "syllables" in _unpacked(load_checkpoint(path).state["training"]):
+        if path.exists() and "syllables" in unpacked(load_checkpoint(path).state["training"], STAGE_CLASSES):
             cancel.set()
 
     first = run_decipherment(corpus, cfg, stop_after_a_start, cancel, checkpoint=path)
     assert first.status == "cancelled"
     saved = load_checkpoint(path)
-    found = _unpacked(saved.state["training"])["syllables"]
+    found = unpacked(saved.state["training"], STAGE_CLASSES)["syllables"]
     assert saved.state["stage_names"] == [] and 1 <= len(found) < len(whole.decisions["syllables"]["starts"])
     events: list = []
     resumed = run_decipherment(corpus, cfg, events.append, checkpoint=path, resume=saved)
@@ -419,14 +422,15 @@ def test_a_partial_auto_checkpoint_written_before_auto_became_a_package_resumes(
     from tui_decipher.engine.corpora.corpus import read_cog
     from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
     from tui_decipher.engine.methods import run_decipherment
-    from tui_decipher.engine.methods.stages import _unpacked
+    from tui_decipher.engine.methods.auto import STAGE_CLASSES
+    from tui_decipher.engine.methods.stages import unpacked
     from tui_decipher.engine.run.config import DecipherConfig
     from tui_decipher.engine.run.events import ChannelStep
 
     path = tmp_path / "ck.pt"
     shutil.copy(Path(__file__).parent / "data" / "partial_auto_4eb2c7f.pt", path)
     saved = load_checkpoint(path)
-    stages = _unpacked(saved.state["stages"])
+    stages = unpacked(saved.state["stages"], STAGE_CLASSES)
     assert saved.state["stage_names"] == ["probe 1", "probe"] and type(stages["probe"]).__name__ == "_Probed"
     corpus = read_cog(write_generated(tmp_path / "c.cog", GeneratorSpec("shared-alphabet", seed=9, lost_words=60)).path)
     cfg = DecipherConfig(method="auto", device="cpu", seed=2, auto_steps=120)

@@ -33,11 +33,18 @@ from ..engine.constraints.review import REFINE_ROUNDS, ReviewConstraints
 from ..engine.constraints.sign_values import SignValue, SignValues, checked_sign_values, read_sign_values
 from ..engine.corpora.corpus import Corpus
 from ..engine.corpora.registry import LoadedCorpus, load_corpus
-from ..engine.methods import DecipherResult, method_for, refine_decipherment, run_decipherment
+from ..engine.methods import (
+    DecipherResult,
+    check_refine,
+    check_resume,
+    method_for,
+    refine_decipherment,
+    run_decipherment,
+)
 from ..engine.methods.auto.decisions import refit_under
 from ..engine.run.checkpoint import CHECKPOINT_NAME, Checkpoint, CheckpointError, load_checkpoint
 from ..engine.run.config import ConfigSources, DecipherConfig
-from ..engine.run.device import use_threads
+from ..engine.run.device import select_device, use_threads
 from ..engine.run.events import EventCallback
 from ..store import CANCELLED, FINISHED, OPEN, RUNNING, UNKNOWN_VALUE, RunRecorder, Store, StoreError
 from .cores import CoreShare, shared_cores
@@ -110,8 +117,9 @@ class RunSession:
         cls, db_path: Path, data_root: Path, cfg: DecipherConfig, sources: ConfigSources, out: Path | None = None
     ) -> RunSession:
         """A new run of `cfg`, writing to `out` (default: a new folder under `data_root`/runs)."""
+        select_device(cfg.device)  # refused before anything is recorded, as everything below
         loaded = load_corpus(cfg, for_run=True)  # a new run: also check its demand
-        method_for(cfg.method).check(loaded.corpus, cfg)  # refused before anything is recorded
+        method_for(cfg.method).check(loaded.corpus, cfg)
         out_dir = out or new_run_dir(loaded.corpus.name, sources.preset, data_root)
         session = cls(db_path, cfg, sources, loaded, out_dir, warnings=loaded.warnings)
         if cfg.known_pairs:
@@ -126,8 +134,15 @@ class RunSession:
     def resume(cls, db_path: Path, run: str) -> RunSession:
         """Continue a stopped run (its id in the store, or its run folder) from its checkpoint."""
         run_id, folder, checkpoint = find_stored_run(run, db_path)
+        if run_id is not None:
+            with Store(db_path) as store:
+                status = store.find_run(run_id).status
+            if status == FINISHED:
+                raise SessionError(f"run #{run_id} finished: refine it (decipher run --refine {run_id}) to continue it")
         sources = ConfigSources(preset=None, overrides={"resume": str(folder)})
-        return cls._continued(db_path, run_id, folder, checkpoint, sources)
+        session = cls._continued(db_path, run_id, folder, checkpoint, sources)
+        check_resume(session.loaded.corpus, session.cfg, checkpoint)  # before the run is marked running
+        return session
 
     @classmethod
     def refine(
@@ -163,7 +178,7 @@ class RunSession:
                 raise SessionError(f"run #{run_id} ({checkpoint.method}) cannot be refined with pinned sign values: "
                                    "they hold a character channel (refine an auto or channel run)")  # fmt: skip
             method.check_known_signs(session.pinned, checkpoint.settings())
-        session.review.check(len(corpus.lost_words), len(corpus.known_words))
+        check_refine(corpus, checkpoint, session.review, rounds)  # before the run is marked running
         session.refine_rounds = rounds
         if out is not None:
             if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -176,6 +191,7 @@ class RunSession:
         cls, db_path: Path, run_id: int | None, folder: Path, checkpoint: Checkpoint, sources: ConfigSources
     ) -> RunSession:
         cfg = checkpoint.settings()
+        select_device(cfg.device)
         loaded = load_corpus(cfg)
         return cls(db_path, cfg, sources, loaded, folder, run_id, checkpoint, warnings=loaded.warnings)
 

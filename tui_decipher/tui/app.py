@@ -98,8 +98,10 @@ class DecipherApp(App[None]):
             return
         try:
             keymap = tomllib.loads(path.read_text(encoding="utf-8")).get("keymap", {})
-            self.set_keymap({str(k): str(v) for k, v in keymap.items()})
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            if not isinstance(keymap, dict) or not all(isinstance(v, str) for v in keymap.values()):
+                raise ValueError("[keymap] is not a table of binding id = key")
+            self.set_keymap({str(k): v for k, v in keymap.items()})
+        except (OSError, ValueError) as exc:  # TOMLDecodeError and UnicodeDecodeError are ValueErrors
             self.notify(f"{path}: ignored ({exc})", severity="warning")
 
     # --- navigation ---------------------------------------------------------------------------

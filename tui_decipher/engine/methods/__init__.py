@@ -36,6 +36,8 @@ __all__ = [
     "Proposal",
     "RoundMetrics",
     "char_map_source",
+    "check_refine",
+    "check_resume",
     "describe_refinement",
     "describe_run",
     "method_for",
@@ -108,7 +110,7 @@ def run_decipherment(
     cfg.validate()
     method_for(cfg.method).check(corpus, cfg)
     if resume is not None:
-        _check_resumable(resume, cfg, corpus)
+        check_resume(corpus, cfg, resume)
     if review is not None:
         review.check(len(corpus.lost_words), len(corpus.known_words))
     path = Path(checkpoint) if checkpoint is not None else None
@@ -130,24 +132,42 @@ def refine_decipherment(
     (accepted pairs fixed, rejected ones removed); settings come from the checkpoint. `draw`: the
     refinement's random stream (0: the run's own; see `Method.refine`). `signs`: sign values the
     decipherer pinned (checked against the corpus: `sign_values.checked_sign_values`)."""
-    if not 1 <= rounds <= 1000:
-        raise ValueError(f"refinement rounds = {rounds} is out of range (allowed 1..1000)")
-    if draw < 0:
-        raise ValueError(f"refinement draw = {draw} is out of range (allowed 0 and up)")
-    start.check_corpus(corpus.name, (len(corpus.lost_words), len(corpus.known_words)))
-    review.check(len(corpus.lost_words), len(corpus.known_words))
+    check_refine(corpus, start, review, rounds, draw)
     path = Path(checkpoint) if checkpoint is not None else None
     return method_for(start.method).refine(
         corpus, start, review, rounds, on_event, cancel or threading.Event(), path, draw, signs
     )
 
 
-def _check_resumable(resume: Checkpoint, cfg: DecipherConfig, corpus: Corpus) -> None:
-    """A checkpoint continues only the run it came from: same settings, same corpus."""
-    if resume.refined:
+def check_resume(corpus: Corpus, cfg: DecipherConfig, start: Checkpoint) -> None:
+    """Raise (CheckpointError, ValueError) where `start` cannot continue as a run of `cfg` on
+    `corpus`: only the run it came from (same settings, same corpus), not yet finished or refined.
+    A front end calls it before it marks the run running, so a refusal changes nothing."""
+    _known_method(start)
+    if start.refined:
         raise CheckpointError("this run has been refined; continue it with --refine, not --resume")
-    saved = resume.settings()
+    saved = start.settings()
     if saved != cfg:
         changed = [k for k, v in saved.to_dict().items() if getattr(cfg, k) != v]
         raise CheckpointError(f"checkpoint was made with other settings ({', '.join(changed)})")
-    resume.check_corpus(corpus.name, (len(corpus.lost_words), len(corpus.known_words)))
+    start.check_corpus(corpus.name, (len(corpus.lost_words), len(corpus.known_words)))
+    method_for(start.method).check_resume(start)
+
+
+def check_refine(corpus: Corpus, start: Checkpoint, review: ReviewConstraints, rounds: int, draw: int = 0) -> None:
+    """Raise (CheckpointError, ValueError) where `start` cannot be refined on `corpus` under
+    `review` for `rounds` rounds; called before the run is marked running, as `check_resume` is."""
+    if not 1 <= rounds <= 1000:
+        raise ValueError(f"refinement rounds = {rounds} is out of range (allowed 1..1000)")
+    if draw < 0:
+        raise ValueError(f"refinement draw = {draw} is out of range (allowed 0 and up)")
+    _known_method(start)
+    start.settings()
+    start.check_corpus(corpus.name, (len(corpus.lost_words), len(corpus.known_words)))
+    review.check(len(corpus.lost_words), len(corpus.known_words))
+    method_for(start.method).check_refine(start)
+
+
+def _known_method(start: Checkpoint) -> None:
+    if start.method not in METHODS:
+        raise CheckpointError(f"the checkpoint names no method of this version ({start.method!r})")

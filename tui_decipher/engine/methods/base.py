@@ -223,6 +223,16 @@ class Method(Protocol):
         (called before a run is recorded, so a refusal leaves nothing behind)."""
         ...
 
+    def check_resume(self, start: Checkpoint) -> None:
+        """Raise CheckpointError, saying what to do instead, where `start` holds nothing to resume
+        (a finished run); called before a run is marked running, as `check` is."""
+        ...
+
+    def check_refine(self, start: Checkpoint) -> None:
+        """Raise CheckpointError, saying what to do instead, where `start` holds nothing to refine
+        (a run stopped before it finished); called before a run is marked running."""
+        ...
+
     def describe(self, config: dict[str, Any]) -> str:
         """One line: how a run with this stored config deciphered (fields a stored run lacks read
         as their defaults)."""

@@ -37,7 +37,7 @@ from ..run.events import EventCallback, RestartEnd, RunStarted, epochs_of_round
 from ..run.method_summaries import SUMMARIES
 from ..run.problem import Problem, RunCancelled
 from .base import DecipherResult, PairScores, Proposal, empty_result
-from .stages import StageMemo
+from .stages import StageMemo, check_refinable, check_resumable
 
 
 @dataclass(frozen=True)
@@ -215,6 +215,12 @@ class ChannelAlone:
 
     def check(self, corpus: Corpus, cfg: DecipherConfig) -> None:
         """Any corpus the readers accept can run (`Method.check`)."""
+
+    def check_resume(self, start: Checkpoint) -> None:
+        check_resumable(start)
+
+    def check_refine(self, start: Checkpoint) -> None:
+        check_refinable(start)
 
     def describe(self, config: dict[str, Any]) -> str:
         # Runs stored before a field existed read as its default: the pieces channel, the lexicon objective.

@@ -8,9 +8,11 @@ channel saves its training state every SAVE_EVERY steps (engine/channels/trainin
 reruns the run with those results read back instead of recomputed, so it reaches what the
 uninterrupted run reaches; the finished run's checkpoint (`save_channel`) then replaces it.
 
-A partial checkpoint pickles the stages' objects (channels included): it is read back to finish
-one run, not kept across versions as a finished run's is; classes that moved since one was written
-are found where they are now (engine/run/checkpoint.py: `MovedClasses`).
+A partial checkpoint stores the stages' objects (channels included) as data
+(engine/run/state_data.py): each object is one of `STAGE_CLASSES`, stored as its attributes, and
+read back by building that class and nothing else. A partial checkpoint of version 2 pickled them;
+it is read through torch's weights-only reader with the same classes allowed, under the names
+they had (`allow_in_older_checkpoints`).
 """
 
 from __future__ import annotations
@@ -23,16 +25,33 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import torch
 
-from ..channels.training import Saving
+from ..channels.edit import EditChannel
+from ..channels.pieces import CharacterChannel
+from ..channels.spelling import Reading, Spelling
+from ..channels.syllables import SyllableMap
+from ..channels.trainer import ChannelFit
+from ..channels.training import Saving, TrainingState
 from ..constraints.review import ReviewConstraints
-from ..run.checkpoint import Checkpoint, CheckpointError, MovedClasses, save_checkpoint
+from ..constraints.sign_values import SignValue, SignValues
+from ..run.checkpoint import Checkpoint, CheckpointError, allow_in_older_checkpoints, save_checkpoint
 from ..run.config import DecipherConfig
 from ..run.side_by_side import Job, side_by_side
+from ..run.state_data import ClassTable, class_table, from_data, to_data
 
 if TYPE_CHECKING:
     from ..run.problem import Problem
 
 T = TypeVar("T")
+
+# The classes a channel method's stages hold (its trained channels, their fits and training under
+# way, the syllable maps, the judgments and sign values they were trained under); auto adds its own
+# (auto/stored.py). No other class is ever built from a partial checkpoint.
+CHANNEL_STAGE_CLASSES: ClassTable = class_table(
+    CharacterChannel, EditChannel, ChannelFit, TrainingState, SyllableMap, Spelling, Reading, SignValues, SignValue,
+    ReviewConstraints,
+)  # fmt: skip
+allow_in_older_checkpoints(CHANNEL_STAGE_CLASSES.values())
+STAGES_SCHEMA = "stages"  # the key of a packed stages' data (a version 2 file packed a pickled dict of objects)
 
 
 class StageMemo:
@@ -40,8 +59,10 @@ class StageMemo:
 
     def __init__(self, method: str, stages: dict[str, Any] | None = None, review: ReviewConstraints | None = None,
                  seconds: float = 0.0, phases: dict[str, float] | None = None,
-                 training: dict[str, Any] | None = None) -> None:  # fmt: skip
+                 training: dict[str, Any] | None = None,
+                 classes: ClassTable = CHANNEL_STAGE_CLASSES) -> None:  # fmt: skip
         self.method = method  # the method whose run it is (the checkpoint's `method`)
+        self.classes = classes  # what its stages may hold (the only classes read back)
         self.stages: dict[str, Any] = dict(stages or {})
         # A stage under way: what it saved so far (a channel's TrainingState every SAVE_EVERY
         # steps, the syllable search's maps start by start).
@@ -58,16 +79,14 @@ class StageMemo:
         self._lock = threading.RLock()
 
     @classmethod
-    def resuming(cls, start: Checkpoint | None, method: str) -> StageMemo:
-        """The memo of `method`'s run that `start` checkpointed (an empty one for a new run). A
-        finished run's checkpoint has nothing to resume: it is refined."""
+    def resuming(cls, start: Checkpoint | None, method: str, classes: ClassTable = CHANNEL_STAGE_CLASSES) -> StageMemo:
+        """The memo of `method`'s run that `start` checkpointed (an empty one for a new run), its
+        stages holding objects of `classes` only. A finished run's checkpoint has nothing to
+        resume: it is refined (`check_resumable` refuses it before a run is recorded)."""
         if start is None:
-            return cls(method)
-        if not start.state.get("partial"):
-            raise CheckpointError(f"this {method} run finished: refine it (--refine) to continue it")
-        training = start.state.get("training")
-        return cls(method, _unpacked(start.state["stages"]), start.state.get("review"), start.seconds,
-                   start.phases, _unpacked(training) if training else None)  # fmt: skip
+            return cls(method, classes=classes)
+        stages, saved, review = _stage_tables(start, classes)
+        return cls(method, stages, review, start.seconds, start.phases, saved, classes)
 
     def names(self) -> list[str]:
         """The completed stages, in the order they ran."""
@@ -133,9 +152,9 @@ class StageMemo:
         assert self.problem is not None and self.cfg is not None
         problem = self.problem
         if self._packed_names != list(self.stages):  # packed again only when a stage was added
-            self._packed_stages, self._packed_names = _packed(self.stages), list(self.stages)
+            self._packed_stages, self._packed_names = packed(self.stages, self.classes), list(self.stages)
         state = {"partial": True, "stages": self._packed_stages, "stage_names": list(self.stages),
-                 "training": _packed(self.training), "review": problem.review}  # fmt: skip
+                 "training": packed(self.training, self.classes), "review": problem.review}  # fmt: skip
         save_checkpoint(self.path, Checkpoint(
             method=self.method, config=self.cfg.to_dict(), corpus=problem.corpus.name,
             shape=(problem.n_lost, problem.n_known), restart=0, round=0, rounds=[], seconds=problem.elapsed(),
@@ -143,13 +162,71 @@ class StageMemo:
         ))  # fmt: skip
 
 
-def _packed(stages: dict[str, Any]) -> bytes:
-    """The stages as bytes: a checkpoint's dataclass fields are turned into dicts when it is saved
-    (`dataclasses.asdict`), which the stages' own dataclasses must not be."""
+def check_resumable(start: Checkpoint, classes: ClassTable = CHANNEL_STAGE_CLASSES) -> None:
+    """Refuse (CheckpointError) a channel method's finished run, which has nothing to resume, and
+    a partial one whose stages are not stages of `classes` (read here, and again by `resuming`:
+    a refusal must come before the run is marked running)."""
+    _stage_tables(start, classes)
+
+
+def _stage_tables(
+    start: Checkpoint, classes: ClassTable
+) -> tuple[dict[str, Any], dict[str, Any] | None, ReviewConstraints | None]:
+    """A partial checkpoint's completed stages, the training under way and the known pairs, read back."""
+    if not start.state.get("partial"):
+        raise CheckpointError(f"this {start.method} run finished: refine it (--refine) to continue it")
+    stages, training = start.state.get("stages"), start.state.get("training")
+    if not isinstance(stages, bytes) or not isinstance(training, bytes | None):
+        raise CheckpointError("the checkpoint holds no stages to resume")
+    try:
+        return unpacked(stages, classes), unpacked(training, classes) if training else None, _review(start.state)
+    except CheckpointError as exc:
+        raise CheckpointError(f"the checkpoint's stages are not readable ({exc})") from None
+
+
+def check_refinable(start: Checkpoint) -> None:
+    """Refuse a channel method's run that holds no finished channel (CheckpointError)."""
+    if start.state.get("partial"):
+        raise CheckpointError(f"this {start.method} run stopped before it finished: resume it (--resume) first")
+    if not isinstance(start.state.get("channel"), dict) or "n_cognates" not in start.state:
+        raise CheckpointError("the checkpoint holds no trained channel to refine")
+
+
+def packed(stages: dict[str, Any], classes: ClassTable) -> bytes:
+    """The stages as bytes: their data (`state_data.to_data`, objects of `classes` only) saved
+    once, as the stages stood when they completed. A checkpoint's dataclass fields are turned into
+    dicts when it is saved (`dataclasses.asdict`), which the stages' own dataclasses must not be."""
     buffer = io.BytesIO()
-    torch.save(stages, buffer)
+    torch.save({STAGES_SCHEMA: to_data(stages, classes)}, buffer)
     return buffer.getvalue()
 
 
-def _unpacked(blob: bytes) -> dict[str, Any]:
-    return torch.load(io.BytesIO(blob), map_location="cpu", weights_only=False, pickle_module=MovedClasses)
+def unpacked(blob: bytes, classes: ClassTable) -> dict[str, Any]:
+    """The stages `packed` wrote, or a version 2 file's pickle of them (read by torch's
+    weights-only reader, which builds the stage classes allowed and nothing else); CheckpointError
+    where the bytes are neither."""
+    try:
+        loaded = torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True)
+        if isinstance(loaded, dict) and STAGES_SCHEMA in loaded:
+            loaded = from_data(loaded[STAGES_SCHEMA], classes)
+    except Exception as exc:  # torch's refusals and a truncated blob raise many kinds
+        raise CheckpointError(f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1][:200]}") from None
+    if not isinstance(loaded, dict):
+        raise CheckpointError("the stages are not a table")
+    return loaded
+
+
+def _review(state: dict[str, Any]) -> ReviewConstraints | None:
+    """The known pairs a partial checkpoint saved: a dict (its fields, as every checkpoint's
+    dataclasses are saved; version 2 saved them so too, and read them back as the dict, which
+    failed), or None."""
+    saved = state.get("review")
+    if not saved:
+        return None
+    if isinstance(saved, ReviewConstraints):
+        return saved
+    try:
+        accepted, rejected = (tuple((int(a), int(b)) for a, b in saved[k]) for k in ("accepted", "rejected"))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"its known pairs are not pairs ({exc})") from None
+    return ReviewConstraints(accepted, rejected)

@@ -4,24 +4,34 @@ Written after every complete round, atomically (write a temporary file, then ren
 a kill or a cancel at any moment leaves either the previous checkpoint or the new one, never half
 of one. A `Checkpoint` holds what every method shares (settings, corpus, clock, the completed
 rounds of the restart under way) and the method's own `state`, which only that method reads.
-Version 1 files (written before methods had their own state) are migrated on load.
+
+A checkpoint is data, not a program: its state is stored as `state_data.to_data` writes it
+(tensors in a tree of JSON's kinds), and every file is read with `torch.load(weights_only=True)`,
+which builds tensors, containers and the few classes allowed by name, and calls nothing else. A
+file that is not such a checkpoint is refused in one line naming it. Older versions are migrated
+on load: version 1 (before methods had their own state) and version 2 (before the state was data:
+its few NumPy values, and a partial run's pickled stages, read through the same allow-list:
+`allow_in_older_checkpoints`).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-import pickle
+import warnings
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from .config import DecipherConfig
+from .state_data import SCHEMA, StateDataError, from_data, to_data
 
 CHECKPOINT_NAME = "checkpoint.pt"
-CHECKPOINT_VERSION = 2
+CHECKPOINT_VERSION = 3
 _V1_STATE = ("flow", "sample_gen", "current", "best", "restart_objectives")  # the neural EM's keys in v1
 
 
@@ -63,25 +73,35 @@ def _moved_to(module: str) -> tuple[str, ...]:
     return _MOVED.get(module, ())
 
 
-class _Unpickler(pickle.Unpickler):
-    """Finds a class where it lives now when the checkpoint names where it lived."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        try:
-            return super().find_class(module, name)
-        except (ModuleNotFoundError, AttributeError):
-            for moved in _moved_to(module):
-                found = getattr(importlib.import_module(moved), name, None)
-                if found is not None:
-                    return found
-            raise
+def _older_names(cls: type) -> list[str]:
+    """Every name older checkpoints store `cls` under: where it lives now, and where it lived."""
+    here = f"{cls.__module__}.{cls.__qualname__}"
+    names = [here]
+    for old, new in _MOVED_PREFIXES.items():
+        if cls.__module__ == new or cls.__module__.startswith(new + "."):
+            names.append(old + cls.__module__[len(new) :] + "." + cls.__qualname__)
+    names += [f"{old}.{cls.__qualname__}" for old, moved in _MOVED.items() if cls.__module__ in moved]
+    return names
 
 
-class MovedClasses:
-    """The pickle module torch.load reads checkpoints with: classes that moved are found."""
+def allow_in_older_checkpoints(classes: Iterable[type]) -> None:
+    """Let torch's weights-only reader build `classes` from version 1 and 2 files, under every
+    name they had (their pickled stages name the project's classes). Building one makes it with
+    its `__new__` and sets its attributes; a class's constructor runs only where the file calls
+    it, with the values stored: none of these classes does more than keep them."""
+    torch.serialization.add_safe_globals([(cls, name) for cls in classes for name in _older_names(cls)])
 
-    Unpickler = _Unpickler
-    load = staticmethod(pickle.load)
+
+# What versions 1 and 2 hold beside tensors: NumPy arrays and scalars (and the bytes, sets and
+# frozensets of a pickled stage). Each only makes a value; none calls anything the file names.
+_MULTIARRAY = importlib.import_module("numpy._core.multiarray")
+_NUMPY: list[Any] = [np.ndarray, np.dtype] + [
+    (getattr(_MULTIARRAY, name), f"{module}.{name}")
+    for name in ("_reconstruct", "scalar")
+    for module in ("numpy._core.multiarray", "numpy.core.multiarray")  # NumPy 2 and 1
+]
+_DTYPES = [type(np.dtype(t)) for t in ("f8", "f4", "f2", "i8", "i4", "i2", "i1", "u8", "u4", "u2", "u1", "?")]
+torch.serialization.add_safe_globals([*_NUMPY, *_DTYPES, bytes, set, frozenset])
 
 
 class CheckpointError(ValueError):
@@ -117,7 +137,8 @@ class Checkpoint:
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> Checkpoint:
-        """From a loaded file's dict, migrating version 1 (a flat dict of the neural EM's state)."""
+        """From a loaded file's dict, migrating version 1 (a flat dict of the neural EM's state);
+        version 3's state is rebuilt from its data (`state_data.from_data`, no classes)."""
         if payload.get("version") == 1:
             return cls(
                 method="neural", config=payload["config"], corpus=payload["corpus"], shape=tuple(payload["shape"]),
@@ -125,37 +146,65 @@ class Checkpoint:
                 seconds=payload["seconds"], phases=dict(payload["phases"]), refined=int(payload.get("refined", 0)),
                 state={k: payload[k] for k in _V1_STATE},
             )  # fmt: skip
-        fields = {k: v for k, v in payload.items() if k != "version"}
+        fields = {k: v for k, v in payload.items() if k not in ("version", "data_schema")}
+        if payload.get("version") == CHECKPOINT_VERSION:
+            fields = from_data(fields)
         fields["shape"] = tuple(fields["shape"])
-        return cls(**fields)
+        checkpoint = cls(**fields)
+        if not isinstance(checkpoint.config, dict) or not isinstance(checkpoint.state, dict):
+            raise TypeError("'config' and 'state' are not tables")
+        return checkpoint
 
 
 def save_checkpoint(path: Path, checkpoint: Checkpoint) -> None:
-    """torch.save to a temporary file beside `path`, fsync, then rename over it."""
+    """torch.save the checkpoint as data to a temporary file beside `path`, fsync, then rename over
+    it. Its fields as `dataclasses.asdict` gives them (a dataclass inside the state is a dict);
+    anything else that is not data is refused (StateDataError) before a byte is written."""
+    payload = {"version": CHECKPOINT_VERSION, "data_schema": SCHEMA, **to_data(asdict(checkpoint))}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("wb") as fh:
-        torch.save({"version": CHECKPOINT_VERSION, **asdict(checkpoint)}, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with tmp.open("wb") as fh:
+            torch.save(payload, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:  # a full disk, a cancel: the previous checkpoint stays, whole
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def load_checkpoint(path: str | Path) -> Checkpoint:
-    """Read a checkpoint file (or the one inside a run folder); CheckpointError says what is wrong."""
+    """Read a checkpoint file (or the one inside a run folder); CheckpointError says what is wrong,
+    in one line naming the file. Nothing in the file is run (see the module's docstring)."""
     path = Path(path)
     if path.is_dir():
         path = path / CHECKPOINT_NAME
     if not path.exists():
         raise CheckpointError(f"{path}: no checkpoint (the run did not complete a round)")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=False, pickle_module=MovedClasses)
-    except Exception as exc:  # a truncated or foreign file: torch raises many kinds
-        raise CheckpointError(f"{path}: not a readable checkpoint ({type(exc).__name__}: {exc})") from None
+        with warnings.catch_warnings():  # torch warns of a foreign pickle's protocol; the refusal says enough
+            warnings.simplefilter("ignore")
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # a truncated, foreign or planted file: torch raises many kinds
+        raise CheckpointError(f"{path}: not a readable checkpoint ({_first_line(exc)})") from None
     version = payload.get("version") if isinstance(payload, dict) else None
-    if version not in (1, CHECKPOINT_VERSION):
+    if version not in (1, 2, CHECKPOINT_VERSION):
         raise CheckpointError(f"{path}: checkpoint version {version!r} is not {CHECKPOINT_VERSION}")
     try:
         return Checkpoint.from_payload(payload)
-    except (KeyError, TypeError) as exc:
+    except (KeyError, TypeError, StateDataError) as exc:
         raise CheckpointError(f"{path}: not a readable checkpoint (missing or unknown field {exc})") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    """An exception in one line: torch's refusals run to paragraphs; their reason is the line
+    naming what the file asked for."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    marked = [k for k, line in enumerate(lines) if "WeightsUnpickler error:" in line]
+    if marked:  # the reason follows the marker, on its line or the next
+        after = lines[marked[0]].split("WeightsUnpickler error:", 1)[1].strip()
+        reason = after or (lines[marked[0] + 1] if marked[0] + 1 < len(lines) else "")
+    else:
+        reason = lines[0] if lines else ""
+    return f"{type(exc).__name__}: {reason}"[:300]

@@ -11,12 +11,21 @@ from contextlib import contextmanager
 import torch
 
 
+class DeviceError(ValueError):
+    """A device the run asks for that this machine does not have (the message is one line)."""
+
+
 def select_device(name: str = "auto") -> torch.device:
-    """`auto` picks cuda when available; `cuda` without a GPU falls back to CPU."""
-    if name == "auto" or name.startswith("cuda"):
-        if torch.cuda.is_available():
-            return torch.device("cuda" if name == "auto" else name)
-        return torch.device("cpu")
+    """The device a run computes on: `auto` picks cuda when available, else the CPU; `cuda` (or
+    `cuda:N`) is that GPU or a DeviceError, never a silent fall-back to the CPU."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise DeviceError(f"device = {name!r}, but torch finds no CUDA GPU here: use --device cpu or auto")
+        index = torch.device(name).index
+        if index is not None and index >= torch.cuda.device_count():
+            raise DeviceError(f"device = {name!r}, but this machine has {torch.cuda.device_count()} CUDA GPU(s)")
     return torch.device(name)
 
 

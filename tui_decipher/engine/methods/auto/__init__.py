@@ -80,21 +80,28 @@ from typing import Any
 from ...constraints.review import ReviewConstraints
 from ...constraints.sign_values import SignValues, read_sign_values
 from ...corpora.corpus import Corpus
-from ...run.checkpoint import Checkpoint
+from ...run.checkpoint import Checkpoint, allow_in_older_checkpoints
 from ...run.config import DecipherConfig
 from ...run.events import Decided, EventCallback
 from ...run.method_summaries import SUMMARIES
 from ...run.problem import Problem, RunCancelled
+from ...run.state_data import class_table
 from ..base import DecipherResult, empty_result
 from ..channel import finish_channel_result, save_channel
 from ..refinement import judged_demand, refine_channel
-from ..stages import StageMemo
+from ..stages import CHANNEL_STAGE_CLASSES, StageMemo, check_refinable, check_resumable
 from .decisions import AutoDecisions, kept_share, refit_under
+from .demand import DemandEstimate
 from .fitting import fit_stages, flows_problem, prepared
-from .probe import _Probed, run_probes
+from .probe import _Estimate, _Probed, run_probes
 from .probe_words import MIN_LOST_WORDS
 from .schedule import Schedule
 from .syllable_search import _Syllables
+
+# What auto's stages hold beyond a channel method's: its probes, their estimates of D, the syllable
+# search's result (engine/methods/stages.py reads back objects of these classes and no other).
+STAGE_CLASSES = {**CHANNEL_STAGE_CLASSES, **class_table(_Probed, _Estimate, DemandEstimate, _Syllables)}
+allow_in_older_checkpoints(STAGE_CLASSES.values())
 
 
 class AutoMethod:
@@ -142,7 +149,7 @@ class AutoMethod:
     ) -> DecipherResult:
         """`fit` with its sign values given; `refit_of`: the finished run a refinement fits again
         under pinned values (`refine`), whose time and refinement count it carries on."""
-        memo = StageMemo.resuming(start, self.name)  # a killed run's completed stages, read back
+        memo = StageMemo.resuming(start, self.name, STAGE_CLASSES)  # a killed run's completed stages, read back
         review = review if review is not None else memo.review
         before = refit_of if refit_of is not None else memo
         run = prepared(corpus, cfg, on_event, cancel, review, signs, before, self.name)
@@ -235,6 +242,12 @@ class AutoMethod:
         return refine_channel(
             self.name, corpus, start, constraints, rounds, on_event, cancel, checkpoint_path, draw, signs
         )
+
+    def check_resume(self, start: Checkpoint) -> None:
+        check_resumable(start, STAGE_CLASSES)
+
+    def check_refine(self, start: Checkpoint) -> None:
+        check_refinable(start)
 
     def check(self, corpus: Corpus, cfg: DecipherConfig) -> None:
         """auto decides from held-out words: it needs a word to train on and one to hold out."""

@@ -27,7 +27,7 @@ from typing import Any
 from ...constraints.review import ReviewConstraints
 from ...constraints.sign_values import SignValues
 from ...corpora.corpus import Corpus
-from ...run.checkpoint import Checkpoint
+from ...run.checkpoint import Checkpoint, CheckpointError
 from ...run.config import DecipherConfig
 from ...run.events import EventCallback
 from ...run.method_summaries import SUMMARIES
@@ -39,7 +39,7 @@ from .fit import _fit
 from .fitted import NeuralFitted
 from .init_flow import initial_flow
 from .readout import character_map, proposals
-from .refine import _refine
+from .refine import _refine, kept_snapshot
 from .rounds import run_restart
 from .training import epochs_for_round, lost_batch_for_round
 
@@ -121,6 +121,17 @@ class NeuralEM:
 
     def check(self, corpus: Corpus, cfg: DecipherConfig) -> None:
         """Any corpus the readers accept can run (`Method.check`)."""
+
+    def check_resume(self, start: Checkpoint) -> None:
+        """Its checkpoint is saved after every round: any continues (`Method.check_resume`)."""
+        for key in ("flow", "sample_gen", "current", "best", "restart_objectives"):
+            if key not in start.state:
+                raise CheckpointError(f"the checkpoint holds no neural EM state ({key!r} missing)")
+
+    def check_refine(self, start: Checkpoint) -> None:
+        """A refinement continues the kept restart: it needs one complete round (`Method.check_refine`)."""
+        self.check_resume(start)
+        kept_snapshot(start.state)
 
     def describe(self, config: dict[str, Any]) -> str:
         return (

@@ -46,7 +46,7 @@ def _refine(
         corpus, cfg, on_event, cancel, review=review, seconds_before=start.seconds, phases_before=start.phases,
         checkpoint_path=checkpoint_path, restart_objectives=list(own["restart_objectives"]), refined=start.refined + 1,
     )  # fmt: skip
-    snap = _kept_snapshot(own)
+    snap = kept_snapshot(own)
     restart = snap["restart"]
     seed = derive(cfg.seed, "neural rounds", restart, draw)  # the rounds' dropout and batches, per draw
     state = _continued_restart(ctx, own, snap)
@@ -66,10 +66,10 @@ def _refine(
     return _conclude(ctx, result)
 
 
-def _kept_snapshot(own: dict) -> dict:
+def kept_snapshot(own: dict) -> dict:
     """The snapshot of the restart a refinement continues (`own`: the checkpoint's state)."""
     # The kept restart: the best completed one, or the current one if it is better (or alone).
-    snaps = [s for s in (own["best"], own["current"]) if s is not None and s["rounds"]]
+    snaps = [s for s in (own["best"], own["current"]) if isinstance(s, dict) and s.get("rounds")]
     if not snaps:
         raise CheckpointError("the checkpoint has no complete round to refine")
     return min(snaps, key=lambda s: s["objective"])

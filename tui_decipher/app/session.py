@@ -60,13 +60,21 @@ class SessionError(ValueError):
     """A run that cannot start as asked (the message is one line for the user)."""
 
 
+class _QuietFileHandler(logging.FileHandler):
+    """A run's log file: a record it cannot write (a full disk) is dropped, not printed to the
+    terminal with a traceback; the run's own error still reaches the user in one line."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass
+
+
 @contextmanager
 def run_log(folder: Path) -> Iterator[Path]:
     """Send this thread's `tui_decipher` log records to `folder`/run.log while the block runs
     (other threads' runs, in the TUI, keep to their own folders). Yields the log's path."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / RUN_LOG
-    handler = logging.FileHandler(path, encoding="utf-8")
+    handler = _QuietFileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     thread = threading.get_ident()
     handler.addFilter(lambda record: record.thread == thread)

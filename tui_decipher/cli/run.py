@@ -5,6 +5,7 @@ body is a few calls to the helpers below it."""
 
 from __future__ import annotations
 
+import errno
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -320,6 +321,12 @@ def _execute(session: RunSession, console: Console, quiet: bool, debug: bool = F
             raise fail(f"training diverged: {exc}", 1)
         if debug or not isinstance(exc, Exception):
             raise exc
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            raise fail(
+                f"run #{session.run_id} stopped: {session.out_dir}: {exc.strerror or exc} (the last checkpoint is "
+                f"kept; make room, then decipher run --resume {session.run_id})",
+                1,
+            )
         raise fail(
             f"run #{session.run_id} failed: {type(exc).__name__}: {exc} (traceback in {session.log_path}; "
             "--debug prints it)",

@@ -7,7 +7,6 @@ widget is ever touched from the thread. Errors of every worker are handled in on
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from ..engine.run.checkpoint import CheckpointError
 from ..engine.run.config import ConfigSources, DecipherConfig
 from ..engine.run.device import screen_threads, use_threads
 from ..store import ProposalRow, Store, StoreError, default_path
+from .keymap import KEYMAP_NAME, read_keymap
 from .live import LiveRun
 from .messages import EngineEvent, RunCreated, RunDone, RunRefused
 from .screens.help import HelpScreen
@@ -92,17 +92,14 @@ class DecipherApp(App[None]):
         self.switch_mode("runs")
 
     def _load_keymap(self) -> None:
-        """Optional `keymap.toml` in the data dir: `[keymap]` binding id = key, e.g. `"review.accept" = "y"`."""
-        path = self.data_dir / "keymap.toml"
+        """Optional `keymap.toml` in the data dir (tui/keymap.py); a bad one is a warning, and ignored."""
+        path = self.data_dir / KEYMAP_NAME
         if not path.exists():
             return
         try:
-            keymap = tomllib.loads(path.read_text(encoding="utf-8")).get("keymap", {})
-            if not isinstance(keymap, dict) or not all(isinstance(v, str) for v in keymap.values()):
-                raise ValueError("[keymap] is not a table of binding id = key")
-            self.set_keymap({str(k): v for k, v in keymap.items()})
-        except (OSError, ValueError) as exc:  # TOMLDecodeError and UnicodeDecodeError are ValueErrors
-            self.notify(f"{path}: ignored ({exc})", severity="warning")
+            self.set_keymap(read_keymap(path))
+        except ValueError as exc:
+            self.notify(f"{exc}; ignored", severity="warning")
 
     # --- navigation ---------------------------------------------------------------------------
 

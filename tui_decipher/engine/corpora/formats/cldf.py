@@ -18,6 +18,7 @@ the two languages and turns their forms into a `Corpus`:
 
 from __future__ import annotations
 
+import csv
 import re
 import warnings
 from collections.abc import Iterator
@@ -72,6 +73,8 @@ def open_dataset(path: Path) -> Any:
         return Dataset.from_metadata(path)
     except CorpusError:
         raise
+    except csv.Error as exc:  # an unclosed quote: the csv module's own error, no ValueError
+        raise CorpusError(path, None, f"not valid CSV ({_one_line(exc)})") from None
     except (ValueError, KeyError, TypeError, AttributeError) as exc:  # bad JSON, bad metadata, no module
         raise CorpusError(path, None, f"not a CLDF dataset pycldf can read ({_one_line(exc)})") from None
     except OSError as exc:
@@ -103,6 +106,8 @@ def _rows(ds: Any, table: str) -> Iterator[tuple[Path, int, dict[str, Any]]]:
             raise CorpusError(path, None, f"file not found (the metadata lists it as the {table})") from None
         except UnicodeDecodeError:
             raise CorpusError(path, None, "not valid UTF-8; save the file as UTF-8") from None
+        except csv.Error as exc:
+            raise CorpusError(path, None, f"not valid CSV ({_one_line(exc)})") from None
         except ValueError as exc:
             m = _CSVW_ERROR.match(_one_line(exc))
             if m:
@@ -142,8 +147,12 @@ def read_cldf(
     """Read a CLDF Wordlist as a lost/known corpus (see the module's docstring)."""
     path = Path(path).expanduser()
     ds = open_dataset(path)
+    try:
+        module = ds.module
+    except (KeyError, ValueError, TypeError):  # metadata without dc:conformsTo (a bare JSON value)
+        raise CorpusError(path, None, "not a CLDF dataset: its metadata names no CLDF module (dc:conformsTo)") from None
     if "FormTable" not in ds:
-        raise CorpusError(path, None, f"a CLDF {ds.module} dataset without a FormTable: not a wordlist")
+        raise CorpusError(path, None, f"a CLDF {module} dataset without a FormTable: not a wordlist")
     form_id, lang_col, form_col, seg_col, concept_col = _form_columns(ds, path)
     forms = list(_rows(ds, "FormTable"))
     languages = _languages(ds, forms, lang_col)

@@ -45,7 +45,7 @@ T = TypeVar("T")
 
 # The classes a channel method's stages hold (its trained channels, their fits and training under
 # way, the syllable maps, the judgments and sign values they were trained under); auto adds its own
-# (auto/stored.py). No other class is ever built from a partial checkpoint.
+# (methods/auto/__init__.py: STAGE_CLASSES). No other class is ever built from a partial checkpoint.
 CHANNEL_STAGE_CLASSES: ClassTable = class_table(
     CharacterChannel, EditChannel, ChannelFit, TrainingState, SyllableMap, Spelling, Reading, SignValues, SignValue,
     ReviewConstraints,

@@ -65,14 +65,6 @@ _MOVED_PREFIXES: dict[str, str] = {
 }
 
 
-def _moved_to(module: str) -> tuple[str, ...]:
-    """Where the classes of `module`, as an older checkpoint names it, live now."""
-    for old, new in _MOVED_PREFIXES.items():
-        if module == old or module.startswith(old + "."):
-            return (new + module[len(old) :],)
-    return _MOVED.get(module, ())
-
-
 def _older_names(cls: type) -> list[str]:
     """Every name older checkpoints store `cls` under: where it lives now, and where it lived."""
     here = f"{cls.__module__}.{cls.__qualname__}"
@@ -86,9 +78,9 @@ def _older_names(cls: type) -> list[str]:
 
 def allow_in_older_checkpoints(classes: Iterable[type]) -> None:
     """Let torch's weights-only reader build `classes` from version 1 and 2 files, under every
-    name they had (their pickled stages name the project's classes). Building one makes it with
-    its `__new__` and sets its attributes; a class's constructor runs only where the file calls
-    it, with the values stored: none of these classes does more than keep them."""
+    name they had (their pickled stages name the project's classes). A pickled object is made with
+    its class's `__new__` and given its attributes; a crafted file may also call a class with
+    values of its own, and these classes' constructors only keep values and build tensors."""
     torch.serialization.add_safe_globals([(cls, name) for cls in classes for name in _older_names(cls)])
 
 

@@ -20,11 +20,13 @@ from tui_decipher.engine.channels.syllable_starts import search_starts
 from tui_decipher.engine.channels.syllables import (
     COGNATE_PRIOR,
     MAX_READINGS,
+    SyllableModel,
     digraph_tails,
     known_vowels,
     planted_gain,
     readings,
     search_syllables,
+    syllable_units,
 )
 from tui_decipher.engine.channels.trainer import new_channel
 from tui_decipher.engine.corpora.charset import Charset
@@ -122,6 +124,26 @@ def test_a_known_word_reads_with_its_clusters_in_full_or_as_one_sign_and_its_fin
         ((to, li, s), 0.5, 0, 1, 1, 0), ((to, li), 0.5, 0, 1, 0, 1),
     }  # fmt: skip
     assert spelled_readings(graphemes("str"), frozenset("aeiou"), MAX_READINGS) == []  # no vowel, no reading
+
+
+def test_every_consonant_of_a_word_final_cluster_has_a_final_unit(monkeypatch) -> None:
+    """A reading writes each consonant of a word-final cluster with a final's sign ("kast": s and t),
+    so each has a FINAL unit, even one that ends no word itself. A real Greek list (Cypriot against
+    Greek) crashed here: KeyError ('σ', '#'), its readings' unit that no unit list held."""
+    from tui_decipher.engine.channels import syllables
+    from tui_decipher.engine.channels.spelling import Spelling
+
+    known = [graphemes(w) for w in ("kast", "pata", "lomak", "sinu", "tamest")]
+    _, units = syllable_units(known, finals=True, vowels=frozenset("aeiou"))
+    assert [u for u in units if u[1] == FINAL] == [("k", FINAL), ("s", FINAL), ("t", FINAL)]
+    assert [u for u in syllable_units(known, vowels=frozenset("aeiou"))[1] if u[1] == FINAL] == []
+    # A spelling that writes finals (fitted from the lost words' lengths): the model builds, where
+    # "-st" ends words and s ends none.
+    monkeypatch.setattr(syllables, "fit_spelling", lambda lengths, lost: Spelling(0.5, 1.0))
+    words = "kast pata lomak sinu tamest peki rato mune kolit tapu nesa limo sopak karent duma"
+    lost = [graphemes(w) for w in ("ABC", "DE", "FGH", "AB", "CDEF")]
+    model = SyllableModel.build(lost, [graphemes(w) for w in words.split()])
+    assert model.readings.vowels == frozenset("aeiou") and ("s", FINAL) in model.readings.unit_id
 
 
 def _syllabary(tmp_path, seed: int, lost_words: int, cognate_share: float, kind: str = "syllabary"):

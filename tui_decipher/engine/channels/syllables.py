@@ -184,12 +184,21 @@ def syllable_units(
     """The known alphabet's vowels (`known_vowels`, unless given) and every unit a map sends to a
     sign: each bare vowel, then each (consonant, vowel), in a fixed order; with `finals` (a spelling
     that writes word-final consonants, channels/spelling.py), then each (consonant, FINAL) of a
-    consonant that ends a word."""
+    consonant in a word-final cluster (each of its consonants is written with a final's sign: the
+    s of a word ending "-st" as much as its t)."""
     vowels = known_vowels(known_words) if vowels is None else vowels
     consonants = sorted({c for w in known_words for c in w} - vowels)
-    ends = sorted({w[-1] for w in known_words if w and w[-1] not in vowels}) if finals else []
+    ends = sorted({c for w in known_words for c in _final_cluster(w, vowels)}) if finals else []
     bare = [("", v) for v in sorted(vowels)]
     return vowels, bare + [(c, v) for c in consonants for v in sorted(vowels)] + [(c, FINAL) for c in ends]
+
+
+def _final_cluster(word: Word, vowels: frozenset[str]) -> Word:
+    """The consonants after a word's last vowel (none where it ends in a vowel)."""
+    end = len(word)
+    while end > 0 and word[end - 1] not in vowels:
+        end -= 1
+    return word[end:]
 
 
 def search_syllables(

@@ -1,4 +1,4 @@
-"""`decipher corpus list|show|make-demo|generate`: the registry and the corpora."""
+"""`decipher corpus list|show|make-demo|generate|encipher`: the registry and the corpora."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..engine.corpora.corpus import CorpusError, preview_lines, read_cog_table, word_text
+from ..engine.corpora.encipher import DEFAULT_SCRIPT, SCRIPTS, encipher
 from ..engine.corpora.generators import (
     BASE_KINDS,
     KIND_HELP,
@@ -156,3 +157,41 @@ def corpus_generate(
         typer.echo(f"wrote {key}: the script's key (sign values, most frequent sign first)")
     for law in written.laws:
         typer.echo(f"  {law}")
+
+
+@corpus_app.command("encipher")
+def corpus_encipher(
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="A .cog corpus.", show_default=False)],
+    seed: Annotated[int, typer.Option(help="The map's seed: the same seed, the same map.")] = 0,
+    lost: Annotated[
+        str | None, typer.Option(help="The column to rewrite: a language code or 0-based index (default: the first).")
+    ] = None,
+    script: Annotated[str, typer.Option(help=f"The script written: {', '.join(SCRIPTS)}.")] = DEFAULT_SCRIPT,
+    merge: Annotated[
+        int,
+        typer.Option(help="How many of the least frequent lost symbols take the sign of another (a few-to-one map)."),
+    ] = 0,
+    out: Annotated[
+        Path | None, typer.Option(help="Where to write the .cog file (default: ./STEM.SCRIPT-seedN.cog).")
+    ] = None,
+    key: Annotated[
+        Path | None,
+        typer.Option(help="Also write the map, each sign and the symbol it writes, as a --known-signs file."),
+    ] = None,
+) -> None:
+    """Rewrite a corpus's lost side in an unrelated script, through a fixed random one-to-one map of
+    its symbols (few-to-one with --merge). The rows, the known side and the gold pairs stay as they
+    are: any real pair becomes a decipherment test of an unknown script with its own gold."""
+    path = out if out is not None else Path(f"{file.stem}.{script}-seed{seed}.cog")
+    try:
+        enciphered = encipher(file, seed, int(lost) if lost is not None and lost.isdigit() else lost, script, merge)
+        path.write_text(enciphered.text, encoding="utf-8")
+        if key is not None:
+            key.write_text(enciphered.key_text(), encoding="utf-8")
+    except ValueError as exc:  # CorpusError too
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"{exc.filename or path}: cannot write ({exc.strerror or exc})") from None
+    typer.echo(f"wrote {path}: {enciphered.summary()}")
+    if key is not None:
+        typer.echo(f"wrote {key}: the map (sign, symbol), most frequent sign first")

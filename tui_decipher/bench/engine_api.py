@@ -7,8 +7,9 @@ from this module. The engine never imports the bench.
 from __future__ import annotations
 
 from ..engine.corpora.corpus import Corpus, CorpusError
+from ..engine.corpora.encipher import encipher
 from ..engine.corpora.generators import GeneratorSpec, syllabary_key_text, write_generated
-from ..engine.corpora.registry import entry_path, load_corpus, load_registry
+from ..engine.corpora.registry import entry_path, load_corpus, load_registry, shared_corpora_dirs
 from ..engine.evaluation.baseline import edit_distance_assignment
 from ..engine.evaluation.transfer import evaluate_on_corpus
 from ..engine.methods import DecipherResult, RoundMetrics, method_for, run_decipherment
@@ -28,6 +29,7 @@ __all__ = [
     "RoundMetrics",
     "RunStarted",
     "edit_distance_assignment",
+    "encipher",
     "entry_path",
     "evaluate_on_corpus",
     "load_corpus",
@@ -36,6 +38,7 @@ __all__ = [
     "preset",
     "run_decipherment",
     "select_device",
+    "shared_corpora_dirs",
     "syllabary_key_text",
     "write_generated",
 ]

@@ -55,7 +55,7 @@ def generated_path(key: str) -> Path:
 def generated_kinds(**changes: Any) -> Experiment:
     """The GENERATED corpora, each with the default config (and `changes`); a job runs one corpus
     (its part), and the average row needs all of a seed's."""
-    return _corpus_set(_generator_writers(GENERATED), changes, generated_path)
+    return corpus_set(_generator_writers(GENERATED), changes, generated_path)
 
 
 def _generator_writers(specs: dict[str, dict[str, Any]]) -> dict[str, Callable[[Path], Any]]:
@@ -84,7 +84,7 @@ GENERATED_SHARES: dict[str, dict[str, Any]] = {
 
 def generated_shares(**changes: Any) -> Experiment:
     """auto on the GENERATED_SHARES corpora, a job each, with their average."""
-    return _corpus_set(_generator_writers(GENERATED_SHARES), changes, shares_path)
+    return corpus_set(_generator_writers(GENERATED_SHARES), changes, shares_path)
 
 
 def shares_path(key: str) -> Path:
@@ -125,17 +125,17 @@ SMALL_ROMANCE: dict[str, tuple[str, str, int]] = {
 
 def small_generated(**changes: Any) -> Experiment:
     """auto on the SMALL_GENERATED corpora, a job each, with their average."""
-    return _corpus_set(_generator_writers(SMALL_GENERATED), changes, small_path)
+    return corpus_set(_generator_writers(SMALL_GENERATED), changes, small_path)
 
 
 def small_syllabary(**changes: Any) -> Experiment:
     """auto on the SMALL_SYLLABARY corpora, a job each, with their average."""
-    return _corpus_set(_generator_writers(SMALL_SYLLABARY), changes, small_path)
+    return corpus_set(_generator_writers(SMALL_SYLLABARY), changes, small_path)
 
 
 def small_romance(**changes: Any) -> Experiment:
     """auto on Romance pairs cut to SMALL_ROMANCE's sizes (`write_romance_cut`), a job each, with their average."""
-    return _corpus_set(
+    return corpus_set(
         {key: partial(_write_small_romance, key=key) for key in SMALL_ROMANCE},
         changes, small_path,
     )  # fmt: skip
@@ -172,7 +172,7 @@ def write_romance_cut(path: Path, lost: str, known: str, n: int) -> None:
     path.write_text("\n".join([f"{lost}\t{known}", *body]) + "\n", encoding="utf-8")
 
 
-def _corpus_set(
+def corpus_set(
     writers: dict[str, Callable[[Path], Any]], changes: dict[str, Any], path_of: Callable[[str], Path]
 ) -> Experiment:
     """The default config (auto, with `changes`) on each corpus `writers[key](path)` writes at

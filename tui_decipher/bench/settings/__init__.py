@@ -9,6 +9,7 @@ data, one entry a setting, a module per family, in the order of the report's tab
   ablations, and the variants beyond the paper), run beside that setting's baseline; `extra=True`
   keeps an exploratory one out of the default bench;
 - `generated`: auto on the corpora the bench writes (`GENERATED_SETTINGS`);
+- `dev`: auto on the real development pairs, as they are and enciphered (`DEV`);
 - `refine`: the simulated reviewer and the simulated scholar's known readings, per dataset and
   method (`REFINE`);
 - `values`: auto given a scholar's sign values on generated syllabaries, against none (`VALUES`);
@@ -27,6 +28,7 @@ from collections.abc import Sequence
 
 from ..core import BenchError, BenchSetting
 from ..user_path import USER_SETTINGS
+from .dev import DEV
 from .generated import GENERATED_SETTINGS
 from .paper import PAPER
 from .refine import REFINE
@@ -54,6 +56,7 @@ CATALOGUE: tuple[BenchSetting, ...] = (
     *PAPER,
     *map(variant_setting, VARIANTS),
     *GENERATED_SETTINGS,
+    *DEV,
     *REFINE,
     *VALUES,
     *USER_SETTINGS,

@@ -10,7 +10,7 @@ from ..engine.corpora.corpus import Corpus, CorpusError
 from ..engine.corpora.encipher import encipher
 from ..engine.corpora.generators import GeneratorSpec, syllabary_key_text, write_generated
 from ..engine.corpora.registry import entry_path, load_corpus, load_registry, shared_corpora_dirs
-from ..engine.evaluation.baseline import edit_distance_assignment
+from ..engine.evaluation.baseline import edit_distance_assignment, edit_distance_proposals
 from ..engine.evaluation.transfer import evaluate_on_corpus
 from ..engine.methods import DecipherResult, RoundMetrics, method_for, run_decipherment
 from ..engine.run.config import DecipherConfig, preset
@@ -29,6 +29,7 @@ __all__ = [
     "RoundMetrics",
     "RunStarted",
     "edit_distance_assignment",
+    "edit_distance_proposals",
     "encipher",
     "entry_path",
     "evaluate_on_corpus",

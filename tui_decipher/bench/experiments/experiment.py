@@ -14,6 +14,7 @@ from ..engine_api import (
     DecipherResult,
     RoundMetrics,
     edit_distance_assignment,
+    edit_distance_proposals,
     load_corpus,
     method_for,
     preset,
@@ -95,15 +96,11 @@ def baseline_row(key: str, corpus: Corpus) -> RowResult:
     """The edit-distance baseline's row on one corpus."""
     b = edit_distance_assignment(corpus)
     phases = {"score": b.phase_seconds.get("distance", 0.0), "flow": b.phase_seconds.get("assign", 0.0)}
-    return RowResult(
-        key,
-        b.accuracy,
-        None,
-        b.n_evaluated,
-        b.seconds,
-        phases,
-        {"correct": b.correct, "n_known": len(corpus.known_words)},
-    )
+    own = edit_distance_proposals(corpus)  # its proposals at its own D, beside a run's
+    extra: dict[str, Any] = {"correct": b.correct, "n_known": len(corpus.known_words)}
+    if own is not None:
+        extra["proposal_scores"] = own.as_dict()
+    return RowResult(key, b.accuracy, None, b.n_evaluated, b.seconds, phases, extra)
 
 
 def average_row(rows: list[RowResult]) -> RowResult:

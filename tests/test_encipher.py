@@ -79,3 +79,27 @@ def test_the_command_writes_the_corpus_and_its_key(tmp_path) -> None:
     assert key.read_text(encoding="utf-8").startswith("lost\tknown\n")
     bad = runner.invoke(app, ["corpus", "encipher", str(tmp_path / "none.cog")])
     assert bad.exit_code == 2 and "none.cog" in bad.output and "Traceback" not in bad.output
+
+
+def test_a_syllabic_encipherment_writes_a_sign_a_syllable_by_the_words_own_vowels(tmp_path) -> None:
+    from tui_decipher.engine.corpora.encipher import syllables
+
+    vowels = frozenset("aeiou")
+    assert syllables(tuple("ptolis"), vowels, finals=False) == ("po", "to", "li")  # a cluster in full, the s unwritten
+    assert syllables(tuple("ptolis"), vowels, finals=True) == ("po", "to", "li", "s")  # the s with a sign of its own
+    assert syllables(tuple("kast"), vowels, finals=True) == ("ka", "s", "t")
+    assert syllables(tuple("str"), vowels, finals=False) == ("s", "t", "r")  # no vowel: consonant by consonant
+    path = _written(tmp_path, "ll\tkk\n" + "".join(f"{w}\t{w}\n" for w in ("pata", "tapo", "kolis", "sino", "mukas",
+                                                                         "ponte", "lamir", "tekul")))  # fmt: skip
+    result = encipher(path, seed=2, syllabic="dead-vowel")
+    first, last = SCRIPTS["yi"]
+    secret = read_cog(_written(tmp_path, result.text, "s.cog"))
+    assert result.script == "yi" and all(first <= ord(s) <= last for w in secret.lost_words for s in w)
+    assert secret.gold == read_cog(path).gold
+    unit = {sign: units[0] for sign, units in result.key.items()}
+    assert "".join(unit[s] for s in secret.lost_words[2]) == "kolis"  # ko-li-s
+    assert (
+        len(read_cog(_written(tmp_path, encipher(path, seed=2, syllabic="syllabary").text, "u.cog")).lost_words[2]) == 2
+    )
+    with pytest.raises(ValueError, match="not one of"):
+        encipher(path, seed=2, syllabic="abugida")

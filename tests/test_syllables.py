@@ -22,7 +22,6 @@ from tui_decipher.engine.channels.syllables import (
     MAX_READINGS,
     SyllableModel,
     digraph_tails,
-    known_vowels,
     planted_gain,
     readings,
     search_syllables,
@@ -32,6 +31,7 @@ from tui_decipher.engine.channels.trainer import new_channel
 from tui_decipher.engine.corpora.charset import Charset
 from tui_decipher.engine.corpora.corpus import graphemes, read_cog
 from tui_decipher.engine.corpora.generators import GeneratorSpec, syllabary_key, write_generated
+from tui_decipher.engine.corpora.vowels import known_vowels
 from tui_decipher.engine.methods.auto.scripts import ScriptProfile
 
 

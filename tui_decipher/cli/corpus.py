@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..engine.corpora.corpus import CorpusError, preview_lines, read_cog_table, word_text
-from ..engine.corpora.encipher import DEFAULT_SCRIPT, SCRIPTS, encipher
+from ..engine.corpora.encipher import DEFAULT_SCRIPT, SCRIPTS, SYLLABIC, SYLLABIC_SCRIPT, encipher
 from ..engine.corpora.generators import (
     BASE_KINDS,
     KIND_HELP,
@@ -166,7 +166,20 @@ def corpus_encipher(
     lost: Annotated[
         str | None, typer.Option(help="The column to rewrite: a language code or 0-based index (default: the first).")
     ] = None,
-    script: Annotated[str, typer.Option(help=f"The script written: {', '.join(SCRIPTS)}.")] = DEFAULT_SCRIPT,
+    script: Annotated[
+        str | None,
+        typer.Option(
+            help=f"The script written: {', '.join(SCRIPTS)} (default: {DEFAULT_SCRIPT}; {SYLLABIC_SCRIPT} with --as)."
+        ),
+    ] = None,
+    syllabic: Annotated[
+        str | None,
+        typer.Option(
+            "--as",
+            help=f"Write a sign a syllable, by the lost words' own vowels: {' or '.join(SYLLABIC)} (final "
+            "consonants unwritten, as Linear B, or each with a sign, as Cypriot).",
+        ),
+    ] = None,
     merge: Annotated[
         int,
         typer.Option(help="How many of the least frequent lost symbols take the sign of another (a few-to-one map)."),
@@ -180,11 +193,14 @@ def corpus_encipher(
     ] = None,
 ) -> None:
     """Rewrite a corpus's lost side in an unrelated script, through a fixed random one-to-one map of
-    its symbols (few-to-one with --merge). The rows, the known side and the gold pairs stay as they
-    are: any real pair becomes a decipherment test of an unknown script with its own gold."""
-    path = out if out is not None else Path(f"{file.stem}.{script}-seed{seed}.cog")
+    its symbols (few-to-one with --merge; a sign a syllable with --as). The rows, the known side and
+    the gold pairs stay as they are: any real pair becomes a decipherment test of an unknown script
+    with its own gold."""
+    name = syllabic or script or DEFAULT_SCRIPT
+    path = out if out is not None else Path(f"{file.stem}.{name}-seed{seed}.cog")
     try:
-        enciphered = encipher(file, seed, int(lost) if lost is not None and lost.isdigit() else lost, script, merge)
+        column = int(lost) if lost is not None and lost.isdigit() else lost
+        enciphered = encipher(file, seed, column, script, merge, syllabic)
         path.write_text(enciphered.text, encoding="utf-8")
         if key is not None:
             key.write_text(enciphered.key_text(), encoding="utf-8")

@@ -28,7 +28,6 @@ at once, each in a thread, channels/syllable_starts.py's.
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 from collections import Counter, defaultdict
@@ -38,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..corpora.corpus import Word
+from ..corpora.vowels import known_vowels
 from .annealing import Annealing
 from .spelling import FINAL, NEGLIGIBLE, OPEN_SYLLABLES, Spelling, fit_spelling, reading_counts, spelled_readings
 
@@ -53,34 +53,6 @@ MOVES = 300_000  # moves of one search by default (auto sets its own: SyllableSe
 # significance level, not a fitted one.
 TAIL_LEVEL = 0.01
 MAX_READINGS = 256  # a known word with more readings than this is left out (it bounds memory)
-
-
-def known_vowels(known_words: Sequence[Word]) -> frozenset[str]:
-    """The vowels of the known alphabet by Sukhotin's algorithm: letters that alternate with the
-    others most, taken one at a time until no letter is left that neighbours non-vowels more than
-    vowels. Exact for an alphabet with open syllables; a letter that only ever neighbours itself
-    is a consonant."""
-    letters = sorted({c for w in known_words for c in w})
-    index = {c: i for i, c in enumerate(letters)}
-    adjacent = np.zeros((len(letters), len(letters)))
-    for w in known_words:
-        for a, b in itertools.pairwise(w):
-            if a != b:
-                adjacent[index[a], index[b]] += 1
-                adjacent[index[b], index[a]] += 1
-    sums = adjacent.sum(1)
-    vowels: set[int] = set()
-    while True:
-        rest = [i for i in range(len(letters)) if i not in vowels]
-        if not rest:
-            break
-        best = max(rest, key=lambda i: sums[i])
-        if sums[best] <= 0:
-            break
-        vowels.add(best)
-        for i in rest:
-            sums[i] -= 2 * adjacent[i, best]
-    return frozenset(letters[i] for i in vowels)
 
 
 def digraph_tails(known_words: Sequence[Word], vowels: frozenset[str]) -> frozenset[str]:

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, Self
 import numpy as np
 import torch
 
-from ..channels.syllables import known_vowels
 from ..constraints.review import ReviewConstraints
 from ..constraints.sign_values import SignValues, read_sign_values
 from ..corpora.charset import Charset
 from ..corpora.corpus import Corpus
+from ..corpora.vowels import known_vowels
 from ..evaluation import metrics
 from ..flow import FlowSolution, solve_sparsified
 from ..neural.edit_distance import ids_to_text

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ...app.key_views import NO_VOWEL, SignUses, SyllableGrid, sign_uses, syllable_grid
-from ...engine.channels.syllables import known_vowels
+from ...engine.corpora.vowels import known_vowels
 from ...engine.methods import char_map_source
 from ...exports.key import confidence
 from ...store import UNKNOWN_VALUE, ProposalRow

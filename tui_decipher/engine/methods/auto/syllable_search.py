@@ -11,7 +11,8 @@ from typing import Any
 import torch
 
 from ...channels.syllable_starts import search_starts
-from ...channels.syllables import SyllableMap, known_vowels, planted_gain, value_units
+from ...channels.syllables import SyllableMap, planted_gain, value_units
+from ...corpora.vowels import known_vowels
 from ...run.events import ChannelStep
 from ...run.problem import Problem, RunCancelled
 from ...run.seeds import derive

@@ -97,8 +97,13 @@ def _writes(logs: Path) -> tuple[dict, dict, dict, dict]:
     decided, pinned, maybe_decided, maybe_pinned = {}, {}, {}, {}
     begun: dict[str, tuple] = {}
     for path in sorted(logs.glob("writer.*.out"), key=lambda p: int(p.name.split(".")[1])):
-        for line in path.read_text().splitlines():
-            word, _k, *rest = line.split()
+        lines = path.read_text().splitlines()
+        for n, line in enumerate(lines):
+            word, _k, *rest = [*line.split(), "", ""][:2] + line.split()[2:]
+            whole = {"begin": 3, "begin-pin": 2}.get(word, 0) == len(rest)
+            if not whole:  # a line the kill cut short, its print unfinished: its write not begun
+                assert n == len(lines) - 1, (path, line)
+                continue
             if word == "begin":
                 begun["d"] = ((int(rest[0]), int(rest[1])), rest[2])
             elif word == "done":

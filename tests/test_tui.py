@@ -643,8 +643,11 @@ async def test_refine_on_review_replaces_proposals_in_place_keeping_decisions(da
         rejected = {(r.lost_index, r.known_index) for r in rows[2:4]}
         await pilot.press("R", "enter")  # the default: REFINE_ROUNDS rounds, in place
         assert app.current_mode == "review"  # the reviewer stays where they are
-        await pilot.press("2")  # watch it; Review must still reload when shown again afterwards
-        assert app.live.status != "finished"
+        # Watch it; Review must still reload when shown again afterwards. (Whether the refinement is
+        # still running at this key is the machine's timing, not the app's: a loaded CI machine once
+        # ran the key after it had finished, so the test does not assert it.)
+        await pilot.press("2")
+        assert app.live is not None and app.live.refining
         await wait_until(pilot, lambda: app.live is not None and app.live.status == "finished")
         await app.workers.wait_for_complete()
         await pilot.press("3")

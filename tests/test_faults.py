@@ -123,7 +123,8 @@ def _writes(logs: Path) -> tuple[dict, dict, dict, dict]:
 
 
 def _next_k(logs: Path) -> int:
-    ks = [int(line.split()[1]) for p in logs.glob("writer.*.out") for line in p.read_text().splitlines() if line]
+    words = [line.split() for p in logs.glob("writer.*.out") for line in p.read_text().splitlines()]
+    ks = [int(w[1]) for w in words if len(w) > 1 and w[1].isdigit()]  # not a line a kill cut short
     return max(ks, default=-1) + 1
 
 

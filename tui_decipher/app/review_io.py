@@ -94,7 +94,8 @@ def read_decisions(path: Path, vocab: RunVocabulary) -> list[tuple[int, int, str
     Every line is checked before any is returned; the first problem raises CorpusError naming the
     file and line: a header other than `lost<TAB>known<TAB>decision`, a line without exactly three
     cells, a word not in the run's vocabulary, an unknown decision, or a pair given twice with
-    different decisions (the same decision twice is kept once). Empty lines are skipped.
+    different decisions (the same decision twice is kept once). Empty lines, and lines whose
+    decision is empty (a pair asked for and not judged yet), are skipped.
     """
     lines = read_lines(path)
     if not lines:
@@ -116,6 +117,8 @@ def read_decisions(path: Path, vocab: RunVocabulary) -> list[tuple[int, int, str
         if j is None:
             hint = " (it is a lost word: are the columns swapped?)" if vocab.lost_index(known) is not None else ""
             raise CorpusError(path, n, f"unknown known word {known!r}: not in the run's known vocabulary{hint}")
+        if not decision:  # asked, not judged yet (a boundary review's file, `decipher review boundary`)
+            continue
         if decision not in IMPORTED:
             raise CorpusError(path, n, f"unknown decision {decision!r}: expected one of {', '.join(IMPORTED)}")
         earlier = items.get((i, j))

@@ -1,4 +1,4 @@
-"""`decipher review import|export`: a run's review decisions as a TSV file, without the TUI.
+"""`decipher review import|export|boundary`: a run's review decisions as a TSV file, without the TUI.
 
 The file (tui_decipher/review_io.py) is `lost<TAB>known<TAB>decision`, one judged pair a line.
 An import is checked whole, then stored in one transaction, exactly as the Review screen's keys
@@ -15,8 +15,16 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from ..app.boundary import BOUNDARY_PAIRS, boundary_pairs, demand_range
 from ..app.results import write_atomic
-from ..app.review_io import decisions_summary, is_sign_values_file, read_decisions, run_vocabulary, write_decisions
+from ..app.review_io import (
+    HEADER,
+    decisions_summary,
+    is_sign_values_file,
+    read_decisions,
+    run_vocabulary,
+    write_decisions,
+)
 from ..engine.constraints.sign_values import read_sign_values
 from ..engine.corpora.corpus import CorpusError
 from ..store import StoreError
@@ -113,6 +121,54 @@ def review_export(
         Console(stderr=True, highlight=False, soft_wrap=True).print(escape(line))
         return
     path = Path(file)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text)
+    except OSError as exc:
+        raise fail(f"{exc.filename or path}: cannot write ({exc.strerror or exc})") from None
+    Console(highlight=False, soft_wrap=True).print(f"wrote {escape(str(path))}: {escape(line)}")
+
+
+@review_app.command("boundary")
+def review_boundary(
+    run: RunArg,
+    n: Annotated[int, typer.Option("-n", help="How many pairs to ask for.", min=1)] = BOUNDARY_PAIRS,
+    out: Annotated[
+        str, typer.Option("--out", "-o", help="The review file to write, or - for stdout.", show_default=False)
+    ] = "-",
+    data: DataDir = None,
+) -> None:
+    """Write the pairs whose judgments say most about where the run's correct proposals end: N
+    unjudged pairs drawn evenly across the ranks the evidence allows D to be (above and below the
+    run's D, and past it), as a review file with the decision left empty.
+
+    Fill in accepted, rejected or unsure, then read it back with `decipher review import RUN FILE`
+    (a line left empty stays unjudged).
+    """
+    with open_store(data) as store:
+        try:
+            row = store.find_run(run)
+            proposals = store.proposals(row.id)
+            ranked = [*proposals, *store.beyond_pairs(row.id)]
+            vocab = run_vocabulary(row, proposals)
+        except StoreError as exc:
+            raise fail(str(exc)) from None
+    if not ranked:
+        raise fail(f"run #{row.id} has no proposals to ask about")
+    low, high = demand_range(row.decisions, len(ranked))
+    asked = boundary_pairs(ranked, low, high, n)
+    text = "".join("\t".join(cells) + "\n" for cells in [HEADER, *((vocab.lost[p.lost_index],
+                   vocab.known[p.known_index], "") for p in asked)])  # fmt: skip
+    position = {id(p): k for k, p in enumerate(ranked, start=1)}  # proposals, then the pairs past D
+    ranks = f"ranks {position[id(asked[0])]}-{position[id(asked[-1])]}" if asked else "no unjudged pair"
+    line = (f"run #{row.id}: {len(asked)} pair(s) to judge, {ranks} of {len(ranked)} (D = {len(proposals)}, "
+            f"the evidence allows {low}-{high}); fill in the decisions, then decipher review import {row.id} "
+            "FILE")  # fmt: skip
+    if out == "-":
+        sys.stdout.write(text)
+        Console(stderr=True, highlight=False, soft_wrap=True).print(escape(line))
+        return
+    path = Path(out)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, text)

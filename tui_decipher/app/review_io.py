@@ -134,7 +134,12 @@ def write_decisions(decisions: Mapping[tuple[int, int], str], vocab: RunVocabula
     if outside:  # recorded on another corpus: refuse rather than write other words
         raise StoreError(f"decision on pair {min(outside)} is outside the corpus "
                          f"({len(vocab.lost)} lost x {len(vocab.known)} known words)")  # fmt: skip
-    rows = sorted((vocab.lost[i], vocab.known[j], status) for (i, j), status in decisions.items())
+    return review_text(sorted((vocab.lost[i], vocab.known[j], status) for (i, j), status in decisions.items()))
+
+
+def review_text(rows: Iterable[tuple[str, str, str]]) -> str:
+    """A review file of (lost word, known word, decision) rows under its header; a decision left
+    empty is a pair asked for and not judged yet (`decipher review boundary`)."""
     return "".join("\t".join(cells) + "\n" for cells in [HEADER, *rows])
 
 

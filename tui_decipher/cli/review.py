@@ -18,10 +18,10 @@ from rich.markup import escape
 from ..app.boundary import BOUNDARY_PAIRS, boundary_pairs, demand_range
 from ..app.results import write_atomic
 from ..app.review_io import (
-    HEADER,
     decisions_summary,
     is_sign_values_file,
     read_decisions,
+    review_text,
     run_vocabulary,
     write_decisions,
 )
@@ -116,17 +116,7 @@ def review_export(
             raise fail(str(exc)) from None
     items = [(i, j, status) for (i, j), status in decisions.items()]
     line = f"run #{row.id}: {len(items)} decision(s): {decisions_summary(items)}"
-    if file == "-":
-        sys.stdout.write(text)
-        Console(stderr=True, highlight=False, soft_wrap=True).print(escape(line))
-        return
-    path = Path(file)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text)
-    except OSError as exc:
-        raise fail(f"{exc.filename or path}: cannot write ({exc.strerror or exc})") from None
-    Console(highlight=False, soft_wrap=True).print(f"wrote {escape(str(path))}: {escape(line)}")
+    _write_review_file(file, text, line)
 
 
 @review_app.command("boundary")
@@ -157,18 +147,23 @@ def review_boundary(
         raise fail(f"run #{row.id} has no proposals to ask about")
     low, high = demand_range(row.decisions, len(ranked))
     asked = boundary_pairs(ranked, low, high, n)
-    text = "".join("\t".join(cells) + "\n" for cells in [HEADER, *((vocab.lost[p.lost_index],
-                   vocab.known[p.known_index], "") for p in asked)])  # fmt: skip
+    text = review_text((vocab.lost[p.lost_index], vocab.known[p.known_index], "") for p in asked)
     position = {id(p): k for k, p in enumerate(ranked, start=1)}  # proposals, then the pairs past D
     ranks = f"ranks {position[id(asked[0])]}-{position[id(asked[-1])]}" if asked else "no unjudged pair"
     line = (f"run #{row.id}: {len(asked)} pair(s) to judge, {ranks} of {len(ranked)} (D = {len(proposals)}, "
             f"the evidence allows {low}-{high}); fill in the decisions, then decipher review import {row.id} "
             "FILE")  # fmt: skip
-    if out == "-":
+    _write_review_file(out, text, line)
+
+
+def _write_review_file(file: str, text: str, line: str) -> None:
+    """A review file to `file` (atomically), or to stdout for `-` with `line` on stderr; `line` says
+    what was written."""
+    if file == "-":
         sys.stdout.write(text)
         Console(stderr=True, highlight=False, soft_wrap=True).print(escape(line))
         return
-    path = Path(out)
+    path = Path(file)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, text)

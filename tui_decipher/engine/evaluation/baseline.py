@@ -59,25 +59,31 @@ def edit_distance_costs(lost: Sequence[Word], known: Sequence[Word]) -> np.ndarr
 
 def edit_distance_assignment(corpus: Corpus) -> BaselineResult:
     """The baseline on a corpus with gold: evaluated lost words x all known words."""
-    from scipy.optimize import linear_sum_assignment  # import on use: a second or so
-
     started = time.perf_counter()
     evaluated = metrics.evaluated_lost(corpus.gold)
     predictions = np.full(len(corpus.lost_words), -1, dtype=np.int64)
     if not evaluated:
         return BaselineResult(None, 0, 0, predictions, time.perf_counter() - started, {})
+    lost, known, phases = _assigned(corpus, evaluated)
+    predictions[lost] = known
+    acc, correct, n_eval = metrics.accuracy(predictions, corpus.gold)
+    return BaselineResult(acc, correct, n_eval, predictions, time.perf_counter() - started, phases)
+
+
+def _assigned(corpus: Corpus, lost_indices: Sequence[int]) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
+    """The one-to-one assignment of the lost words `lost_indices` to every known word by edit
+    distance: (lost indices, known indices) of its min(rows, n_known) pairs, and the phases' seconds."""
+    from scipy.optimize import linear_sum_assignment  # import on use: a second or so
+
     # Order both sides by their words, not by file position (see the module docstring).
-    rows = np.array(sorted(evaluated, key=lambda i: corpus.lost_words[i]), dtype=np.int64)
+    rows = np.array(sorted(lost_indices, key=lambda i: corpus.lost_words[i]), dtype=np.int64)
     cols = np.array(sorted(range(len(corpus.known_words)), key=lambda j: corpus.known_words[j]), dtype=np.int64)
     t0 = time.perf_counter()
     cost = edit_distance_costs([corpus.lost_words[i] for i in rows], [corpus.known_words[j] for j in cols])
     t1 = time.perf_counter()
     assigned_rows, assigned_cols = linear_sum_assignment(cost)  # min(n_rows, n_cols) pairs
     t2 = time.perf_counter()
-    predictions[rows[assigned_rows]] = cols[assigned_cols]
-    acc, correct, n_eval = metrics.accuracy(predictions, corpus.gold)
-    phases = {"distance": t1 - t0, "assign": t2 - t1}
-    return BaselineResult(acc, correct, n_eval, predictions, time.perf_counter() - started, phases)
+    return rows[assigned_rows], cols[assigned_cols], {"distance": t1 - t0, "assign": t2 - t1}
 
 
 # The all-pairs table of the baseline's own proposals, float32: 160 MB at most (the full Ugaritic
@@ -90,14 +96,9 @@ def edit_distance_proposals(corpus: Corpus) -> metrics.ProposalScores | None:
     by the same costs (min(n_lost, n_known) pairs: its own D), judged as a run's proposals are
     (precision, recall, F1 over every lost word with a gold cognate). Gold is read only to judge.
     None without gold, or where the table would pass MAX_PROPOSAL_CELLS."""
-    from scipy.optimize import linear_sum_assignment
-
     n_gold = len(metrics.evaluated_lost(corpus.gold))
     if not n_gold or len(corpus.lost_words) * len(corpus.known_words) > MAX_PROPOSAL_CELLS:
         return None
-    rows = np.array(sorted(range(len(corpus.lost_words)), key=lambda i: corpus.lost_words[i]), dtype=np.int64)
-    cols = np.array(sorted(range(len(corpus.known_words)), key=lambda j: corpus.known_words[j]), dtype=np.int64)
-    cost = edit_distance_costs([corpus.lost_words[i] for i in rows], [corpus.known_words[j] for j in cols])
-    assigned_rows, assigned_cols = linear_sum_assignment(cost)
-    pairs = list(zip(rows[assigned_rows].tolist(), cols[assigned_cols].tolist(), strict=True))
+    lost, known, _ = _assigned(corpus, range(len(corpus.lost_words)))
+    pairs = list(zip(lost.tolist(), known.tolist(), strict=True))
     return metrics.proposal_scores([j in corpus.gold[i] for i, j in pairs], n_gold, lost=[i for i, _ in pairs])

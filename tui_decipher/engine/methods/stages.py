@@ -223,8 +223,6 @@ def _review(state: dict[str, Any]) -> ReviewConstraints | None:
     saved = state.get("review")
     if not saved:
         return None
-    if isinstance(saved, ReviewConstraints):
-        return saved
     try:
         accepted, rejected = (tuple((int(a), int(b)) for a, b in saved[k]) for k in ("accepted", "rejected"))
     except (KeyError, TypeError, ValueError) as exc:

@@ -111,7 +111,7 @@ class _Decoder:
     def _tagged(self, data: dict[str, Any]) -> Any:
         tag = data[KIND]
         if tag in ("dict", "ordered_dict"):
-            pairs = [(self.decode(_pair(item)[0]), self.decode(_pair(item)[1])) for item in _items(data)]
+            pairs = [tuple(self.decode(part) for part in _pair(item)) for item in _items(data)]
             try:
                 return dict(pairs) if tag == "dict" else OrderedDict(pairs)
             except TypeError as exc:  # a key that cannot be one (a list)

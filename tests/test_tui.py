@@ -231,6 +231,27 @@ async def test_pairs_beyond_d_follow_the_proposals_dimmed_are_judged_as_any_and_
     assert [r.rank for r in exported] == [*range(1, 7), 7] and exported[-1].status == ACCEPTED
 
 
+async def test_judgments_on_review_settle_d_and_move_the_cut_at_once(data_dir, tmp_path):
+    run_id = seed_store(data_dir, tmp_path, beyond=2)  # 6 proposals, then 2 pairs past D
+    with Store(default_path(data_dir)) as store:  # D read from evidence, as auto's is: 6, allowing 2-8
+        decisions = {"demand": {"demand": 6, "demand_low": 2, "demand_high": 8}}
+        store.conn.execute("UPDATE runs SET decisions_json = ? WHERE id = ?", (json.dumps(decisions), run_id))
+        store.conn.commit()
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "b")  # the first pair past D
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen._current_rank() == 7 and screen.n_proposed == 6
+        await pilot.press("a", "a")  # both pairs past D are right: the correct pairs end past D
+        assert screen.n_proposed > 6 and not screen.by_rank[7].beyond
+        assert [r.status for r in screen.rows[6:]] == [ACCEPTED, ACCEPTED]
+        counts = str(screen.query_one("#review-counts").render())
+        assert f"D 6 -> {screen.n_proposed}" in counts and "(2 judged)" in counts
+        assert len(app.store.proposals(run_id)) == screen.n_proposed  # the store's cut, the screen's
+        await pilot.press("u", "u")  # undone: no judgment, the run's own D again
+        assert screen.n_proposed == 6 and len(app.store.proposals(run_id)) == 6
+
+
 async def test_progress_logs_lines_no_wider_than_an_80_column_screen_shows(data_dir, tmp_path):
     """A stored auto run's decision line (several hundred characters) wraps within the log at 80x24:
     no wrapped line is cut by the screen's edge or the scrollbar."""

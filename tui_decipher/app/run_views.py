@@ -70,6 +70,7 @@ def run_fields(
         ("words", f"{s.get('lost_words', '?')} lost x {s.get('known_words', '?')} known"),
         ("method", describe_run(cfg, run.decisions)),
         *((("refinement", line),) if (line := describe_refinement(run.decisions)) else ()),
+        *((("D judged", settled["line"]),) if (settled := run.decisions.get("settled")) else ()),
         ("seed / device", f"{cfg.get('seed')} / {run.device or '-'}"),
     ]
     scored = run.proposal_scores()

@@ -174,8 +174,12 @@ class RunSession:
         with Store(db_path) as store:
             session.review = ReviewConstraints.from_decisions(store.decisions(run_id))
             pins = store.pins(run_id)
+            stored = store.find_run(run_id)
             if out is not None:
-                session.sources.preset = store.find_run(run_id).preset
+                session.sources.preset = stored.preset
+        settled = (stored.decisions.get("settled") or {}).get("demand")
+        if settled and "channel" in checkpoint.state:  # the D its judgments settled (app/settled_demand.py)
+            checkpoint.state["demand_base"] = int(settled)
         session.pinned = pinned_sign_values(pins, corpus, f"run #{run_id}'s pinned signs")
         if known_signs is not None:
             session.new_pins = read_sign_values(known_signs, corpus)

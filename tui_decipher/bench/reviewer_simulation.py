@@ -326,3 +326,42 @@ def _changed(before: np.ndarray | None, after: np.ndarray | None, lost_words: se
     if before is None or after is None:
         return 0
     return sum(int(before[i] != after[i]) for i in lost_words)
+
+
+# --- the boundary review answered from gold (issue "D the decipherer settles") -----------------------
+
+BOUNDARY_JUDGED = (10, 20)  # the judgments a scholar gives the boundary queue, as measured
+
+
+def boundary_figures(result: DecipherResult) -> dict[str, float | int | None] | None:
+    """F1 at the run's own D, then after the boundary review (app/boundary.py: the pairs drawn
+    across the ranks the evidence allows D to be) of 10 and 20 pairs, each answered from gold, the
+    proposals recut where the judgments settle D (app/settled_demand.py); beside them F1 at the
+    gold count (the first G pairs of the ranking, where it is that long) and each D. The ranking is
+    the run's proposals then its pairs past D, as the store holds it. None for a run without gold
+    or whose D the judgments do not settle (no range: a given D)."""
+    from ..app.boundary import boundary_pairs, demand_range  # the middle layer's, as the front ends use it
+    from ..app.settled_demand import settle_demand
+    from ..store import OPEN, ProposalRow
+
+    demand = result.decisions.get("demand") or {}
+    if result.accuracy is None or demand.get("demand_low") is None or result.config.auto_demand:
+        return None
+    ranked = result.proposals + result.beyond
+    n_gold, d = result.n_evaluated, len(result.proposals)
+    low, high = demand_range(result.decisions, len(ranked))
+    rows = [ProposalRow(k + 1, p.lost, p.known, "", "", p.score, p.cost, p.gold) for k, p in enumerate(ranked)]
+
+    def f1(k: int) -> float | None:
+        top = ranked[:k]
+        return metrics.proposal_scores([p.gold for p in top], n_gold, None, [p.lost for p in top]).f1
+
+    out: dict[str, float | int | None] = {"f1": f1(d), "demand": d, "n_gold": n_gold,
+                                          "f1_at_gold": f1(n_gold) if len(ranked) >= n_gold else None}  # fmt: skip
+    for n in BOUNDARY_JUDGED:
+        statuses = [OPEN] * len(ranked)
+        for row in boundary_pairs(rows, low, high, n):
+            statuses[row.rank - 1] = ACCEPTED if row.gold else REJECTED
+        settled = settle_demand(statuses, d, low, high)
+        out[f"f1_judged_{n}"], out[f"demand_judged_{n}"] = f1(settled.demand), settled.demand
+    return out

@@ -25,9 +25,10 @@ from ..app.review_io import (
     run_vocabulary,
     write_decisions,
 )
+from ..app.settled_demand import settle_run
 from ..engine.constraints.sign_values import read_sign_values
 from ..engine.corpora.corpus import CorpusError
-from ..store import StoreError
+from ..store import FINISHED, StoreError
 from .app import fail
 from .run_store import DataDir, RunArg, open_store
 
@@ -52,9 +53,20 @@ def review_import(
         Path,
         typer.Argument(metavar="FILE", help="The TSV file of decisions to read.", show_default=False),
     ],
+    keep_d: Annotated[
+        bool,
+        typer.Option(
+            "--keep-d",
+            help="Leave D and the proposals where the run cut them (by default the judgments "
+            "settle D and the proposals are recut there, as on the Review screen).",
+        ),
+    ] = False,
     data: DataDir = None,
 ) -> None:
     """Record the decisions of FILE in a run, as if their keys were pressed on the Review screen.
+
+    The judgments then settle D (unless --keep-d): where the run's correct pairs end is estimated from the judged
+    pairs of its ranking and the run's own evidence, and the proposals are recut there, without training.
 
     Any pair of the run's words can be judged, proposed or not; pairs the file does not name keep theirs.
 
@@ -83,12 +95,17 @@ def review_import(
                 return
             items = read_decisions(file, vocab)
             store.set_decisions(row.id, items)  # one transaction: all of the file, or nothing
+            settled = settle_run(store, store.find_run(row.id)) if not keep_d and row.status == FINISHED else None
         except (StoreError, CorpusError) as exc:
             raise fail(str(exc)) from None
     noun = "decision" if len(items) == 1 else "decisions"
-    Console(highlight=False, soft_wrap=True).print(
-        f"imported {len(items)} {noun}: {decisions_summary(items)} into run #{row.id}"
-    )
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(f"imported {len(items)} {noun}: {decisions_summary(items)} into run #{row.id}")
+    if settled is not None:
+        console.print(settled.line())
+    elif not keep_d and row.status == FINISHED:
+        console.print(f"D {row.n_cognates} kept: run #{row.id} was given its D (only auto's D, read from the "
+                      "evidence, is settled by judgments)")  # fmt: skip
 
 
 @review_app.command("export")

@@ -3,12 +3,13 @@ sign values pinned on it."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .connection import Connection
-from .rows import DECIDED, OPEN, STATUSES, UNKNOWN_VALUE, ProposalRow, RunRow, StoreError, proposal_row
+from .rows import DECIDED, OPEN, PAIR_COLUMNS, STATUSES, UNKNOWN_VALUE, ProposalRow, RunRow, StoreError, proposal_row
 
 
 class ReviewTables(Connection):
@@ -102,6 +103,24 @@ class ReviewTables(Connection):
             " FROM decisions WHERE run_id = ?",
             (to_run, from_run),
         )
+
+    def recut(self, run_id: int, demand: int, decisions: dict[str, Any]) -> None:
+        """Move a run's cut between its proposals and its pairs past D to `demand` (app/settled_demand.py):
+        the pairs ranked 1..demand become its proposals, the rest pairs past D, each keeping its
+        rank and decision; its D and `decisions` (auto's, with the settled D) recorded, in one
+        transaction. Nothing is trained or scored again: the ranking is the one the run stored."""
+        columns = PAIR_COLUMNS
+        self.conn.execute("BEGIN IMMEDIATE")
+        with self.transaction() as conn:
+            for source, target, keep in (("beyond_pairs", "proposals", "<="), ("proposals", "beyond_pairs", ">")):
+                where = f"run_id = ? AND rank {keep} ?"
+                conn.execute(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM {source} WHERE {where}",
+                             (run_id, demand))  # fmt: skip
+                conn.execute(f"DELETE FROM {source} WHERE {where}", (run_id, demand))
+            conn.execute(
+                "UPDATE runs SET n_cognates = ?, decisions_json = ? WHERE id = ?",
+                (demand, json.dumps(decisions, ensure_ascii=False), run_id),
+            )
 
     # --- pinned sign values -------------------------------------------------------------------
 

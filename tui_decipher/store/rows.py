@@ -24,6 +24,13 @@ RUNNING, FINISHED, CANCELLED, FAILED, INTERRUPTED = "running", "finished", "canc
 
 UNKNOWN_VALUE = "?"  # a pinned sign marked unknown: listed and exported, never a constraint
 
+# The columns of a recorded pair (a proposal, or a pair beyond D), in the order runs.py's `_pair_rows` writes them.
+PAIR_COLUMNS = (
+    "run_id, rank, lost_index, known_index, lost, known, score, cost, gold, gold_known_json, alternatives_json, "
+    "attention_json, lost_tokens, known_tokens, lost_gloss, known_gloss, alignment_json"
+)
+PAIR_VALUES = f"({PAIR_COLUMNS}) VALUES ({', '.join('?' * len(PAIR_COLUMNS.split(',')))})"
+
 
 class StoreError(RuntimeError):
     """The database cannot be used (newer schema, corrupted, unwritable); the message says why."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.corpora.corpus import Corpus, word_text, word_tokens
 from ..engine.run.events import ChannelStep, EpochEnd, RoundEnd, RunStarted
 from .connection import Connection
-from .rows import FAILED, INTERRUPTED, RUNNING, RoundRow, RunRow, StoreError
+from .rows import FAILED, INTERRUPTED, PAIR_VALUES, RUNNING, RoundRow, RunRow, StoreError
 
 if TYPE_CHECKING:  # annotations only: the store itself never loads torch's checkpoint reader
     from ..engine.methods import DecipherResult
@@ -197,14 +197,6 @@ class RunTables(Connection):
             "SELECT objective, loss FROM channel_steps WHERE run_id = ? ORDER BY seq", (run_id,)
         ).fetchall()
         return [(r[0], r[1]) for r in rows]
-
-
-# The columns of a recorded pair (a proposal, or a pair beyond D), in `_pair_rows`' order.
-PAIR_COLUMNS = (
-    "run_id, rank, lost_index, known_index, lost, known, score, cost, gold, gold_known_json, alternatives_json, "
-    "attention_json, lost_tokens, known_tokens, lost_gloss, known_gloss, alignment_json"
-)
-PAIR_VALUES = f"({PAIR_COLUMNS}) VALUES ({', '.join('?' * len(PAIR_COLUMNS.split(',')))})"
 
 
 def _pair_rows(run_id: int, pairs: list[Proposal], corpus: Corpus, first_rank: int) -> list[tuple[Any, ...]]:

@@ -19,6 +19,7 @@ from ..engine_api import (
     method_for,
     preset,
 )
+from ..reviewer_simulation import boundary_figures
 
 # --quick: a smoke check of every setting in minutes on 2 CPU cores, not a measurement of accuracy.
 # The model is shrunk (d = 64 instead of 250) as well as the schedule: at d = 250 one M-step epoch
@@ -78,6 +79,7 @@ def row_from_run(key: str, result: DecipherResult) -> RowResult:
             "config": cfg.to_dict(),
             "decisions": result.decisions,  # what auto decided ({} for the other methods)
             "proposal_scores": _scored(result),  # the user's metric: its proposals at its own D
+            "boundary": boundary_figures(result),  # the same after a boundary review answered from gold
         },
     )
 

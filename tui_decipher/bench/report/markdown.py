@@ -61,6 +61,37 @@ RESTART_HEADER = [
 ]  # fmt: skip
 
 
+def boundary_lines(summary: list[SummaryRow]) -> list[str]:
+    """The boundary review's table: per auto row, F1 at its own D, after 10 and 20 boundary
+    judgments answered from gold (the proposals recut where they settle D), and at the gold count."""
+    rows = [r for r in summary if r.boundary and r.status == "ok"]
+    if not rows:
+        return []
+
+    def cell(row: SummaryRow, key: str, ratio: bool = False) -> str:
+        stat = row.boundary.get(key)
+        if stat is None or stat.mean is None:
+            return "-"
+        if ratio:
+            gold = row.boundary["n_gold"].mean
+            return f"{stat.mean / gold:.2f}" if gold else "-"
+        return percent(stat)
+
+    header = ["setting", "evaluated on", "F1 at own D", "10 judged", "20 judged", "F1 at the gold count",
+              "D / gold", "D / gold, 20 judged"]  # fmt: skip
+    figures = ("f1", "f1_judged_10", "f1_judged_20", "f1_at_gold")
+    table = [[r.setting, r.label, *(cell(r, k) for k in figures), cell(r, "demand", True),
+              cell(r, "demand_judged_20", True)] for r in rows]  # fmt: skip
+    return [
+        "## D the decipherer settles: a boundary review answered from gold, F1 (%)", "",
+        "The pairs `decipher review boundary` asks for (drawn across the ranks the evidence allows D to be), "
+        "judged from gold, settle D (app/settled_demand.py) and the proposals are recut there, no training. "
+        "F1 at the gold count: the first G pairs of the run's ranking (its proposals, then its pairs past D), "
+        "where it is that long.", "",
+        *_md_table(header, table), "",
+    ]  # fmt: skip
+
+
 def restart_choice_lines(report: BenchReport) -> list[str]:
     """The Markdown section of `restart_choices` (nothing when no figure has two seeds)."""
     choices = restart_choices(report)
@@ -127,6 +158,7 @@ def build_markdown(report: BenchReport) -> str:
         lines += [f"## {GROUP_TITLES.get(group, group)}", ""]
         lines += _md_table(ACCURACY_HEADER, [accuracy_cells(r) for r in rows])
         lines.append("")
+    lines += boundary_lines(summary)
     lines += restart_choice_lines(report)
     lines += learning_curve_lines(report)
     lines += ["## Cost per row (mean over seeds)", ""]

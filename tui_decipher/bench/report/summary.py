@@ -60,6 +60,9 @@ class SummaryRow:
     recall: Stat = field(default_factory=lambda: Stat(None, None, 0, []))
     demand_ratio: Stat = field(default_factory=lambda: Stat(None, None, 0, []))
     calibration_error: Stat = field(default_factory=lambda: Stat(None, None, 0, []))
+    # The boundary review answered from gold (bench/reviewer_simulation.py's `boundary_figures`), per
+    # figure (F1 before, after 10 and 20 judgments, at the gold count; each D): {} where no row has it.
+    boundary: dict[str, Stat] = field(default_factory=dict)
 
 
 def _jobs_status(jobs: list[JobResult]) -> tuple[str, str]:
@@ -118,7 +121,15 @@ def _summarize_rows(
         recall=Stat.of(d["recall"] for d in scored),
         demand_ratio=Stat.of(d["n_proposals"] / d["n_gold"] for d in scored if d["n_gold"]),
         calibration_error=Stat.of(d["calibration_error"] for d in scored),
+        boundary=_boundary_stats([r.extra["boundary"] for _, r in rows if r.extra.get("boundary")]),
     )  # fmt: skip
+
+
+def _boundary_stats(figures: list[dict[str, Any]]) -> dict[str, Stat]:
+    """Each boundary figure over seeds; a figure some seed lacks (F1 at the gold count on a ranking
+    shorter than it) over the seeds that have it."""
+    keys = dict.fromkeys(k for f in figures for k in f)
+    return {k: Stat.of(f[k] for f in figures if f.get(k) is not None) for k in keys}
 
 
 def combined_jobs(setting: BenchSetting, jobs: list[JobResult]) -> list[JobResult]:

@@ -7,6 +7,8 @@ corpus has them, the gold cognates. After a refinement
 (`R`) the new proposals replace the old with the cursor where it was, and a Δ marks those it changed.
 Where a run's D is a range (auto), the pairs past D that the range allows follow the proposals,
 dimmed (the side panel says how far past D: "+1 past D"): judged as any pair, counted apart.
+Each judgment settles D (app/settled_demand.py): where it moves, the cut between the proposals and
+the pairs past D moves with it at once, no training, and the counts say "D 43 -> 89 (20 judged)".
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from ...app.run_views import unproposed_note
+from ...app.settled_demand import settle_run
 from ...exports.base import carried
-from ...store import ACCEPTED, OPEN, REJECTED, STATUSES, UNSURE, ProposalRow
+from ...store import ACCEPTED, FINISHED, OPEN, REJECTED, STATUSES, UNSURE, ProposalRow
 from ..widgets.alignment import AlignmentGrid
 from ..widgets.mode_bar import ModeBar
 from .export import ExportScreen
@@ -241,6 +244,9 @@ class ReviewScreen(Screen[None]):
             judged_past = f" ({beyond_judged} judged)" if beyond_judged else ""
             off_list += f"  [dim]+{beyond} past D{judged_past}[/]"
         changed = ""
+        settled = self.run_row.decisions.get("settled") if self.run_row is not None else None
+        if settled and settled.get("judged"):  # D as the judgments settled it (app/settled_demand.py)
+            changed += f"  [b]D {settled['before']} -> {settled['demand']}[/] ({settled['judged']} judged)"
         if self.refinement is not None:
             since = "the last refinement" if self.refinement.out is None else f"run #{self.refinement.source}"
             changed = f"  [b cyan]Δ {len(self.changed)} changed by {since}[/]"
@@ -293,11 +299,26 @@ class ReviewScreen(Screen[None]):
         assert self.run_id is not None  # rows are only loaded for a run
         self.app.store.set_decision(self.run_id, row.lost_index, row.known_index, status)  # committed now
         row.status = status
+        if self._settle():
+            return
         table = self.query_one("#pairs", DataTable)
         if str(rank) in table.rows:
             table.update_cell(str(rank), "status", self._status_cell(status))
         self._update_counts()
         self._show_detail()
+
+    def _settle(self) -> bool:
+        """The judgments settle D (app/settled_demand.py); where the cut moves, the proposals are
+        shown recut there, the cursor on the same pair. Whether it moved."""
+        run = self.app.store.run(self.run_id) if self.run_id is not None else None
+        if run is None or run.status != FINISHED or not self.rows:
+            return False
+        settled = settle_run(self.app.store, run)
+        if settled is None or settled.demand == self.n_proposed:
+            self.run_row = self.app.store.run(run.id)  # its decisions' settled line, for the counts
+            return False
+        self.reload_keeping_place()
+        return True
 
     def action_decide(self, status: str) -> None:
         rank = self._current_rank()
@@ -320,7 +341,8 @@ class ReviewScreen(Screen[None]):
         if rank is None:  # a refinement no longer proposes the pair: its decision is still the store's
             assert self.run_id is not None  # undo entries are only recorded for the loaded run
             self.app.store.set_decision(self.run_id, lost, known, previous)
-            self._update_counts()
+            if not self._settle():
+                self._update_counts()
             self.notify(f"Undone: a pair no longer proposed is {previous} again.")
             return
         self._set_status(rank, previous, record_undo=False)

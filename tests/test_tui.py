@@ -250,6 +250,13 @@ async def test_judgments_on_review_settle_d_and_move_the_cut_at_once(data_dir, t
         assert len(app.store.proposals(run_id)) == screen.n_proposed  # the store's cut, the screen's
         await pilot.press("u", "u")  # undone: no judgment, the run's own D again
         assert screen.n_proposed == 6 and len(app.store.proposals(run_id)) == 6
+        await pilot.press("B")  # the boundary queue: the open pairs across the range 2-8
+        assert screen.queue == [2, 3, 4, 5, 6, 7, 8] and screen.shown_ranks == screen.queue
+        await pilot.press("a")  # judged in the queue: it stays there, counted
+        assert screen.shown_ranks == [2, 3, 4, 5, 6, 7, 8]
+        assert "boundary queue: 1 of 7 judged" in str(screen.query_one("#review-counts").render())
+        await pilot.press("B")  # every pair again
+        assert screen.queue is None and screen.shown_ranks == list(range(1, 9))
 
 
 async def test_progress_logs_lines_no_wider_than_an_80_column_screen_shows(data_dir, tmp_path):

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.evaluation.metrics import calibration_curve, proposal_scores
-from ..store import ACCEPTED, FINISHED, REJECTED, ProposalRow, RunRow, Store, StoreError
+from ..store import ACCEPTED, FINISHED, REJECTED, RankedPair, RunRow, Store, StoreError
 from .boundary import demand_range
 from .results import write_atomic
 
@@ -132,7 +132,7 @@ def settle_run(store: Store, run: RunRow) -> SettledDemand | None:
         raise StoreError(f"run #{run.id} is {run.status}: only a finished run's proposals are recut")
     if not settles(run):
         return None
-    ranked = store.proposals(run.id) + store.beyond_pairs(run.id)
+    ranked = store.ranking(run.id)
     before = (run.decisions.get("settled") or {}).get("before") or sum(not r.beyond for r in ranked)
     low, high = demand_range(run.decisions, len(ranked))
     settled = settle_demand([r.status for r in ranked], int(before), low, high)
@@ -150,7 +150,7 @@ def _recorded(settled: SettledDemand) -> dict[str, Any]:
     return {**settled.as_dict(), "line": settled.line()}
 
 
-def _recut_files(folder: Path, settled: SettledDemand, decisions: dict[str, Any], ranked: list[ProposalRow],
+def _recut_files(folder: Path, settled: SettledDemand, decisions: dict[str, Any], ranked: list[RankedPair],
                  n_gold: int | None) -> None:  # fmt: skip
     """The run folder's files cut at the settled D: proposals.tsv's and beyond_d.tsv's lines are the
     stored ranking's, best first, split again; summary.json's D, counts and proposal scores follow.

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
+from typing import Any
 
 import numpy as np
 
@@ -364,4 +365,16 @@ def boundary_figures(result: DecipherResult) -> dict[str, float | int | None] | 
             statuses[row.rank - 1] = ACCEPTED if row.gold else REJECTED
         settled = settle_demand(statuses, d, low, high)
         out[f"f1_judged_{n}"], out[f"demand_judged_{n}"] = f1(settled.demand), settled.demand
+    if n_gold:  # D over the lost words with a gold cognate, before and after, as the accuracy tables give it
+        out["ratio"] = d / n_gold
+        for n in BOUNDARY_JUDGED:
+            out[f"ratio_judged_{n}"] = int(out[f"demand_judged_{n}"] or 0) / n_gold
     return out
+
+
+def mean_boundary(figures: list[dict[str, Any] | None]) -> dict[str, float] | None:
+    """The mean of each boundary figure every one of `figures` has (an average row's); None if any is missing."""
+    if not figures or any(f is None for f in figures):
+        return None
+    keys = [k for k in figures[0] if all(f.get(k) is not None for f in figures)]  # type: ignore[union-attr]
+    return {k: fmean(float(f[k]) for f in figures) for k in keys}  # type: ignore[index]

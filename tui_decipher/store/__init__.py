@@ -28,6 +28,7 @@ from .rows import (
     UNKNOWN_VALUE,
     UNSURE,
     ProposalRow,
+    RankedPair,
     RoundRow,
     RunRow,
     StoreError,
@@ -37,6 +38,6 @@ from .schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION, default_path
 
 __all__ = [
     "ACCEPTED", "CANCELLED", "DB_NAME", "DECIDED", "FAILED", "FINISHED", "INTERRUPTED", "MIGRATIONS", "OPEN",
-    "REJECTED", "RUNNING", "SCHEMA_VERSION", "STATUSES", "UNKNOWN_VALUE", "UNSURE", "ProposalRow", "RoundRow",
-    "RunRecorder", "RunRow", "Store", "StoreError", "default_path", "round_dicts",
+    "REJECTED", "RUNNING", "SCHEMA_VERSION", "STATUSES", "UNKNOWN_VALUE", "UNSURE", "ProposalRow", "RankedPair",
+    "RoundRow", "RunRecorder", "RunRow", "Store", "StoreError", "default_path", "round_dicts",
 ]  # fmt: skip

@@ -106,6 +106,18 @@ class ProposalRow:
     beyond: bool = False
 
 
+@dataclass(frozen=True)
+class RankedPair:
+    """A pair of a run's ranking (a proposal, or a pair past D) as settling D reads it (`Store.ranking`)."""
+
+    rank: int
+    lost_index: int
+    score: float
+    gold: bool | None
+    status: str
+    beyond: bool
+
+
 @dataclass
 class RoundRow:
     restart: int

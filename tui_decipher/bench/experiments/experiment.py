@@ -19,7 +19,7 @@ from ..engine_api import (
     method_for,
     preset,
 )
-from ..reviewer_simulation import boundary_figures
+from ..reviewer_simulation import boundary_figures, mean_boundary
 
 # --quick: a smoke check of every setting in minutes on 2 CPU cores, not a measurement of accuracy.
 # The model is shrunk (d = 64 instead of 250) as well as the schedule: at d = 250 one M-step epoch
@@ -122,5 +122,6 @@ def average_row(rows: list[RowResult]) -> RowResult:
         sum(r.n_evaluated for r in rows),
         sum(r.seconds for r in rows),
         phases,
-        {"of": [r.key for r in rows]},
-    )
+        {"of": [r.key for r in rows],
+         **({"boundary": b} if (b := mean_boundary([r.extra.get("boundary") for r in rows])) else {})},
+    )  # fmt: skip

@@ -72,16 +72,13 @@ def boundary_lines(summary: list[SummaryRow]) -> list[str]:
         stat = row.boundary.get(key)
         if stat is None or stat.mean is None:
             return "-"
-        if ratio:
-            gold = row.boundary["n_gold"].mean
-            return f"{stat.mean / gold:.2f}" if gold else "-"
-        return percent(stat)
+        return f"{stat.mean:.2f}" if ratio else percent(stat)
 
     header = ["setting", "evaluated on", "F1 at own D", "10 judged", "20 judged", "F1 at the gold count",
               "D / gold", "D / gold, 20 judged"]  # fmt: skip
     figures = ("f1", "f1_judged_10", "f1_judged_20", "f1_at_gold")
-    table = [[r.setting, r.label, *(cell(r, k) for k in figures), cell(r, "demand", True),
-              cell(r, "demand_judged_20", True)] for r in rows]  # fmt: skip
+    table = [[r.setting, r.label, *(cell(r, k) for k in figures), cell(r, "ratio", True),
+              cell(r, "ratio_judged_20", True)] for r in rows]  # fmt: skip
     return [
         "## D the decipherer settles: a boundary review answered from gold, F1 (%)", "",
         "The pairs `decipher review boundary` asks for (drawn across the ranks the evidence allows D to be), "

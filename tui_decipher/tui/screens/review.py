@@ -9,6 +9,8 @@ Where a run's D is a range (auto), the pairs past D that the range allows follow
 dimmed (the side panel says how far past D: "+1 past D"): judged as any pair, counted apart.
 Each judgment settles D (app/settled_demand.py): where it moves, the cut between the proposals and
 the pairs past D moves with it at once, no training, and the counts say "D 43 -> 89 (20 judged)".
+`B` shows the boundary queue (app/boundary.py): the 20 unjudged pairs that say most about where the
+correct pairs end, "12 of 20 judged" as they are answered.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from ...app.boundary import boundary_pairs, demand_range
 from ...app.run_views import unproposed_note
 from ...app.settled_demand import settle_run
 from ...exports.base import carried
@@ -74,6 +77,9 @@ class ReviewScreen(Screen[None]):
                 id="review.status"),
         Binding("b", "past_d", "Past D", show=False, tooltip="Jump to the first pair past the run's D (auto, where D "
                 "is a range), or back to the first proposal", id="review.past_d"),
+        Binding("B", "boundary", "Boundary", show=False, tooltip="Show the boundary queue: the 20 pairs whose "
+                "judgments say most about where the correct pairs end (D settles as they are judged); B again: all",
+                id="review.boundary"),
         Binding("e", "export", "Export", tooltip="Export the review: tsv, cog, EDICTOR, CLDF or the key",
                 id="review.export"),
     ]  # fmt: skip
@@ -101,6 +107,9 @@ class ReviewScreen(Screen[None]):
         self.changed: set[int] = set()  # ranks whose proposal the run's last refinement changed
         self.refinement: Refinement | None = None  # the run's last refinement that ended in this session (app.refined)
         self.status_filter = "all"
+        # The boundary queue's ranks while it is shown (`B`; app/boundary.py), fixed when asked for, so that
+        # a pair judged stays in it (ranks survive a recut); None: every pair shown.
+        self.queue: list[int] | None = None
         self.query_one("#filter", Input).display = False
         self.load()
 
@@ -185,6 +194,8 @@ class ReviewScreen(Screen[None]):
     def _matches(self, row: ProposalRow, text: str) -> bool:
         if self.status_filter != "all" and row.status != self.status_filter:
             return False
+        if self.queue is not None and row.rank not in self.queue:
+            return False
         return not text or text in row.lost.casefold() or text in row.known.casefold()
 
     def apply_filter(self, keep_rank: int | None = None) -> None:
@@ -234,6 +245,9 @@ class ReviewScreen(Screen[None]):
         shown = f"showing {len(self.shown_ranks)}/{len(self.rows)}"
         if self.status_filter != "all":
             shown += f" {self.status_filter}"
+        if self.queue is not None:
+            judged_queue = sum(self.by_rank[r].status != OPEN for r in self.queue if r in self.by_rank)
+            shown = f"boundary queue: {judged_queue} of {len(self.queue)} judged, " + shown
         if text:
             shown += f" ~{text!r}"
         title = f"run #{self.run_id}  " if self.run_id is not None else ""
@@ -397,6 +411,22 @@ class ReviewScreen(Screen[None]):
     def action_status_filter(self) -> None:
         index = STATUS_FILTERS.index(self.status_filter)
         self.status_filter = STATUS_FILTERS[(index + 1) % len(STATUS_FILTERS)]
+        self.apply_filter()
+
+    def action_boundary(self) -> None:
+        """Show the boundary queue (`boundary_pairs` over the ranks the evidence allows D to be), or all pairs again."""
+        if self.queue is not None:
+            self.queue = None
+        else:
+            if self.run_row is None or not self.rows:
+                self.notify("No run with proposals to ask about.")
+                return
+            low, high = demand_range(self.run_row.decisions, len(self.rows))
+            asked = boundary_pairs(self.rows, low, high)
+            if not asked:
+                self.notify(f"Every pair at ranks {low}-{high} is judged: nothing left to ask.")
+                return
+            self.queue = [r.rank for r in asked]
         self.apply_filter()
 
     def action_export(self) -> None:

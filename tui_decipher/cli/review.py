@@ -101,11 +101,8 @@ def review_import(
     noun = "decision" if len(items) == 1 else "decisions"
     console = Console(highlight=False, soft_wrap=True)
     console.print(f"imported {len(items)} {noun}: {decisions_summary(items)} into run #{row.id}")
-    if settled is not None:
+    if settled is not None:  # None: the run was given its D, which judgments do not move
         console.print(settled.line())
-    elif not keep_d and row.status == FINISHED:
-        console.print(f"D {row.n_cognates} kept: run #{row.id} was given its D (only auto's D, read from the "
-                      "evidence, is settled by judgments)")  # fmt: skip
 
 
 @review_app.command("export")

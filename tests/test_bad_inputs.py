@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tui_decipher.app.session import RunSession
 from tui_decipher.cli import app
 from tui_decipher.engine.corpora.corpus import MAX_LINE_CHARS, CorpusError, read_cog
-from tui_decipher.engine.corpora.registry import DEMAND_SLACK, CorpusSpec, check_demand, load_corpus
-from tui_decipher.engine.run.config import DecipherConfig
+from tui_decipher.engine.corpora.registry import CorpusSpec, load_corpus
+from tui_decipher.engine.methods import DEMAND_SLACK, check_demand
+from tui_decipher.engine.run.config import ConfigSources, DecipherConfig
 from tui_decipher.store import Store, default_path
 
 runner = CliRunner()
@@ -210,11 +212,12 @@ def test_auto_decides_its_own_demand_so_its_config_is_not_checked(tmp_path) -> N
         check_demand(corpus, DecipherConfig(method="channel"))
 
 
-def test_demand_warning_reaches_the_loaded_corpus_only_for_a_run(tmp_path) -> None:
+def test_demand_warning_reaches_the_loaded_corpus_only_for_a_run(tmp_path, data_dir) -> None:
     _corpus(tmp_path, 21, 20)
     cfg = DecipherConfig(corpus=str(tmp_path / "d.cog"), method="neural")
     assert load_corpus(cfg).warnings == ()  # a preview never checks demand
-    assert any("seeking 20" in w for w in load_corpus(cfg, for_run=True).warnings)
+    session = RunSession.new(default_path(data_dir), data_dir, cfg, ConfigSources())  # a run does
+    assert any("seeking 20" in w for w in session.warnings)
 
 
 def test_a_corpus_spec_names_a_corpus_without_a_run_s_settings(tmp_path) -> None:
@@ -227,8 +230,6 @@ def test_a_corpus_spec_names_a_corpus_without_a_run_s_settings(tmp_path) -> None
     assert by_spec.corpus.lost_words == by_cfg.corpus.lost_words and by_spec.path == by_cfg.path
     with pytest.raises(CorpusError, match="word lists need known_words"):
         load_corpus(CorpusSpec(lost_words=str(tmp_path / "lost.txt")))
-    with pytest.raises(TypeError):  # only a run's settings say its demand
-        load_corpus(spec, for_run=True)
 
 
 def test_registry_corpora_with_their_presets_pass_the_demand_check(shared_corpora) -> None:
@@ -237,11 +238,11 @@ def test_registry_corpora_with_their_presets_pass_the_demand_check(shared_corpor
 
     for name, entry in load_registry().items():
         cfg, _ = build_config(entry.preset, None, {"corpus": name})
-        loaded = load_corpus(cfg, for_run=True)
-        assert not any("cognate pairs" in w for w in loaded.warnings), (name, loaded.warnings)
+        note = check_demand(load_corpus(cfg).corpus, cfg)
+        assert note is None or "cognate pairs" not in note, (name, note)
     for lost, known in (("es", "pt"), ("it", "pt")):  # one word short: a warning, never an error
         cfg, _ = build_config("romance", None, {"corpus": "romance", "lost": lost, "known": known})
-        assert any("seeking 583" in w for w in load_corpus(cfg, for_run=True).warnings)
+        assert "seeking 583" in (check_demand(load_corpus(cfg).corpus, cfg) or "")
 
 
 # ------------------------------------------------------------------------------- config values

@@ -29,7 +29,7 @@ from tui_decipher.engine.corpora.charset import Charset
 from tui_decipher.engine.corpora.corpus import Corpus
 from tui_decipher.engine.evaluation.transfer import evaluate_on_corpus
 from tui_decipher.engine.methods import neural_em, run_decipherment
-from tui_decipher.engine.methods.channel import ChannelFitted
+from tui_decipher.engine.methods.channel_results import ChannelFitted
 from tui_decipher.engine.run.adam import Adam
 from tui_decipher.engine.run.config import ConfigError, preset
 from tui_decipher.engine.run.events import ChannelStep, EpochEnd, RunStarted

@@ -19,6 +19,7 @@ from tui_decipher.engine.corpora.generators import (
     write_generated,
 )
 from tui_decipher.engine.corpora.registry import load_corpus
+from tui_decipher.engine.methods import check_demand
 from tui_decipher.engine.run.config import DecipherConfig
 
 N = 60  # lost words: small, so the whole file runs in well under a second
@@ -73,8 +74,9 @@ def test_sizes_distinct_words_and_project_reader(kind: str, tmp_path: Path) -> N
     gold = corpus.gold.items()
     pairs = {("".join(corpus.lost_words[i]), "".join(corpus.known_words[j])) for i, js in gold for j in js}
     assert pairs == set(cognates)
-    loaded = load_corpus(DecipherConfig(corpus=str(tmp_path / f"{kind}.cog")), for_run=True)
-    assert loaded.corpus.stats() == corpus.stats()
+    cfg = DecipherConfig(corpus=str(tmp_path / f"{kind}.cog"))
+    loaded = load_corpus(cfg)
+    assert loaded.corpus.stats() == corpus.stats() and check_demand(loaded.corpus, cfg) is None
 
 
 def test_substitution_scripts_are_disjoint() -> None:

@@ -20,7 +20,7 @@ from tui_decipher.engine.methods import describe_refinement, refine_decipherment
 from tui_decipher.engine.methods.auto import probe as auto_probe
 from tui_decipher.engine.methods.auto import syllable_search
 from tui_decipher.engine.methods.auto.training import map_values
-from tui_decipher.engine.methods.channel import load_channel
+from tui_decipher.engine.methods.channel_results import load_channel
 from tui_decipher.engine.methods.refinement import _refined_problem
 from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME, load_checkpoint
 from tui_decipher.engine.run.config import DecipherConfig

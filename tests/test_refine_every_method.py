@@ -23,7 +23,7 @@ from tui_decipher.engine.channels.transport import transport_plan
 from tui_decipher.engine.constraints.review import ReviewConstraints
 from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.corpora.registry import load_corpus
-from tui_decipher.engine.methods import channel as channel_module
+from tui_decipher.engine.methods import channel_results as channel_module
 from tui_decipher.engine.methods import describe_refinement, refine_decipherment, run_decipherment
 from tui_decipher.engine.methods.base import Proposal
 from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
@@ -284,7 +284,7 @@ def _assert_proposals_blended(corpus, result, state) -> None:
     import threading
 
     from tui_decipher.engine.channels.scoring import channel_log_probs
-    from tui_decipher.engine.methods.channel import ChannelBlend, load_channel
+    from tui_decipher.engine.methods.channel_results import ChannelBlend, load_channel
     from tui_decipher.engine.run.problem import Problem
 
     problem = Problem.prepare(corpus, result.config, lambda e: None, threading.Event())

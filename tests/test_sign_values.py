@@ -254,7 +254,7 @@ def test_auto_saves_its_blended_probe_held_to_the_sign_values(syllabary, tmp_pat
     import threading
 
     from tui_decipher.engine.constraints.sign_values import SignValues
-    from tui_decipher.engine.methods.channel import ChannelBlend
+    from tui_decipher.engine.methods.channel_results import ChannelBlend
     from tui_decipher.engine.run.problem import Problem
 
     corpus, _cfg, signs = syllabary

@@ -35,6 +35,7 @@ from ..engine.corpora.corpus import Corpus
 from ..engine.corpora.registry import LoadedCorpus, load_corpus
 from ..engine.methods import (
     DecipherResult,
+    check_demand,
     check_refine,
     check_resume,
     method_for,
@@ -126,7 +127,9 @@ class RunSession:
     ) -> RunSession:
         """A new run of `cfg`, writing to `out` (default: a new folder under `data_root`/runs)."""
         select_device(cfg.device)  # refused before anything is recorded, as everything below
-        loaded = load_corpus(cfg, for_run=True)  # a new run: also check its demand
+        loaded = load_corpus(cfg)
+        if note := check_demand(loaded.corpus, cfg):  # a new run: its demand against the corpus
+            loaded = replace(loaded, warnings=(*loaded.warnings, note))
         method_for(cfg.method).check(loaded.corpus, cfg)
         out_dir = out or new_run_dir(loaded.corpus.name, sources.preset, data_root)
         session = cls(db_path, cfg, sources, loaded, out_dir, warnings=loaded.warnings)

@@ -12,12 +12,65 @@ themselves run compiled (channels/annealing_moves.py).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .syllables import SyllableModel
+
+class _Keys(Protocol):
+    """The known words' readings as the moves score them (syllables.py's `_Readings`)."""
+
+    @property
+    def keys(self) -> np.ndarray: ...  # (n_keys, longest)
+
+    @property
+    def keys_start(self) -> np.ndarray: ...  # (n_units + 1,)
+
+    @property
+    def keys_flat(self) -> np.ndarray: ...
+
+    @property
+    def mass(self) -> np.ndarray: ...  # (n_keys,)
+
+
+class _Strings(Protocol):
+    """The lost words by distinct string (syllables.py's `_LostStrings`)."""
+
+    @property
+    def codes_at(self) -> np.ndarray: ...  # (n_strings + 1,)
+
+    @property
+    def count(self) -> np.ndarray: ...  # (n_strings,)
+
+    @property
+    def bg_mass(self) -> np.ndarray: ...  # (n_strings,)
+
+
+class Annealed(Protocol):
+    """The model a map is annealed under: syllables.py's `SyllableModel` (which builds on this
+    module), named here by what the moves read."""
+
+    @property
+    def readings(self) -> _Keys: ...
+
+    @property
+    def strings(self) -> _Strings: ...
+
+    @property
+    def place(self) -> np.ndarray: ...  # (longest,)
+
+    @property
+    def prior(self) -> float: ...
+
+    @property
+    def n_lost(self) -> int: ...
+
+    @property
+    def per_sign(self) -> float: ...
+
+    @property
+    def signs(self) -> list[str]: ...
+
 
 BLOCK = 10_000  # moves compiled at a time, between progress reports and checks for a stop
 
@@ -26,7 +79,7 @@ class Annealing:
     """A map being annealed (`syllables.search_syllables`) and what it writes: each key's string,
     the mass written on each lost string, and the log-likelihood."""
 
-    def __init__(self, model: SyllableModel, signs_of: np.ndarray) -> None:
+    def __init__(self, model: Annealed, signs_of: np.ndarray) -> None:
         """Start from the map `signs_of` (`SyllableModel.random_map`), changed in place by the moves."""
         self.model, self.signs_of = model, signs_of  # (n_units + 1,)
         codes_at, mass = model.strings.codes_at, model.readings.mass

@@ -28,9 +28,18 @@ from pathlib import Path
 from typing import Any
 
 from ..corpora.charset import Charset
-from ..corpora.corpus import Corpus, CorpusError, Word, check_symbols, parse_word, read_lines, word_text
+from ..corpora.corpus import (
+    SIGN_VALUES_HEADER,
+    Corpus,
+    CorpusError,
+    Word,
+    check_symbols,
+    parse_word,
+    read_lines,
+    word_text,
+)
 
-HEADER = ("lost", "known")
+HEADER = SIGN_VALUES_HEADER
 MAX_LETTERS = 2  # a pieces channel's piece is one or two known letters
 # How far below its values a pinned symbol's other readings start: a constant offset on their
 # logits, so a reading the scholar did not give needs the words' steady evidence to lead. It is

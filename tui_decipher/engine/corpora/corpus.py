@@ -48,6 +48,11 @@ def graphemes(text: str) -> Word:
     return tuple(symbols)
 
 
+# The header of a sign values file (`--known-signs`, engine/constraints/sign_values.py), which the
+# generators and `corpus encipher` also write as a corpus's key.
+SIGN_VALUES_HEADER = ("lost", "known")
+
+
 def word_text(word: Word) -> str:
     """The printable form of a word."""
     return "".join(word)

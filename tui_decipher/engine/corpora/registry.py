@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import math
 import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..run.config import DecipherConfig
 from .corpus import Corpus, CorpusError, restrict_to_paired
 from .demo_corpus import demo_cog_text
 from .formats import read_corpus_file
@@ -72,44 +70,6 @@ class LoadedCorpus:
     warnings: tuple[str, ...] = ()
 
 
-# A demand at most this much above what the flow can carry is lowered with a warning, not refused:
-# the columns of a cognate table often differ by a word or two (romance: 584 es, 583 pt words), and
-# cognate_fraction 1.0 means "as many as there are".
-DEMAND_SLACK = 0.05
-
-
-def check_demand(corpus: Corpus, cfg: DecipherConfig) -> str | None:
-    """Refuse a config that asks for more cognate pairs than the corpus can supply.
-
-    The run seeks N = round(cognate_fraction x lost words) pairs, each known word taking at most
-    `capacity` lost words, so N above capacity x known words cannot be met. More than
-    DEMAND_SLACK above it raises a CorpusError naming the corpus file and the settings that fix
-    it; a smaller excess returns a warning (the run then seeks capacity x known words). A method
-    that decides D and C itself (auto) is not checked.
-    """
-    from ..methods import method_for  # the methods import torch: only when a run's corpus is checked
-
-    if method_for(cfg.method).decides_demand:
-        return None
-    n_lost, n_known = len(corpus.lost_words), len(corpus.known_words)
-    asked = round(cfg.cognate_fraction * n_lost)
-    supply = cfg.capacity * n_known
-    if asked <= supply:
-        return None
-    lost = "lost" if corpus.lost_code == "lost" else f"lost ({corpus.lost_code})"
-    known = "known" if corpus.known_code == "known" else f"known ({corpus.known_code})"
-    what = (
-        f"cognate_fraction {cfg.cognate_fraction:g} x {n_lost} {lost} words asks for {asked} cognate pairs, "
-        f"but {n_known} {known} words at capacity {cfg.capacity} can take at most {supply}"
-    )
-    if asked <= supply * (1 + DEMAND_SLACK):
-        return f"{corpus.source or corpus.name}: {what}; seeking {supply}"
-    max_fraction = math.floor(1000 * supply / n_lost) / 1000
-    fix = f"set cognate_fraction to at most {max_fraction:g}" if max_fraction >= 0.001 else "lower cognate_fraction"
-    fix += f" or capacity to at least {math.ceil(asked / n_known)}"
-    raise CorpusError(corpus.source or corpus.name, 1 if corpus.format == "cog" else None, f"{what}; {fix}")
-
-
 @dataclass(frozen=True)
 class CorpusSpec:
     """Which corpus to read, apart from any run's settings: a registry name or the path of a corpus
@@ -124,31 +84,21 @@ class CorpusSpec:
     known_words: str = ""
 
     @classmethod
-    def of(cls, cfg: DecipherConfig | dict[str, object]) -> CorpusSpec:
-        """The corpus a run's settings name (a config, or a stored run's config as a dict)."""
+    def of(cls, cfg: object) -> CorpusSpec:
+        """The corpus a run's settings name: a `DecipherConfig` (any object with these fields), or a
+        stored run's config as a dict."""
         names = [f.name for f in dataclasses.fields(cls)]
         if isinstance(cfg, dict):
             return cls(**{name: str(cfg[name]) for name in names if cfg.get(name) is not None})
         return cls(**{name: getattr(cfg, name) for name in names})
 
 
-def load_corpus(source: CorpusSpec | DecipherConfig, for_run: bool = False) -> LoadedCorpus:
-    """The corpus `source` names (a `CorpusSpec`, or a run's settings): word lists, a registry
-    name, or a corpus file or folder of any format (`.cog`, a CLDF Wordlist, an EDICTOR wordlist;
-    engine/corpora/formats/).
-
-    `for_run`: the settings are about to start a run, so their demand is checked too
-    (`check_demand`; `source` must be a DecipherConfig); a corpus preview leaves it False.
-    """
-    spec = source if isinstance(source, CorpusSpec) else CorpusSpec.of(source)
-    loaded = _load_corpus(spec)
-    if for_run:
-        if not isinstance(source, DecipherConfig):
-            raise TypeError("a run's demand is checked against its settings: pass its DecipherConfig")
-        note = check_demand(loaded.corpus, source)
-        if note:
-            loaded = dataclasses.replace(loaded, warnings=(*loaded.warnings, note))
-    return loaded
+def load_corpus(source: CorpusSpec | object) -> LoadedCorpus:
+    """The corpus `source` names (a `CorpusSpec`, or a run's settings: `CorpusSpec.of`): word lists,
+    a registry name, or a corpus file or folder of any format (`.cog`, a CLDF Wordlist, an EDICTOR
+    wordlist; engine/corpora/formats/). A run about to start checks its demand against it too
+    (engine/methods' `check_demand`)."""
+    return _load_corpus(source if isinstance(source, CorpusSpec) else CorpusSpec.of(source))
 
 
 def _load_corpus(cfg: CorpusSpec) -> LoadedCorpus:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -24,7 +24,6 @@ import torch
 from ..corpora.charset import Charset
 from ..corpora.corpus import Corpus
 from ..flow import solve_sparsified
-from ..run.config import DecipherConfig
 from . import metrics
 
 
@@ -63,11 +62,24 @@ def _checked_model(result, train_corpus: Corpus, eval_corpus: Corpus) -> tuple[A
     return fitted, lost_cs, known_cs
 
 
+class FlowSettings(Protocol):
+    """The settings of a run the evaluation flow reads (a `DecipherConfig`'s)."""
+
+    @property
+    def capacity(self) -> int: ...
+
+    @property
+    def top_k(self) -> int: ...
+
+    @property
+    def sparsify(self) -> str: ...
+
+
 def evaluate_on_corpus(
     result,
     train_corpus: Corpus,
     eval_corpus: Corpus,
-    cfg: DecipherConfig | None = None,
+    cfg: FlowSettings | None = None,
     generator: torch.Generator | None = None,
 ) -> TransferEvaluation:
     """Score `eval_corpus` with what a run on `train_corpus` kept (`result.fitted`), as that run

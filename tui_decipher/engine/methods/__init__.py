@@ -10,13 +10,14 @@ they pick the method by the config's `method` field, so no front end names one.
 
 from __future__ import annotations
 
+import math
 import threading
 from pathlib import Path
 from typing import Any
 
 from ..constraints.review import ReviewConstraints
 from ..constraints.sign_values import SignValues
-from ..corpora.corpus import Corpus
+from ..corpora.corpus import Corpus, CorpusError
 from ..run.checkpoint import Checkpoint, CheckpointError
 from ..run.config import DecipherConfig
 from ..run.events import EventCallback, ignore
@@ -49,6 +50,42 @@ __all__ = [
 def method_for(name: str) -> Method:
     """The method a config's `method` names (config validation keeps it one of METHODS)."""
     return METHODS[name]
+
+
+# A demand at most this much above what the flow can carry is lowered with a warning, not refused:
+# the columns of a cognate table often differ by a word or two (romance: 584 es, 583 pt words), and
+# cognate_fraction 1.0 means "as many as there are".
+DEMAND_SLACK = 0.05
+
+
+def check_demand(corpus: Corpus, cfg: DecipherConfig) -> str | None:
+    """Refuse a config that asks for more cognate pairs than the corpus can supply.
+
+    The run seeks N = round(cognate_fraction x lost words) pairs, each known word taking at most
+    `capacity` lost words, so N above capacity x known words cannot be met. More than
+    DEMAND_SLACK above it raises a CorpusError naming the corpus file and the settings that fix
+    it; a smaller excess returns a warning (the run then seeks capacity x known words). A method
+    that decides D and C itself (auto) is not checked.
+    """
+    if method_for(cfg.method).decides_demand:
+        return None
+    n_lost, n_known = len(corpus.lost_words), len(corpus.known_words)
+    asked = round(cfg.cognate_fraction * n_lost)
+    supply = cfg.capacity * n_known
+    if asked <= supply:
+        return None
+    lost = "lost" if corpus.lost_code == "lost" else f"lost ({corpus.lost_code})"
+    known = "known" if corpus.known_code == "known" else f"known ({corpus.known_code})"
+    what = (
+        f"cognate_fraction {cfg.cognate_fraction:g} x {n_lost} {lost} words asks for {asked} cognate pairs, "
+        f"but {n_known} {known} words at capacity {cfg.capacity} can take at most {supply}"
+    )
+    if asked <= supply * (1 + DEMAND_SLACK):
+        return f"{corpus.source or corpus.name}: {what}; seeking {supply}"
+    max_fraction = math.floor(1000 * supply / n_lost) / 1000
+    fix = f"set cognate_fraction to at most {max_fraction:g}" if max_fraction >= 0.001 else "lower cognate_fraction"
+    fix += f" or capacity to at least {math.ceil(asked / n_known)}"
+    raise CorpusError(corpus.source or corpus.name, 1 if corpus.format == "cog" else None, f"{what}; {fix}")
 
 
 def describe_run(config: dict[str, Any], decisions: dict[str, Any] | None = None) -> str:

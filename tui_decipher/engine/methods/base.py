@@ -169,8 +169,9 @@ class Method(Protocol):
     refines_with_signs: bool  # whether a refinement can hold sign values pinned after the run (`refine`'s signs)
 
     def settings_error(self, cfg: DecipherConfig) -> str | None:
-        """Where `cfg`'s settings cannot run with this method, why, in one line (None: they can).
-        `DecipherConfig.validate` refuses the config with it."""
+        """Where `cfg`'s settings cannot run with this method, why, in one line (None: they can): its
+        rule in run/method_summaries.py (`SETTINGS_RULES`), which `DecipherConfig.validate` reads
+        without importing the methods."""
         ...
 
     def check_known_signs(self, signs: SignValues, cfg: DecipherConfig) -> None:

@@ -21,7 +21,7 @@ from ..run.events import ChannelStep, EventCallback, RunStarted
 from ..run.problem import Problem
 from ..run.seeds import derive
 from .base import DecipherResult, empty_result
-from .channel import ChannelBlend, finish_channel_result, load_channel, proposal_flow, save_channel
+from .channel_results import ChannelBlend, finish_channel_result, load_channel, proposal_flow, save_channel
 
 REFINE_STEPS = 50  # channel steps one refinement round adds (the neural EM's round is one EM round)
 # In a refinement the accepted pairs together weigh up to half of every step: its few steps must

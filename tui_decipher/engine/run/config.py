@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal, get_args, get_type_hints
 
+from .method_summaries import settings_error
 from .presets import DEFINITIONS as PRESET_DEFINITIONS
 from .presets import canonical as canonical_preset
 from .presets import resolve as resolve_preset
@@ -59,7 +60,7 @@ class DecipherConfig:
     # lists (engine/methods/auto/); it sets [channel] and [flow] itself. "neural": the paper's EM
     # with the neural model ([neural]); the paper's presets name it. "channel": a character channel
     # alone ([channel]), no neural model and no EM rounds.
-    method: str = "auto"  # a name in engine/methods' registry (METHODS), checked by `validate`
+    method: str = "auto"  # a name in engine/methods' registry (METHODS; run/method_summaries.py), checked by `validate`
     # auto's channel steps, its probe's and its fit's together; 0 = its own choice per channel kind.
     auto_steps: int = 0
     # auto's D where the decipherer knows how many lost words have a cognate: 0 = read from the word
@@ -156,11 +157,7 @@ class DecipherConfig:
         for name in _RANGES:
             _check_range(name, getattr(self, name))
         _check_range("device", self.device)
-        from ..methods import METHODS  # the methods import this module: they check their own settings
-
-        if self.method not in METHODS:
-            raise ConfigError(f"method = {self.method!r} is not one of {', '.join(METHODS)}")
-        problem = METHODS[self.method].settings_error(self)
+        problem = settings_error(self)  # each method's rule, read without importing the methods
         if problem is not None:
             raise ConfigError(problem)
 

@@ -13,8 +13,9 @@ import functools
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Sized
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Protocol, Self, TypeVar
 
 import numpy as np
 import torch
@@ -33,8 +34,28 @@ from .device import flush_denormals, make_repeatable, select_device, use_threads
 from .events import EventCallback, RunFinished
 from .memory import PeakMemory
 
-if TYPE_CHECKING:  # methods build on problems; a problem only stamps their result
-    from ..methods.base import DecipherResult
+
+class Finished(Protocol):
+    """What a problem stamps on a method's result when it ends (`Problem.finish`): the methods'
+    `DecipherResult`, named here by its fields, since the methods build on problems and not the
+    other way."""
+
+    status: str
+    accuracy: float | None
+    accuracy_model: float | None
+    seconds: float
+    phase_seconds: dict[str, float]
+    peak_bytes: int | None
+    peak_phase: str | None
+
+    @property
+    def proposals(self) -> Sized: ...
+
+    @property
+    def beyond(self) -> Sized: ...
+
+
+R = TypeVar("R", bound=Finished)
 
 
 class RunCancelled(Exception):
@@ -256,7 +277,7 @@ class Problem:
                 acc_flow, _, _ = metrics.accuracy(predictions, gold)
         return acc_flow, acc_model, predictions
 
-    def finish(self, result: DecipherResult) -> DecipherResult:
+    def finish(self, result: R) -> R:
         """Stamp the run's time and phases on the result and report RunFinished."""
         result.seconds = self.elapsed()
         result.phase_seconds = dict(self.phases)

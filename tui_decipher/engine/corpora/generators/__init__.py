@@ -33,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...constraints.sign_values import HEADER
+from ..corpus import SIGN_VALUES_HEADER
 from ..demo_corpus import MISSING
 from .derivations import DERIVATIONS, Derivation, syllabary_key
 from .phonology import Segments, draw_word, word_segments
@@ -274,4 +274,4 @@ def syllabary_key_text(generated: GeneratedCorpus) -> str:
         sign for lost, _ in generated.rows if lost != MISSING for word in lost.split("|") for sign in word
     )  # fmt: skip
     order = sorted(counts, key=lambda sign: (-counts[sign], sign))
-    return "\t".join(HEADER) + "\n" + "".join(f"{sign}\t{key[sign]}\n" for sign in order if sign in key)
+    return "\t".join(SIGN_VALUES_HEADER) + "\n" + "".join(f"{sign}\t{key[sign]}\n" for sign in order if sign in key)

@@ -87,7 +87,7 @@ from ...run.method_summaries import SUMMARIES
 from ...run.problem import Problem, RunCancelled
 from ...run.state_data import class_table
 from ..base import DecipherResult, empty_result
-from ..channel import finish_channel_result, save_channel
+from ..channel_results import finish_channel_result, save_channel
 from ..refinement import judged_demand, refine_channel
 from ..stages import CHANNEL_STAGE_CLASSES, StageMemo, check_refinable, check_resumable
 from .decisions import AutoDecisions, kept_share, refit_under

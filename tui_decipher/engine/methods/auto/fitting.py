@@ -22,7 +22,7 @@ from ...run.events import Decided, EventCallback, RunStarted
 from ...run.problem import Problem
 from ...run.seeds import derive
 from ...run.side_by_side import Job, as_job
-from ..channel import ChannelBlend
+from ..channel_results import ChannelBlend
 from ..stages import StageMemo
 from .capacity import CapacityEstimate, estimate_capacity, least_capacity
 from .decisions import _demand_phrase, choose_channel, own_settings

@@ -54,7 +54,7 @@ def kept_probe(held_out_wins: list[int]) -> int:
     return max(range(len(held_out_wins)), key=lambda k: held_out_wins[k])
 
 
-def _kept(tried: list[_Tried]) -> int:
+def _kept(tried: list[_Tried[_Estimate]]) -> int:
     """The tried candidate `kept_probe` keeps, one ruled out on more splits never (held_folds.py)."""
     return kept_probe([-1 if t.ruled_out else t.estimate.held.wins for t in tried])
 
@@ -113,12 +113,12 @@ def run_probes(
 
 def _tried_probes(
     problem: Problem, schedule: Schedule, words: ProbeWords, syllables: _Syllables | None, done: int, memo: StageMemo
-) -> tuple[list[_Tried], list[list[dict[str, Any]]], int]:
+) -> tuple[list[_Tried[_Estimate]], list[list[dict[str, Any]]], int]:
     """The schedule's probe candidates trained in turn until one is not `doubted`: each candidate
     (its estimate and channel, where it started), each one's search starts (none without a
     search), and the steps run by then."""
     cfg = problem.cfg
-    tried: list[_Tried] = []
+    tried: list[_Tried[_Estimate]] = []
     searched: list[list[dict[str, Any]]] = []
     found = syllables.map if syllables and syllables.used else None
     single = syllables.map if syllables and syllables.single else None
@@ -175,7 +175,7 @@ def _tried_probes(
     return tried, searched, done
 
 
-def _folds_like(tried: list[_Tried], kept: int) -> tuple[Fold, ...]:
+def _folds_like(tried: list[_Tried[_Estimate]], kept: int) -> tuple[Fold, ...]:
     """The other splits' probes trained as the kept candidate was (held to the map, or free): its
     own where it was compared on them, the first probe's where a later candidate went on from its
     start; none where no candidate was compared."""
@@ -185,7 +185,7 @@ def _folds_like(tried: list[_Tried], kept: int) -> tuple[Fold, ...]:
 
 def _compare_on_folds(
     problem: Problem, schedule: Schedule, probe: Probe, found: SyllableMap | None, words: ProbeWords,
-    tried: list[_Tried], done: int, memo: StageMemo,
+    tried: list[_Tried[_Estimate]], done: int, memo: StageMemo,
 ) -> int:  # fmt: skip
     """The last two candidates (held to the map, then free) trained on more splits (`fold_wins`),
     the one with fewer held-out wins over every split ruled out (the held one kept of equals), in

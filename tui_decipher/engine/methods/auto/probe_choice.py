@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from ...channels.protocol import Channel
+from .demand import DemandEstimate
 from .held_folds import Fold
 from .schedule import Probe, Schedule
 
-if TYPE_CHECKING:
-    from .probe import _Estimate
+
+class _Held(Protocol):
+    """What the choice reads of a candidate's estimate (probe.py's `_Estimate`, which builds on this module)."""
+
+    @property
+    def held(self) -> DemandEstimate: ...
+
+
+E = TypeVar("E", bound=_Held)
 
 
 def _probe_why(
-    schedule: Schedule, tried: list[_Tried], kept: int, single: bool = False,
+    schedule: Schedule, tried: list[_Tried[Any]], kept: int, single: bool = False,
     starts_of: list[list[dict[str, Any]]] | None = None,
 ) -> str:  # fmt: skip
     """Which probe was kept and why, in a phrase; empty where the schedule has one candidate and
@@ -24,7 +32,7 @@ def _probe_why(
     if len(schedule.probes) == 1 and len(tried) == 1:
         return ""
 
-    def started(t: _Tried) -> str:
+    def started(t: _Tried[Any]) -> str:
         if single:
             return " from the map one start found" if t.from_single else " from a random start"
         if holds:
@@ -57,14 +65,14 @@ def _probe_why(
 
 
 @dataclass(frozen=True)
-class _Tried:
+class _Tried(Generic[E]):
     """A probe candidate as trained: its estimate and channel, and where it started: from the map
     only one syllable search start found (`from_single`), held to the syllable map (`held`). A held
     and a free candidate are also trained on more splits (held_folds.py, `folds`: their wins
     there are `fold_wins`), and whether the other won over every split (`ruled_out`: never kept)."""
 
     probe: Probe
-    estimate: _Estimate
+    estimate: E
     channel: Channel
     from_single: bool = False
     held: bool = False

@@ -30,7 +30,7 @@ from ...corpora.corpus import Corpus
 from ...run.checkpoint import Checkpoint, CheckpointError
 from ...run.config import DecipherConfig
 from ...run.events import EventCallback
-from ...run.method_summaries import SUMMARIES
+from ...run.method_summaries import SUMMARIES, settings_error
 from ..base import DecipherResult
 from .checkpoints import write_checkpoint
 from .context import METHOD_NAME, EMContext, prepare
@@ -75,12 +75,7 @@ class NeuralEM:
     refines_with_signs = False
 
     def settings_error(self, cfg: DecipherConfig) -> str | None:
-        if cfg.known_signs and cfg.init_flow != "channel":
-            return (
-                "known_signs constrain a character channel: use method auto or channel, "
-                "or the neural EM with init_flow = channel"
-            )
-        return None
+        return settings_error(cfg)
 
     def check_known_signs(self, signs: SignValues, cfg: DecipherConfig) -> None:
         signs.check_channel(cfg.channel_kind)  # the channel of its first flow (init_flow = channel)

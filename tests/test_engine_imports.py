@@ -118,3 +118,24 @@ def test_no_engine_folder_imports_one_above_it() -> None:
         if (a := layer(m)) is not None and (b := layer(t)) is not None and b > a
     )
     assert upward == []
+
+
+# What the front ends may take from the engine directly: its public types and constants (events,
+# settings and presets, the errors, a word's text, a reading's alignment, a run's result). Anything
+# that does engine work (loading corpora, the methods, devices, generators) they reach through app/.
+PUBLIC = {
+    "tui_decipher.engine.run.events", "tui_decipher.engine.run.config", "tui_decipher.engine.run.presets",
+    "tui_decipher.engine.run.method_summaries", "tui_decipher.engine.run.checkpoint",
+    "tui_decipher.engine.constraints.judgments", "tui_decipher.engine.corpora.corpus",
+    "tui_decipher.engine.channels.alignment", "tui_decipher.engine.methods.base",
+}  # fmt: skip
+
+
+def test_the_front_ends_reach_the_engine_through_app_but_for_its_public_types() -> None:
+    graph = import_graph(PACKAGE)
+    assert set(graph) >= PUBLIC  # each public module exists: a rename is not a silent pass
+    fronts = [m for m in graph if m.startswith(("tui_decipher.tui", "tui_decipher.cli"))]
+    reached = sorted(
+        f"{m} -> {t}" for m in fronts for t in graph[m] if t.startswith("tui_decipher.engine") and t not in PUBLIC
+    )
+    assert reached == []

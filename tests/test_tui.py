@@ -1011,7 +1011,7 @@ async def test_a_five_vowel_grid_fits_beside_the_side_panel_at_80_columns(data_d
     signs fits its table without scrolling at 80 x 24 (its last column was cut before)."""
     run_id = seed_store(data_dir, tmp_path)
     # The fixture's known words hold two vowels; the grid of a Linear B-like key has five.
-    monkeypatch.setattr("tui_decipher.tui.screens.key.known_vowels", lambda _words: frozenset("aeiou"))
+    monkeypatch.setattr("tui_decipher.tui.screens.key.key_vowels", lambda _rows: frozenset("aeiou"))
     store_readings(data_dir, run_id, {"γ": "na", "λ": "ne", "σ": "ni", "ι": "no", "υ": "nu", "ρ": "n", "β": "phu",
                                       "ο": "phu"})  # fmt: skip
     app = DecipherApp(data_dir)

@@ -17,7 +17,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.run.device import usable_cores
+from ..engine.run.device import screen_threads as screen_threads  # the New run form's default
+from ..engine.run.device import usable_cores, use_threads
 from ..store.runs import pid_alive
 
 try:  # POSIX: the check and the registration are one step under a lock
@@ -83,3 +84,8 @@ def shared_cores(wanted: int, current: int, registry: Path | None = None) -> Ite
     finally:
         with suppress(OSError):
             entry.unlink()
+
+
+def use_screen_threads() -> None:
+    """Compute with `screen_threads()`: a run beside a live screen leaves it a core (engine/run/device.py)."""
+    use_threads(screen_threads())

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from ..engine.corpora.vowels import known_vowels
 from ..store import ProposalRow
 
 NONE = "∅"  # a sign read from no letter (inserted), as the edit channel's key names it
@@ -80,3 +82,16 @@ def syllable_grid(char_map: Mapping[str, Sequence[tuple[str, float]]], vowels: I
     columns = sorted(v for v in used if v != NO_VOWEL) + ([NO_VOWEL] if NO_VOWEL in used else [])
     onsets = sorted({o for o, _ in cells}, key=lambda o: (o != "", len(o), o))
     return SyllableGrid(onsets, columns, cells)
+
+
+def key_vowels(rows: Iterable[ProposalRow]) -> frozenset[str]:
+    """The known alphabet's vowels, read from the proposals' known words as the syllable search reads
+    them (`known_vowels`, Sukhotin's algorithm): the grid's columns."""
+    return known_vowels([tuple(r.known_tokens) for r in rows])
+
+
+def key_source(config: dict[str, Any]) -> str:
+    """Where a stored run's key (its character map) comes from, in a few words (its method's)."""
+    from ..engine.methods import char_map_source  # the methods import torch: only where shown
+
+    return char_map_source(config)

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from ..engine.constraints.sign_values import HEADER as SIGN_HEADER
+from ..engine.constraints.sign_values import SignValues, read_sign_values
 from ..engine.corpora.corpus import Corpus, CorpusError, read_lines, word_text
 from ..engine.corpora.registry import CorpusSpec, load_corpus
 from ..store import DECIDED, OPEN, ProposalRow, RunRow, StoreError
@@ -86,6 +87,13 @@ def is_sign_values_file(path: Path) -> bool:
         if text.strip() and not text.lstrip().startswith("#"):
             return tuple(c.strip().lower() for c in text.split("\t")) == SIGN_HEADER
     return False
+
+
+def read_pins(path: Path, vocab: RunVocabulary) -> SignValues:
+    """A sign values file (`is_sign_values_file`) read against the run's corpus, as pins for it
+    (engine/constraints/sign_values.py); CorpusError naming the file and line of a bad one."""
+    assert vocab.corpus is not None  # a run's vocabulary is read from its corpus
+    return read_sign_values(path, vocab.corpus)
 
 
 def read_decisions(path: Path, vocab: RunVocabulary) -> list[tuple[int, int, str]]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
+from typing import Any
 
 from ..store import DECIDED, OPEN, RUNNING, RunRow
 
@@ -13,6 +15,34 @@ RUN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("#", "id"), ("started", "date"), ("corpus", "corpus"), ("preset", "preset"),
     ("status", "status"), ("F1", "f1"), ("accuracy", "accuracy"), ("time", "seconds"),
 )  # fmt: skip
+
+
+def method_line(config: dict[str, Any], decisions: dict[str, Any] | None) -> str:
+    """How a run of `config` deciphered, in one line: what auto decided, or its method's line."""
+    from ..engine.methods import describe_run  # the methods import torch: only where shown
+
+    return describe_run(config, decisions)
+
+
+def refinement_line(decisions: dict[str, Any] | None) -> str | None:
+    """What a run's last refinement weighed and why, in one line; None where none made it."""
+    from ..engine.methods import describe_refinement
+
+    return describe_refinement(decisions)
+
+
+def keeps_rounds(run: RunRow) -> bool:
+    """Whether the run's method trains in EM rounds (a run stored before `method` existed was neural)."""
+    from ..engine.methods import method_for
+
+    return method_for(run.config.get("method", "neural")).keeps_rounds
+
+
+def has_checkpoint(run: RunRow) -> bool:
+    """Whether the run's folder holds a checkpoint to resume or refine from."""
+    from ..engine.run.checkpoint import CHECKPOINT_NAME  # its module imports torch: only where asked
+
+    return bool(run.run_dir) and (Path(run.run_dir or "") / CHECKPOINT_NAME).exists()
 
 
 def percent(value: float | None) -> str:
@@ -59,8 +89,6 @@ def run_fields(
         info = run.languages.get(code, {})
         extra = ", ".join(x for x in (info.get("name", ""), info.get("glottocode", "")) if x)
         languages.append(f"{code} ({extra})" if extra else code)
-    from ..engine.methods import describe_refinement, describe_run  # the methods import torch: only where shown
-
     rows = [
         ("run", f"#{run.id}"),
         ("corpus", f"{run.corpus} ({languages[0]} -> {languages[1]})"),
@@ -68,8 +96,8 @@ def run_fields(
         ("preset", run.preset or "-"),
         ("status", run.status + (f": {run.error}" if run.error else "")),
         ("words", f"{s.get('lost_words', '?')} lost x {s.get('known_words', '?')} known"),
-        ("method", describe_run(cfg, run.decisions)),
-        *((("refinement", line),) if (line := describe_refinement(run.decisions)) else ()),
+        ("method", method_line(cfg, run.decisions)),
+        *((("refinement", line),) if (line := refinement_line(run.decisions)) else ()),
         *((("D judged", settled["line"]),) if (settled := run.decisions.get("settled")) else ()),
         ("seed / device", f"{cfg.get('seed')} / {run.device or '-'}"),
     ]

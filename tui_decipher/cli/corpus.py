@@ -10,18 +10,28 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..engine.corpora.corpus import CorpusError, preview_lines, read_cog_table, word_text
-from ..engine.corpora.encipher import DEFAULT_SCRIPT, SCRIPTS, SYLLABIC, SYLLABIC_SCRIPT, encipher
-from ..engine.corpora.generators import (
+from ..app.corpus_tools import (
     BASE_KINDS,
+    DEFAULT_SCRIPT,
     KIND_HELP,
     KINDS,
+    SCRIPTS,
     SYLLABARY_KINDS,
+    SYLLABIC,
+    SYLLABIC_SCRIPT,
+    CorpusSpec,
+    DemoSpec,
     GeneratorSpec,
+    encipher,
+    entry_path,
+    load_corpus,
+    load_registry,
+    read_cog_table,
     syllabary_key_text,
+    write_demo_corpus,
     write_generated,
 )
-from ..engine.corpora.registry import CorpusSpec, entry_path, load_corpus, load_registry
+from ..engine.corpora.corpus import CorpusError, preview_lines, word_text
 from ..engine.run.config import ConfigError
 from .app import fail
 
@@ -83,8 +93,6 @@ def corpus_make_demo(
     seed: Annotated[int, typer.Option(help="Generator seed.")] = 7,
 ) -> None:
     """(Re)generate the synthetic demo corpus (Old Veshic / Kalenic)."""
-    from ..engine.corpora.demo_corpus import DemoSpec, write_demo_corpus
-
     write_demo_corpus(path, DemoSpec(seed=seed))
     typer.echo(f"wrote {path}")
 

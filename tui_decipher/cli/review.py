@@ -21,12 +21,12 @@ from ..app.review_io import (
     decisions_summary,
     is_sign_values_file,
     read_decisions,
+    read_pins,
     review_text,
     run_vocabulary,
     write_decisions,
 )
 from ..app.settled_demand import settle_run
-from ..engine.constraints.sign_values import read_sign_values
 from ..engine.corpora.corpus import CorpusError
 from ..store import FINISHED, StoreError
 from .app import fail
@@ -84,8 +84,7 @@ def review_import(
             row = store.find_run(run)
             vocab = run_vocabulary(row, store.proposals(row.id))
             if is_sign_values_file(file):  # pins, as the Key screen's p makes them
-                assert vocab.corpus is not None
-                signs = read_sign_values(file, vocab.corpus)
+                signs = read_pins(file, vocab)
                 for symbol, values in signs.by_symbol().items():
                     store.set_pins(row.id, symbol, values)
                 Console(highlight=False, soft_wrap=True).print(

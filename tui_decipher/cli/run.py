@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..app.results import data_dir
-from ..app.run_views import peak_line, percent, time_profile
+from ..app.run_views import method_line, peak_line, percent, refinement_line, time_profile
 from ..engine.constraints.judgments import REFINE_ROUNDS
 from ..engine.run.config import PRESETS, ConfigError, build_config
 from ..engine.run.method_summaries import SUMMARIES
@@ -26,7 +26,7 @@ from .reporter import RichReporter
 
 if TYPE_CHECKING:  # annotations only: `decipher --help` never imports the engine's methods (and torch)
     from ..app.session import RunSession
-    from ..engine.methods import DecipherResult
+    from ..engine.methods.base import DecipherResult
 
 
 def _threads(result: DecipherResult) -> str:
@@ -37,8 +37,6 @@ def _threads(result: DecipherResult) -> str:
 
 
 def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None, out: Path, run_id: int) -> Table:
-    from ..engine.methods import describe_refinement, describe_run
-
     table = Table(title="Decipherment run", show_header=False, title_justify="left")
     table.add_column("field", style="bold")
     table.add_column("value")
@@ -46,8 +44,8 @@ def _summary_table(result: DecipherResult, corpus_name: str, preset: str | None,
     table.add_row("preset", preset or "(none)")
     table.add_row("status", result.status)
     table.add_row("seed / device", f"{result.config.seed} / {result.device}" + _threads(result))
-    table.add_row("method", describe_run(result.config.to_dict(), result.decisions))
-    refinement = describe_refinement(result.decisions)
+    table.add_row("method", method_line(result.config.to_dict(), result.decisions))
+    refinement = refinement_line(result.decisions)
     if refinement:
         table.add_row("refinement", refinement)
     if result.rounds:

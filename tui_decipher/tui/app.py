@@ -18,12 +18,12 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from ..app.cores import use_screen_threads
 from ..app.results import data_dir
 from ..app.session import RunSession
 from ..engine.constraints.judgments import REFINE_ROUNDS
 from ..engine.run.checkpoint import CheckpointError
 from ..engine.run.config import ConfigSources, DecipherConfig
-from ..engine.run.device import screen_threads, use_threads
 from ..store import ProposalRow, Store, StoreError, default_path
 from .keymap import KEYMAP_NAME, read_keymap
 from .live import LiveRun
@@ -177,7 +177,7 @@ class DecipherApp(App[None]):
     @work(thread=True, exclusive=True, group="engine", exit_on_error=False, description="decipherment")
     def _engine(self, make_session: Callable[[], RunSession]) -> None:
         worker = get_current_worker()
-        use_threads(screen_threads())  # a run whose config leaves threads to the front end (0)
+        use_screen_threads()  # a run whose config leaves threads to the front end (0)
         try:
             session = make_session()
             run_id = session.open()

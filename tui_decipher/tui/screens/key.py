@@ -17,9 +17,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ...app.key_views import NO_VOWEL, SignUses, SyllableGrid, sign_uses, syllable_grid
-from ...engine.corpora.vowels import known_vowels
-from ...engine.methods import char_map_source
+from ...app.key_views import NO_VOWEL, SignUses, SyllableGrid, key_source, key_vowels, sign_uses, syllable_grid
 from ...exports.key import confidence
 from ...store import UNKNOWN_VALUE, ProposalRow
 from ..widgets.mode_bar import ModeBar
@@ -145,11 +143,11 @@ class KeyScreen(Screen[None]):
             proposals = self.app.store.proposals(run.id)
             self.rows = {r.rank: r for r in proposals}
             self.uses = sign_uses(proposals)
-            self.vowels = known_vowels([tuple(r.known_tokens) for r in proposals])
+            self.vowels = key_vowels(proposals)
             self._read_for = stamp
         self.grid = syllable_grid(char_map, self.vowels)
         self.as_grid = self.as_grid and self.grid is not None
-        source = char_map_source(run.config)
+        source = key_source(run.config)
         if self.as_grid and self.grid is not None:
             pinned = f"; underlined: a cell holding one of the {len(self.pins)} pinned sign(s)" if self.pins else ""
             alone = f"; {NO_VOWEL}: read as the consonant alone" if NO_VOWEL in self.grid.vowels else ""

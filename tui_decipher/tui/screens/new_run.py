@@ -20,8 +20,8 @@ from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
-from ...engine.corpora.registry import entry_path, load_registry
-from ...engine.methods import METHODS
+from ...app.cores import screen_threads
+from ...app.corpus_views import available_corpora
 from ...engine.run.config import (
     DEVICES,
     PRESETS,
@@ -35,7 +35,7 @@ from ...engine.run.config import (
     build_config,
     check_field,
 )
-from ...engine.run.device import screen_threads
+from ...engine.run.method_summaries import SUMMARIES
 from ..widgets.corpus_preview import CorpusPreview, CorpusSummary, summarize_corpus
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ FIELDS: tuple[tuple[str, str], ...] = (
 )
 # (config field, label, choices) of the fields picked from a list; the Select's id is the field name.
 CHOICES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("method", "method", tuple(METHODS)),
+    ("method", "method", tuple(SUMMARIES)),
     ("regularizer", "regularizer", get_args(Regularizer)),
     ("sparsify", "flow graph", get_args(Sparsify)),
     ("init_flow", "initial flow", get_args(InitFlow)),
@@ -110,8 +110,7 @@ class NewRunScreen(Screen[None]):
         self.initial_corpus = corpus
 
     def compose(self) -> ComposeResult:
-        registry = load_registry()
-        self.available = [name for name, entry in registry.items() if entry_path(entry) is not None or name == "demo"]
+        self.available = available_corpora()
         corpus_options = [(name, name) for name in self.available]
         yield Static("[b]New run[/]  (ctrl+s start, escape back)", id="new-title")
         with VerticalScroll(id="new-form"):

@@ -13,8 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, ProgressBar, RichLog, Sparkline, Static
 
-from ...app.run_views import loss_curve
-from ...engine.methods import method_for
+from ...app.run_views import keeps_rounds, loss_curve
 from ...engine.run.events import ChannelStep, EpochEnd, RoundEnd
 from ...store import FINISHED, RoundRow
 from ..widgets.mode_bar import ModeBar
@@ -151,7 +150,7 @@ class ProgressScreen(Screen[None]):
         channel_curve = self.app.store.channel_losses(run.id)
         self._render_loss(*loss_curve(self.app.store.epoch_losses(run.id), channel_curve))
         self._render_acc([r.accuracy for r in rounds])
-        channel_only = not method_for(run.config.get("method", "neural")).keeps_rounds and not rounds
+        channel_only = not keeps_rounds(run) and not rounds
         self._show_rounds(not channel_only)
         planned = (run.rounds_planned or len(rounds) or 1) * int(run.config.get("restarts", 1))
         self.query_one("#round-bar", ProgressBar).update(total=planned, progress=len(rounds))

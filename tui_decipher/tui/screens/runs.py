@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -11,9 +10,15 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ...app.run_views import RUN_COLUMNS, percent, review_summary, run_cells
-from ...engine.methods import describe_refinement, describe_run
-from ...engine.run.checkpoint import CHECKPOINT_NAME
+from ...app.run_views import (
+    RUN_COLUMNS,
+    has_checkpoint,
+    method_line,
+    percent,
+    refinement_line,
+    review_summary,
+    run_cells,
+)
 from ...store import RUNNING, RunRow
 from ..widgets.mode_bar import ModeBar
 from .confirm import ConfirmScreen
@@ -107,7 +112,7 @@ class RunsScreen(Screen[None]):
             return
         cfg = run.config
         s = run.stats
-        schedule = describe_run(cfg, run.decisions)
+        schedule = method_line(cfg, run.decisions)
         lines = [
             f"[b]#{run.id} {run.corpus}[/] ({run.lost_code} -> {run.known_code}), preset {run.preset or '-'}, "
             f"{run.status}" + (f": {run.error}" if run.error else ""),
@@ -126,7 +131,7 @@ class RunsScreen(Screen[None]):
             store = self.app.store
             counts, beyond = store.review_counts(run.id), store.beyond_counts(run.id)
             lines.append(f"review: {review_summary(counts, len(store.decisions(run.id)), beyond)}")
-        refinement = describe_refinement(run.decisions)
+        refinement = refinement_line(run.decisions)
         if refinement:  # last: the detail pane shows the accuracy and the review first
             lines.append(f"refinement: {refinement}")
         detail.update("\n".join(lines))
@@ -155,7 +160,7 @@ class RunsScreen(Screen[None]):
         if run.status in (RUNNING, "finished"):
             self.notify(f"Run #{run.id} is {run.status}: only a cancelled, failed or interrupted run resumes.")
             return
-        if not run.run_dir or not (Path(run.run_dir) / CHECKPOINT_NAME).exists():
+        if not has_checkpoint(run) or run.run_dir is None:
             self.notify(
                 f"Run #{run.id} has no checkpoint: it stopped before its first round ended.", severity="warning"
             )

@@ -121,16 +121,13 @@ class Schedule:
         )
 
 
-# Per channel kind. A syllabary's map needs more words and steps than an alphabet's: the pieces
-# probe trains on 80% of the lost words (on half, Linear B's map was not found in 300 steps).
-# Where many lost words lack a cognate (the lexicon probe doubted), the transport objective finds
-# the map from some starts only: it searches on the probe's words from two starts first, then
-# trains on them before D is estimated on the rest. One syllable search start finds a 1000-word
-# syllabary's map only now and then (1 to 5 starts in 8 on generated ones, Linear B's about 1 in
-# 2), so up to 20 are tried (docs/experiments.md). The pieces probe, trained on most of the words,
-# also weighs a quarter of the final costs: in 8 runs on generated tuning corpora that read 0.0 to
-# 2.4 points above the fit alone (mean 1.0, never below); the edit probe, on half the words,
-# gained nothing there.
+# Per channel kind. A syllabary's map needs more words and steps than an alphabet's, so the pieces
+# probe trains on 80% of the lost words. Where many lack a cognate, its transport probe searches
+# from two starts before training. A syllable search start finds a long syllabary's map only now
+# and then, so up to 20 are tried. The pieces probe, trained on most of the words, weighs a quarter
+# of the final costs; the edit probe, on half of them, gained nothing from it (docs/experiments.md:
+# "auto's probe on a syllabary", "The syllable search, faster, and tried from more starts", "auto's
+# probe blended into its final costs on two scripts").
 SCHEDULES: dict[str, Schedule] = {
     "edit": Schedule((Probe("transport", 150),), 150, 0.5, reverse_steps=300),
     "pieces": Schedule(

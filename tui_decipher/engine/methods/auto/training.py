@@ -67,25 +67,15 @@ def reverse_share(n_lost: int, n_known: int) -> float:
     return n_lost / (n_lost + n_known)
 
 
-# The reverse channel stops once its plan's objective rose less than this many nats a pair over
-# SETTLE_STEPS steps (`ChannelTraining.settle`). From generated tuning corpora (shared alphabet, 600
-# lost words, a third, two thirds or all with a cognate, generator seeds 101 and 102): every
-# tolerance from 0.02 to 0.4 read within 0.6 points of F1 of all 300 steps, 0.1 in about half of
-# them; 0.1 is kept, four times inside the largest that held, as real cognates vary more than
-# generated ones (docs/speed.md).
+# Each training stops once it has settled (`ChannelTraining.settle`; the lexicon probe, which has no
+# plan, by its losses: `losses_settled`). The reverse channel and the fit stop when their plan's
+# objective rose less than this many nats a pair over SETTLE_STEPS steps, the lexicon probe when its
+# mean batch loss fell less than this many nats a word. Each tolerance is half to a quarter of the
+# largest that read within noise of every step on generated tuning corpora, since real words vary
+# more (docs/speed.md: "The reverse channel stops once its plan has settled", "The fit stops once its
+# plan has settled", "The lexicon probe stops once its losses settle").
 REVERSE_SETTLE = 0.1
-# The fit's, likewise: it goes on from the kept probe, whose plan has mostly settled already. On the
-# same six tuning corpora and two generated 400-word syllabaries (`decipher corpus generate
-# syllabary --seed 101|102`), 0.1 stopped the fit after 51-101 of its 150 or 300 steps, and F1 at
-# auto's D moved by -1.0 to +0.6 points, a mean of -0.2 (docs/speed.md).
 FIT_SETTLE = 0.1
-# The lexicon probe stops once the mean of its last SETTLE_STEPS batch losses fell less than this
-# many nats a word below the mean of the SETTLE_STEPS before (`losses_settled`; it has no plan).
-# On four generated tuning syllabaries (`decipher corpus generate syllabary|dead-vowel --seed 101|102
-# --lost-words 400`, 60% or 80% with a cognate; run seed 1) every tolerance tried (0.05, 0.1, 0.2)
-# read within noise of all 300 steps (mean F1 at auto's D 75.7-78.4 against 76.5): 0.1 stopped the
-# probe after 179-220 steps, 0.2 after 142-163; 0.1 is kept, half the largest that held, as real
-# words vary more than generated ones (docs/speed.md).
 LEXICON_SETTLE = 0.1
 
 

@@ -1,7 +1,7 @@
 """The boundary review answered from gold, on finished run folders (docs/settled-demand.md): the
 pairs `decipher review boundary` asks for (10, then 20), judged from the gold column the files
-carry, D settled from them (app/settled_demand.py) and F1 scored at each D. The same as the bench's
-`boundary_figures`, for runs made with `decipher run --out DIR`. Gold is read only to play the
+carry, D settled from them (app/settled_demand.py) and F1 scored at each D: the bench's
+`answer_boundary`, for runs made with `decipher run --out DIR`. Gold is read only to play the
 scholar and to score. Run from the repository root:
 
     python docs/scripts/boundary_review.py RUN_DIR [RUN_DIR ...]
@@ -15,9 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tui_decipher.app.boundary import boundary_pairs, demand_range
-from tui_decipher.app.settled_demand import settle_demand
-from tui_decipher.store import ACCEPTED, OPEN, REJECTED, ProposalRow
+from tui_decipher.app.boundary import demand_range
+from tui_decipher.bench.reviewer_simulation import answer_boundary
 
 
 def _gold(path: Path) -> list[bool]:
@@ -39,13 +38,9 @@ def main(folders: list[str]) -> None:
         ranked = _gold(folder / "proposals.tsv") + _gold(folder / "beyond_d.tsv")
         d, n_gold = summary["n_proposals"], summary["n_evaluated"]
         low, high = demand_range(summary["decisions"], len(ranked))
-        rows = [ProposalRow(k + 1, k, k, "", "", 0.0, 0.0, x) for k, x in enumerate(ranked)]
         row = {"before": _f1(ranked, d, n_gold)}
         for n in (10, 20):
-            statuses = [OPEN] * len(ranked)
-            for pair in boundary_pairs(rows, low, high, n):
-                statuses[pair.rank - 1] = ACCEPTED if pair.gold else REJECTED
-            settled = settle_demand(statuses, d, low, high)
+            settled = answer_boundary(ranked, d, summary["decisions"], n)
             row[f"{n} judged"] = _f1(ranked, settled.demand, n_gold)
             row[f"D {n}"] = settled.demand
         at_gold = f"{_f1(ranked, n_gold, n_gold):.1f}" if len(ranked) >= n_gold else "-"

@@ -85,7 +85,9 @@ def summary_dict(result: DecipherResult, corpus: Corpus, sources: ConfigSources,
         # The user's metric beside the paper's protocol (`accuracy`): the proposals at the run's own D.
         "proposal_scores": scored.as_dict() if scored is not None else None,
         # Its calibration line: each score bin's (mean score, share correct, proposals).
-        "calibration": _calibration(result) if scored is not None else None,
+        "calibration": calibration_rows([p.score for p in result.proposals], [bool(p.gold) for p in result.proposals])
+        if scored is not None
+        else None,
         "seconds": round(result.seconds, 3),
         "phase_seconds": {k: round(v, 3) for k, v in result.phase_seconds.items()},
         "peak_memory": {"bytes": result.peak_bytes, "phase": result.peak_phase},
@@ -97,9 +99,9 @@ def summary_dict(result: DecipherResult, corpus: Corpus, sources: ConfigSources,
     }
 
 
-def _calibration(result: DecipherResult) -> list[list[float]]:
-    ps = result.proposals
-    curve = calibration_curve([p.score for p in ps], [bool(p.gold) for p in ps]) if ps else []
+def calibration_rows(scores: list[float], correct: list[bool]) -> list[list[float]]:
+    """summary.json's calibration line: each score bin's (mean score, share correct, proposals)."""
+    curve = calibration_curve(scores, correct) if scores else []
     return [[round(mean, 4), round(share, 4), n] for mean, share, n in curve]
 
 

@@ -38,11 +38,11 @@ def keeps_rounds(run: RunRow) -> bool:
     return method_for(run.config.get("method", "neural")).keeps_rounds
 
 
-def has_checkpoint(run: RunRow) -> bool:
-    """Whether the run's folder holds a checkpoint to resume or refine from."""
+def checkpoint_dir(run: RunRow) -> str | None:
+    """The run's folder where it holds a checkpoint to resume or refine from; None where it does not."""
     from ..engine.run.checkpoint import CHECKPOINT_NAME  # its module imports torch: only where asked
 
-    return bool(run.run_dir) and (Path(run.run_dir or "") / CHECKPOINT_NAME).exists()
+    return run.run_dir if run.run_dir and (Path(run.run_dir) / CHECKPOINT_NAME).exists() else None
 
 
 def percent(value: float | None) -> str:

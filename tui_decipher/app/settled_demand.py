@@ -28,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.evaluation.metrics import calibration_curve, proposal_scores
+from ..engine.evaluation.metrics import proposal_scores
 from ..store import ACCEPTED, FINISHED, REJECTED, RankedPair, RunRow, Store, StoreError
 from .boundary import demand_range
-from .results import write_atomic
+from .results import calibration_rows, write_atomic
 
 # How gradually the ranking's precision falls, as a share of D: from nearly a step (3% of D) to a
 # decline spread over about the whole ranking (30% of D, four widths from top to bottom).
@@ -133,16 +133,16 @@ def settle_run(store: Store, run: RunRow) -> SettledDemand | None:
     if not settles(run):
         return None
     ranked = store.ranking(run.id)
-    before = (run.decisions.get("settled") or {}).get("before") or sum(not r.beyond for r in ranked)
+    current = sum(not r.beyond for r in ranked)  # where the ranking is cut now
+    before = (run.decisions.get("settled") or {}).get("before") or current
     low, high = demand_range(run.decisions, len(ranked))
     settled = settle_demand([r.status for r in ranked], int(before), low, high)
-    current = sum(not r.beyond for r in ranked)
     if settled.demand == current and (run.decisions.get("settled") or {}) == _recorded(settled):
         return settled
     decisions = {**run.decisions, "settled": _recorded(settled)}
     store.recut(run.id, settled.demand, decisions)
     if run.run_dir:
-        _recut_files(Path(run.run_dir), settled, decisions, ranked, run.n_evaluated)
+        _recut_files(Path(run.run_dir), settled, decisions, ranked, run.n_evaluated, moved=settled.demand != current)
     return settled
 
 
@@ -151,10 +151,11 @@ def _recorded(settled: SettledDemand) -> dict[str, Any]:
 
 
 def _recut_files(folder: Path, settled: SettledDemand, decisions: dict[str, Any], ranked: list[RankedPair],
-                 n_gold: int | None) -> None:  # fmt: skip
+                 n_gold: int | None, moved: bool) -> None:  # fmt: skip
     """The run folder's files cut at the settled D: proposals.tsv's and beyond_d.tsv's lines are the
-    stored ranking's, best first, split again; summary.json's D, counts and proposal scores follow.
-    A folder whose files do not hold the stored ranking (written by another run) is left alone."""
+    stored ranking's, best first, split again where the cut `moved`; summary.json's D, counts,
+    proposal scores and decisions follow. A folder whose files do not hold the stored ranking
+    (written by another run) is left alone."""
     proposals, beyond, summary = folder / "proposals.tsv", folder / "beyond_d.tsv", folder / "summary.json"
     if not proposals.exists() or not summary.exists():
         return
@@ -164,13 +165,14 @@ def _recut_files(folder: Path, settled: SettledDemand, decisions: dict[str, Any]
     if len(lines) != len(ranked):
         return
     cut = settled.demand
-    write_atomic(proposals, "\n".join([head, *lines[:cut]]) + "\n")
-    write_atomic(beyond, "\n".join([head, *lines[cut:]]) + "\n")
+    if moved:
+        write_atomic(proposals, "\n".join([head, *lines[:cut]]) + "\n")
+        write_atomic(beyond, "\n".join([head, *lines[cut:]]) + "\n")
     data = json.loads(summary.read_text(encoding="utf-8"))
     shown = ranked[:cut]
     data.update(n_cognates=cut, n_proposals=cut, n_beyond=len(ranked) - cut, decisions=decisions)
     if data.get("proposal_scores") is not None and n_gold is not None:  # gold read only to score
         golds, scores = [bool(r.gold) for r in shown], [r.score for r in shown]
         data["proposal_scores"] = proposal_scores(golds, n_gold, scores, [r.lost_index for r in shown]).as_dict()
-        data["calibration"] = [[round(m, 4), round(s, 4), n] for m, s, n in calibration_curve(scores, golds)]
+        data["calibration"] = calibration_rows(scores, golds)
     write_atomic(summary, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

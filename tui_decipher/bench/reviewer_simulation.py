@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ..app.boundary import boundary_pairs, demand_range
+from ..app.settled_demand import SettledDemand, settle_demand
 from ..engine.constraints.review import ACCEPTED, REJECTED, ReviewConstraints
 from ..engine.corpora.corpus import Corpus
 from ..engine.evaluation import metrics
@@ -29,6 +31,7 @@ from ..engine.methods import DecipherResult, refine_decipherment, run_decipherme
 from ..engine.run.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from ..engine.run.config import DecipherConfig
 from ..engine.run.events import EventCallback, ignore
+from ..store import OPEN, ProposalRow
 
 
 def simulate_review(
@@ -334,24 +337,32 @@ def _changed(before: np.ndarray | None, after: np.ndarray | None, lost_words: se
 BOUNDARY_JUDGED = (10, 20)  # the judgments a scholar gives the boundary queue, as measured
 
 
-def boundary_figures(result: DecipherResult) -> dict[str, float | int | None] | None:
-    """F1 at the run's own D, then after the boundary review (app/boundary.py: the pairs drawn
-    across the ranks the evidence allows D to be) of 10 and 20 pairs, each answered from gold, the
-    proposals recut where the judgments settle D (app/settled_demand.py); beside them F1 at the
-    gold count (the first G pairs of the ranking, where it is that long) and each D. The ranking is
-    the run's proposals then its pairs past D, as the store holds it. None for a run without gold
-    or whose D the judgments do not settle (no range: a given D)."""
-    from ..app.boundary import boundary_pairs, demand_range  # the middle layer's, as the front ends use it
-    from ..app.settled_demand import settle_demand
-    from ..store import OPEN, ProposalRow
+def answer_boundary(
+    gold: Sequence[bool | None], demand: int, decisions: dict[str, Any], n: int
+) -> SettledDemand:  # fmt: skip
+    """The boundary review of a ranking (each pair's gold flag, best first) answered from gold: the
+    `n` pairs `boundary_pairs` asks for over the range `decisions` allow (app/boundary.py),
+    accepted where gold and rejected otherwise, and D settled from them (app/settled_demand.py)
+    starting from the run's `demand`."""
+    low, high = demand_range(decisions, len(gold))
+    rows = [ProposalRow(k + 1, k, k, "", "", 0.0, 0.0, g) for k, g in enumerate(gold)]
+    statuses = [OPEN] * len(gold)
+    for row in boundary_pairs(rows, low, high, n):
+        statuses[row.rank - 1] = ACCEPTED if row.gold else REJECTED
+    return settle_demand(statuses, demand, low, high)
 
+
+def boundary_figures(result: DecipherResult) -> dict[str, float | int | None] | None:
+    """F1 at the run's own D, then after the boundary review (`answer_boundary`) of 10 and 20 pairs,
+    the proposals recut where the judgments settle D; beside them F1 at the gold count (the first
+    G pairs of the ranking, where it is that long) and each D. The ranking is the run's proposals
+    then its pairs past D, as the store holds it. None for a run without gold or whose D the
+    judgments do not settle (no range: a given D)."""
     demand = result.decisions.get("demand") or {}
     if result.accuracy is None or demand.get("demand_low") is None or result.config.auto_demand:
         return None
     ranked = result.proposals + result.beyond
     n_gold, d = result.n_evaluated, len(result.proposals)
-    low, high = demand_range(result.decisions, len(ranked))
-    rows = [ProposalRow(k + 1, p.lost, p.known, "", "", p.score, p.cost, p.gold) for k, p in enumerate(ranked)]
 
     def f1(k: int) -> float | None:
         top = ranked[:k]
@@ -360,10 +371,7 @@ def boundary_figures(result: DecipherResult) -> dict[str, float | int | None] | 
     out: dict[str, float | int | None] = {"f1": f1(d), "demand": d, "n_gold": n_gold,
                                           "f1_at_gold": f1(n_gold) if len(ranked) >= n_gold else None}  # fmt: skip
     for n in BOUNDARY_JUDGED:
-        statuses = [OPEN] * len(ranked)
-        for row in boundary_pairs(rows, low, high, n):
-            statuses[row.rank - 1] = ACCEPTED if row.gold else REJECTED
-        settled = settle_demand(statuses, d, low, high)
+        settled = answer_boundary([p.gold for p in ranked], d, result.decisions, n)
         out[f"f1_judged_{n}"], out[f"demand_judged_{n}"] = f1(settled.demand), settled.demand
     if n_gold:  # D over the lost words with a gold cognate, before and after, as the accuracy tables give it
         out["ratio"] = d / n_gold

@@ -168,12 +168,6 @@ class Method(Protocol):
     decides_demand: bool  # whether it chooses D and C itself: the config's are not checked against a corpus
     refines_with_signs: bool  # whether a refinement can hold sign values pinned after the run (`refine`'s signs)
 
-    def settings_error(self, cfg: DecipherConfig) -> str | None:
-        """Where `cfg`'s settings cannot run with this method, why, in one line (None: they can): its
-        rule in run/method_summaries.py (`SETTINGS_RULES`), which `DecipherConfig.validate` reads
-        without importing the methods."""
-        ...
-
     def check_known_signs(self, signs: SignValues, cfg: DecipherConfig) -> None:
         """Raise CorpusError, naming the file's line, where known sign values cannot constrain the
         channel this method will train under `cfg` (called before a run is recorded)."""

@@ -38,9 +38,6 @@ class ChannelAlone:
     decides_demand = False
     refines_with_signs = True
 
-    def settings_error(self, cfg: DecipherConfig) -> str | None:
-        return None
-
     def check_known_signs(self, signs: SignValues, cfg: DecipherConfig) -> None:
         signs.check_channel(cfg.channel_kind)
 

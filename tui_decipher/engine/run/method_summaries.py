@@ -2,7 +2,7 @@
 engine/methods' `METHODS` order: what `decipher run --help` says of them and what
 `DecipherConfig.validate` refuses, read without importing the methods (and torch) that the methods
 package imports, and without this package's settings importing the methods above it. Each method
-class takes its `summary` and its `settings_error` from here."""
+class takes its `summary` from here; its settings rule lives here alone (`SETTINGS_RULES`)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from textual.validation import Integer
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
 from ...app.results import branch_run_dir
-from ...app.run_views import has_checkpoint
+from ...app.run_views import checkpoint_dir
 from ...app.session import pins_refit
 from ...engine.constraints.judgments import REFINE_ROUNDS
 from ...store import ACCEPTED, REJECTED, UNKNOWN_VALUE, RunRow
@@ -134,10 +134,10 @@ def ask_refinement(screen: ReviewScreen | KeyScreen, run: RunRow | None, where_a
     if app.running:
         screen.notify("A run is already in progress: cancel it first (c on Progress).", severity="warning")
         return
-    if not has_checkpoint(run) or run.run_dir is None:
+    run_dir = checkpoint_dir(run)
+    if run_dir is None:
         screen.notify(f"Run #{run.id} has no checkpoint to continue from.", severity="warning")
         return
-    run_dir = run.run_dir
     decisions = list(app.store.decisions(run.id).values())
     accepted, rejected = decisions.count(ACCEPTED), decisions.count(REJECTED)  # unsure ones constrain nothing
     pins = [(sign, value) for sign, value in app.store.pins(run.id) if value != UNKNOWN_VALUE]

@@ -144,6 +144,7 @@ class ReviewScreen(Screen[None]):
         """Read the selected run's proposals and decisions from the store."""
         if self.app.selected_run != self.run_id:
             self.undo_stack = []
+            self.queue = None  # a boundary queue is one run's ranks
         self.run_id = self.app.selected_run
         run = self.app.store.run(self.run_id) if self.run_id is not None else None
         self.run_row = run
@@ -263,7 +264,7 @@ class ReviewScreen(Screen[None]):
             changed += f"  [b]D {settled['before']} -> {settled['demand']}[/] ({settled['judged']} judged)"
         if self.refinement is not None:
             since = "the last refinement" if self.refinement.out is None else f"run #{self.refinement.source}"
-            changed = f"  [b cyan]Δ {len(self.changed)} changed by {since}[/]"
+            changed += f"  [b cyan]Δ {len(self.changed)} changed by {since}[/]"
         self.query_one("#review-counts", Static).update(
             f"{title}[green]{counts[ACCEPTED]} accepted[/]  [red]{counts[REJECTED]} rejected[/]  "
             f"[yellow]{counts[UNSURE]} unsure[/]  {counts[OPEN]} open{off_list}{changed}  |  {escape(shown)}"

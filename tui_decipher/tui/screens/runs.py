@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from ...app.run_views import (
     RUN_COLUMNS,
-    has_checkpoint,
+    checkpoint_dir,
     method_line,
     percent,
     refinement_line,
@@ -160,12 +160,13 @@ class RunsScreen(Screen[None]):
         if run.status in (RUNNING, "finished"):
             self.notify(f"Run #{run.id} is {run.status}: only a cancelled, failed or interrupted run resumes.")
             return
-        if not has_checkpoint(run) or run.run_dir is None:
+        run_dir = checkpoint_dir(run)
+        if run_dir is None:
             self.notify(
                 f"Run #{run.id} has no checkpoint: it stopped before its first round ended.", severity="warning"
             )
             return
-        self.app.resume_run(run.id, run.run_dir)
+        self.app.resume_run(run.id, run_dir)
 
     def action_delete(self) -> None:
         run = self._current()

@@ -113,9 +113,6 @@ class AutoMethod:
     decides_demand = True
     refines_with_signs = True
 
-    def settings_error(self, cfg: DecipherConfig) -> str | None:
-        return None
-
     def check_known_signs(self, signs: SignValues, cfg: DecipherConfig) -> None:
         """auto picks the pieces channel where a value is a syllable: any values can constrain it."""
 

@@ -30,7 +30,7 @@ from ...corpora.corpus import Corpus
 from ...run.checkpoint import Checkpoint, CheckpointError
 from ...run.config import DecipherConfig
 from ...run.events import EventCallback
-from ...run.method_summaries import SUMMARIES, settings_error
+from ...run.method_summaries import SUMMARIES
 from ..base import DecipherResult
 from .checkpoints import write_checkpoint
 from .context import METHOD_NAME, EMContext, prepare
@@ -73,9 +73,6 @@ class NeuralEM:
     keeps_rounds = True
     decides_demand = False
     refines_with_signs = False
-
-    def settings_error(self, cfg: DecipherConfig) -> str | None:
-        return settings_error(cfg)
 
     def check_known_signs(self, signs: SignValues, cfg: DecipherConfig) -> None:
         signs.check_channel(cfg.channel_kind)  # the channel of its first flow (init_flow = channel)

@@ -675,8 +675,10 @@ def _pairs(result) -> list[tuple[int, int, float]]:
 
 
 def test_auto_reads_a_cipher_with_the_pieces_channel(tmp_path, single_thread) -> None:
+    # The pieces path alone: the words not read again as one alphabet (tests/test_sign_reading.py).
     path, events = _generated(tmp_path, "substitution", seed=5, lost_words=100), []
-    result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1), events.append)
+    cfg = DecipherConfig(corpus=path, device="cpu", seed=1, auto_read_again=False)
+    result = run_decipherment(read_cog(path), cfg, events.append)
     steps = [(e.step, e.steps) for e in events if isinstance(e, ChannelStep)]
     d = result.decisions
     assert d["channel_kind"] == "pieces" and not d["script"]["one_alphabet"]
@@ -736,7 +738,8 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
     monkeypatch.setattr(search, "_train", recorded)
     path = _generated(tmp_path, "substitution", seed=5, lost_words=300)
     steps: list[ChannelStep] = []
-    result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60),
+    cfg = DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60, auto_read_again=False)  # the probes' path
+    result = run_decipherment(read_cog(path), cfg,
                               on_event=lambda e: steps.append(e) if isinstance(e, ChannelStep) else None)  # fmt: skip
     probes = result.decisions["probes"]
     # Each search start is its own curve on the progress plot, then the probe's own steps.

@@ -202,7 +202,8 @@ def test_presets_toml_round_trips_through_config(tmp_path):
     data = tomllib.loads(result.output)
     assert data["preset"] == "paper-ugaritic" and data["flow"]["capacity"] == 3 and data["flow"]["flow_decay"] == 0.25
     assert data["method"] == "neural"
-    assert set(data) == {"preset", "method", "auto_steps", "auto_demand", "corpus", "flow", "neural", "channel", "run"}
+    assert set(data) == {"preset", "method", "auto_steps", "auto_demand", "auto_read_again", "corpus", "flow", "neural",
+                         "channel", "run"}  # fmt: skip
     data["corpus"]["corpus"] = "demo"
     data["neural"].update(rounds=1, epochs=2, first_epochs=2, embed_dim=16, hidden_dim=16, n_universal=8)
     lines = [f"{k} = {json.dumps(v)}" for k, v in data.items() if not isinstance(v, dict)]

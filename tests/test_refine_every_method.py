@@ -310,7 +310,8 @@ def test_auto_on_two_scripts_blends_its_probe_into_the_final_costs_and_a_refinem
     saved with the run, left as it is by a refinement, which trains the fit only."""
     path = tmp_path / "cipher.cog"
     write_generated(path, GeneratorSpec(kind="substitution", seed=5, lost_words=80))
-    cfg = DecipherConfig(corpus=str(path), device="cpu", auto_steps=60)
+    # The pieces path: a cipher not read again as one alphabet (reading.py), where the probe's blend is.
+    cfg = DecipherConfig(corpus=str(path), device="cpu", auto_steps=60, auto_read_again=False)
     corpus = load_corpus(cfg).corpus
     result = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
     assert result.decisions["channel_kind"] == "pieces" and result.decisions["probe_share"] == 0.25
@@ -361,7 +362,8 @@ def test_a_blend_saved_before_reverse_channels_is_read_as_the_probe(tmp_path, si
     the probe's blend (scored in the run's own direction), and a refinement of one runs."""
     path = tmp_path / "cipher.cog"
     write_generated(path, GeneratorSpec(kind="substitution", seed=5, lost_words=80))
-    cfg = DecipherConfig(corpus=str(path), device="cpu", auto_steps=60)
+    # The pieces path: a cipher not read again as one alphabet (reading.py), where the probe's blend is.
+    cfg = DecipherConfig(corpus=str(path), device="cpu", auto_steps=60, auto_read_again=False)
     corpus = load_corpus(cfg).corpus
     run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
     checkpoint = load_checkpoint(tmp_path)

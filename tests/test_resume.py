@@ -433,7 +433,8 @@ def test_a_partial_auto_checkpoint_written_before_auto_became_a_package_resumes(
     stages = unpacked(saved.state["stages"], STAGE_CLASSES)
     assert saved.state["stage_names"] == ["probe 1", "probe"] and type(stages["probe"]).__name__ == "_Probed"
     corpus = read_cog(write_generated(tmp_path / "c.cog", GeneratorSpec("shared-alphabet", seed=9, lost_words=60)).path)
-    cfg = DecipherConfig(method="auto", device="cpu", seed=2, auto_steps=120)
+    cfg = DecipherConfig(method="auto", device="cpu", seed=2, auto_steps=120, auto_read_again=False)  # as saved then
+    assert saved.settings() == cfg
     steps: list[ChannelStep] = []
     resumed = run_decipherment(corpus, cfg, lambda e: steps.append(e) if isinstance(e, ChannelStep) else None,
                                checkpoint=path, resume=saved)  # fmt: skip

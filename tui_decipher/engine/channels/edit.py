@@ -19,7 +19,8 @@ The copy prior: where both alphabets hold a symbol, its write logit starts `copy
 others, so the untrained channel is close to a plain edit distance (on Romance es -> it its
 matching already scores about the edit-distance baseline) and training learns the
 correspondences that distance misses (Spanish "ue" for Italian "o" as an insertion and a
-substitution, dropped doubled consonants). Alphabets that share nothing start from no prior.
+substitution, dropped doubled consonants). Alphabets that share nothing start from no prior, unless
+a map reads one's signs as the other's letters (`Charset.read`: a cipher read through its own map).
 It is trained exactly as the pieces channel (`fit_channel`, either objective).
 """
 
@@ -64,9 +65,12 @@ class EditChannel(nn.Module):
 
         write = param(n_known + 1, n_lost)
         copied = 0
+        # A symbol is copied from the letter it is read as: itself where both alphabets hold it,
+        # or a learnt map's letter (`Charset.read`; in either direction, the reverse channel's too).
+        letter_of = {known_charset.read(t): i for i, t in enumerate(known_charset.symbols) if i >= len(SPECIALS)}
         for s, symbol in enumerate(lost_charset.symbols):
-            if s >= len(SPECIALS) and symbol in known_charset.index:
-                write[known_charset.index[symbol], s] += copy_bias
+            if s >= len(SPECIALS) and (letter := letter_of.get(lost_charset.read(symbol))) is not None:
+                write[letter, s] += copy_bias
                 copied += 1
         # With the copy prior the untrained channel ranks words spelled alike first, as an edit
         # distance does: shortlists drawn from its first step already hold most cognates.

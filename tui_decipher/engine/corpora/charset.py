@@ -24,6 +24,19 @@ class Charset:
     def __init__(self, symbols: Iterable[str]) -> None:
         self.symbols: tuple[str, ...] = SPECIALS + tuple(sorted(set(symbols) - set(SPECIALS)))
         self.index = {s: i for i, s in enumerate(self.symbols)}
+        # The symbol of another script each symbol is read as, where it is read as one (a cipher's
+        # signs read through a learnt map: engine/methods/auto/reading.py); the rest read as themselves.
+        self.reading: dict[str, str] = {}
+
+    def with_reading(self, reading: dict[str, str]) -> Charset:
+        """The same symbols and ids, each symbol of `reading` read as its value (`read`)."""
+        charset = Charset(self.symbols[len(SPECIALS) :])
+        charset.reading = dict(reading)
+        return charset
+
+    def read(self, symbol: str) -> str:
+        """The symbol `symbol` is read as: its reading's value, or itself."""
+        return self.reading.get(symbol, symbol)
 
     @classmethod
     def from_words(cls, words: Iterable[Word]) -> Charset:

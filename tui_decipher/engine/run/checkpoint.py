@@ -32,6 +32,9 @@ from .state_data import SCHEMA, StateDataError, from_data, to_data
 
 CHECKPOINT_NAME = "checkpoint.pt"
 CHECKPOINT_VERSION = 3
+# Settings fields added after runs were saved, at the value that behaves as those runs did: a run
+# saved without the field resumes and refines as it was decided (its default may differ).
+SETTINGS_SINCE: dict[str, object] = {"auto_read_again": False}
 _V1_STATE = ("flow", "sample_gen", "current", "best", "restart_objectives")  # the neural EM's keys in v1
 
 
@@ -117,8 +120,10 @@ class Checkpoint:
     state: dict[str, Any] = field(default_factory=dict)
 
     def settings(self) -> DecipherConfig:
-        """The validated settings it was made with (a resumed run uses exactly these)."""
-        cfg = DecipherConfig(**self.config)
+        """The validated settings it was made with (a resumed run uses exactly these). A field
+        added since keeps the behaviour the run was made with where its default would change it
+        (SETTINGS_SINCE)."""
+        cfg = DecipherConfig(**{**SETTINGS_SINCE, **self.config})
         cfg.validate()
         return cfg
 

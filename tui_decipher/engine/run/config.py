@@ -68,6 +68,11 @@ class DecipherConfig:
     # lost word, and every known word where each is read once: C = 1), the estimate and its range
     # still read and shown beside it.
     auto_demand: int = 0
+    # Where the lost script is a cipher of an alphabet (two scripts, about as many signs as letters):
+    # auto reads the words again as one alphabet through the map its channel learnt, pass after pass
+    # until the map stands still (engine/methods/auto/reading.py). A run saved before this field
+    # existed was decided without it and reads it as false (`Checkpoint.settings`).
+    auto_read_again: bool = True
     # --- [neural]: the model (paper section 3.1) --------------------------------------------------
     n_universal: int = 50  # n_u: universal character inventory
     embed_dim: int = 250  # d: character embedding size
@@ -249,7 +254,7 @@ PRESETS: dict[str, dict[str, Any]] = {name: resolve_preset(name) for name in PRE
 # runs may use [channel] too, to seed round 1's flow).
 SECTIONS: dict[str, tuple[str, ...]] = {
     "corpus": ("corpus", "lost", "known", "lost_words", "known_words", "known_pairs", "known_signs"),
-    "method": ("method", "auto_steps", "auto_demand"),
+    "method": ("method", "auto_steps", "auto_demand", "auto_read_again"),
     "flow": ("capacity", "cognate_fraction", "demand_step", "flow_decay", "top_k", "sparsify"),
     "neural": (
         "n_universal", "embed_dim", "hidden_dim", "dropout", "residual", "norm_ratio", "tie_shared_symbols",

@@ -95,6 +95,7 @@ from .demand import DemandEstimate
 from .fitting import fit_stages, flows_problem, prepared
 from .probe import _Estimate, _Probed, run_probes
 from .probe_words import MIN_LOST_WORDS
+from .reading import ReadAgain, read_again, reads_again
 from .schedule import Schedule
 from .syllable_search import _Syllables
 
@@ -159,8 +160,11 @@ class AutoMethod:
         kept = kept_share(before_decisions)  # None for a run: it has no decisions before it
         # A kept D is not read again, so neither is the calibrated copy trained that would read it.
         probe = self._probe if kept is None else functools.partial(self._probe, calibrate=False)
+        reread: ReadAgain | None = None
         try:
             fitted = fit_stages(run, memo, probe, kept)
+            if cfg.auto_read_again and reads_again(run.profile, signs):  # a cipher of an alphabet (reading.py)
+                run, fitted, reread = read_again(run, fitted, probe, self.name, STAGE_CLASSES)
         except RunCancelled:
             result.status = "cancelled"
             return problem.finish(result)
@@ -179,6 +183,8 @@ class AutoMethod:
             fitted.back_share, fitted.back_why,
         )  # fmt: skip
         result.decisions = decisions.as_dict()
+        if reread is not None:
+            result.decisions["reading"] = reread.as_dict()
         refined = 0
         if refit_of is not None:
             refined = result.refined = refit_of.refined + 1

@@ -113,7 +113,7 @@ def test_a_users_step_budget_keeps_the_schedules_proportions() -> None:
     assert short_search is not None and search is not None  # the transport probe searches first
     assert (short_search.starts, short_search.steps) == (search.starts, search.steps // 10)
     assert short.fit_steps == pieces.fit_steps // 10 and short.budget == pieces.budget // 10
-    assert SCHEDULES["edit"].scaled(1).budget == 4  # every stage (probe, calibration, fit, reverse) takes a step
+    assert SCHEDULES["edit"].scaled(1).budget == 5  # every stage (cross, probe, calibration, fit, reverse) takes a step
 
 
 def test_the_lexicon_probe_is_doubted_only_where_its_evidence_says_few_lost_words_have_a_cognate() -> None:
@@ -590,7 +590,10 @@ def test_the_reverse_channels_steps_come_last_and_say_whose_they_are(tmp_path, s
     assert result.decisions["reverse_share"] > 0
     channels = [e.channel for e in steps]
     first = channels.index("reverse")
-    assert set(channels[:first]) == {"", "calibration"} and set(channels[first:]) == {"reverse"}
+    assert set(channels[:first]) == {"cross", "", "calibration"} and set(channels[first:]) == {"reverse"}
+    # The cross channel (cross_channel.py) trains first, on the probe's held-out words.
+    cross = [k for k, c in enumerate(channels) if c == "cross"]
+    assert cross == list(range(len(cross))) and channels[len(cross)] == ""
     # The calibration pass (engine/methods/auto/calibration.py) runs once, between the probe and the fit.
     calibration = [k for k, c in enumerate(channels) if c == "calibration"]
     assert calibration == list(range(calibration[0], calibration[-1] + 1))
@@ -713,8 +716,8 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
 
     real_estimate, calls = auto._estimate, []
 
-    def evidence(problem, channel, held_words, decoys, nulls=None, distances=None):
-        estimate = real_estimate(problem, channel, held_words, decoys, nulls, distances)
+    def evidence(problem, channel, held_words, decoys, nulls=None, distances=None, cross=None):
+        estimate = real_estimate(problem, channel, held_words, decoys, nulls, distances, cross)
         if len(calls) == 2:  # the kept probe's calibrated copy reads D (calibration.py)
             calls.append(None)
             return estimate

@@ -39,6 +39,7 @@ STREAMS: dict[str, Stream] = {
     "auto null words": Stream(31, (53,), "lost-like words without a cognate (split, 0: the probe's)"),
     "auto calibration": Stream(37, (59,), "the calibration pass's batches (split, 0: the probe's)"),
     "held or free fold": Stream(41, (43,), "a held or free probe's batches on another split (split)"),
+    "auto cross": Stream(43, (), "the cross channel's start and batches (trained on the probe's held-out words)"),
     # Within a stream (its seed, not the run's): a probe search's fresh starts, null words' passes.
     "probe search start": Stream(7, (7,), "a probe search's start (k: start k + 1)"),
     "null word pass": Stream(0, (1, 101), "a pass of the null words' draws (pass, model: 0 trigrams ...)"),

@@ -27,7 +27,8 @@ many lost words have a cognate. This method decides both, and says why, from the
    words with a cognate beat the decoys; words without one win at the rate q that null words
    (lost-like trigram words, answer "none") do, at least half the time: D / N = (p - q) / (r - q),
    r the rate at which the probe's own cognates (words it writes from real known words) beat
-   the decoys, since a cognate does not always win where spelling is lossy. D comes with the
+   the decoys, since a cognate does not always win where spelling is lossy (on one alphabet
+   read by the probe and by a channel trained on its held-out words, cross_channel.py). D comes with the
    range the evidence allows, and p, q and r are read with a copy of the kept probe calibrated at
    its low end (calibration.py). Holding out matters: a channel fits a trained-on word to *some*
    known word, so trained on, a word without a cognate beats the decoys far more often than half.
@@ -56,7 +57,10 @@ many lost words have a cognate. This method decides both, and says why, from the
    syllabary only a word and a longer form of it count: its lossy spelling lets words without a
    cognate read confidently as another word's known word, so other collisions there do not show
    inflected forms.
-5. **Both directions** (one alphabet): a second edit channel is trained the other way, writing
+5. **A cipher read again** (reading.py): two scripts of about as many symbols, the lost one no
+   syllabary: the kept channel's map of signs to letters places the edit channel's copy prior and
+   the stages above run again on one alphabet, pass after pass until the map stands still.
+6. **Both directions** (one alphabet): a second edit channel is trained the other way, writing
    the known words from the lost ones (transport, D pairs, C = 1), and its log P(known | lost)
    weighs n_lost / (n_lost + n_known) of the final log-probabilities beside the fit's log P(lost |
    known) (`reverse_share`). Each direction charges what the other leaves out (docs/experiments.md).

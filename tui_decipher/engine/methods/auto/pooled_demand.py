@@ -71,11 +71,12 @@ class SplitScores:
 
 def split_scores(
     problem: Problem, channel: Channel, held_words: list[Word], decoys: list[Word], nulls: list[Word] | None = None,
-    distances: tuple[np.ndarray, np.ndarray] | None = None, split: int = 0,
+    distances: tuple[np.ndarray, np.ndarray] | None = None, split: int = 0, cross: Channel | None = None,
 ) -> SplitScores:  # fmt: skip
     """`channel`'s scores of a split's held-out words, of as many own cognates (words it writes from
     known words: a cognate by construction, `synthetic_cognates`) and of `nulls` (words without a
-    cognate), against the known words and the decoys. `split`: 0 the probe's, k another's."""
+    cognate), against the known words and the decoys. `split`: 0 the probe's, k another's. With
+    `cross` (cross_channel.py), the own cognates are read by both channels, one row each."""
     cfg, corpus = problem.cfg, problem.corpus
     with problem.timer("score"):
         synthetic = synthetic_cognates(
@@ -85,6 +86,9 @@ def split_scores(
         real, fake = against_decoys(problem, channel, held_words, decoys)
         # A channel that drops every letter writes nothing to measure on; a list of a few words has no nulls.
         own = against_decoys(problem, channel, synthetic, decoys) if synthetic else (None, None)
+        if cross is not None and own[0] is not None and own[1] is not None:
+            crossed_real, crossed_fake = against_decoys(problem, cross, synthetic, decoys)
+            own = (torch.cat([own[0], crossed_real]), torch.cat([own[1], crossed_fake]))
         null = against_decoys(problem, channel, nulls, decoys) if nulls else (None, None)
     return SplitScores(real, fake, *own, *null, *(distances or (None, None)))
 

@@ -19,6 +19,7 @@ from ...run.problem import Problem
 from ...run.seeds import derive
 from ..stages import StageMemo
 from .calibration import calibrated, calibrates, recalibrated
+from .cross_channel import cross_channel
 from .decoys import against_decoys
 from .demand import DemandEstimate
 from .fit_check import _fit_check_evidence
@@ -74,7 +75,8 @@ def run_probes(
     False: no calibrated copy reads D again (a refit that keeps its run's D, `kept_share`)."""
     memo = memo or StageMemo("auto")  # saves nowhere until bound
     words = probe_words(problem, schedule)
-    tried, searched, done = _tried_probes(problem, schedule, words, syllables, done, memo)
+    cross, done = cross_channel(problem, schedule, words, done, memo)
+    tried, searched, done = _tried_probes(problem, schedule, words, syllables, done, memo, cross)
     kept = _kept(tried)
     estimate, channel = tried[kept].estimate, tried[kept].channel
     # D is read again with a copy of the kept probe calibrated on the words the evidence says have
@@ -93,7 +95,8 @@ def run_probes(
         if folds:  # read on the other splits' held-out words too (pooled_demand.py)
             again, done = pooled_demand(problem, schedule, words, calibration.channel, folds, done, memo)
         else:
-            again = _estimate(problem, calibration.channel, words.held, words.decoys, words.nulls, words.distances).held
+            again = _estimate(problem, calibration.channel, words.held, words.decoys, words.nulls, words.distances,
+                              cross).held  # fmt: skip
         estimate = dataclasses.replace(estimate, held=recalibrated(estimate.held, again))
     single = syllables is not None and syllables.single
     holds = any(t.held for t in tried)
@@ -112,7 +115,13 @@ def run_probes(
 
 
 def _tried_probes(
-    problem: Problem, schedule: Schedule, words: ProbeWords, syllables: _Syllables | None, done: int, memo: StageMemo
+    problem: Problem,
+    schedule: Schedule,
+    words: ProbeWords,
+    syllables: _Syllables | None,
+    done: int,
+    memo: StageMemo,
+    cross: Channel | None = None,
 ) -> tuple[list[_Tried[_Estimate]], list[list[dict[str, Any]]], int]:
     """The schedule's probe candidates trained in turn until one is not `doubted`: each candidate
     (its estimate and channel, where it started), each one's search starts (none without a
@@ -162,7 +171,7 @@ def _tried_probes(
             if start is not None:  # a searched start trains in place: the next candidate goes on from it
                 start = fit.channel
             done += probe.steps
-            estimate = _estimate(problem, fit.channel, words.held, words.decoys, words.nulls, words.distances)
+            estimate = _estimate(problem, fit.channel, words.held, words.decoys, words.nulls, words.distances, cross)
             tried.append(_Tried(probe, estimate, fit.channel, single is not None and seeded is single, held))
         if len(starts_of) == 2 and starts_of[0][1]:  # held and free: compared on more splits too
             done = _compare_on_folds(problem, schedule, probe, found, words, tried, done, memo)
@@ -207,12 +216,14 @@ def _estimate(
     decoys: list[Word],
     nulls: list[Word] | None = None,
     distances: tuple[np.ndarray, np.ndarray] | None = None,
+    cross: Channel | None = None,
 ) -> _Estimate:
     """D from a probe channel: its held-out words against the known words and the decoys, corrected
     by how often its own cognates beat the decoys and how often `nulls` (words without a cognate)
     do, at the held-out words' distances from the training words where `distances` (the null
-    words', the held-out words') are given (engine/methods/auto/demand.py)."""
-    scores = split_scores(problem, channel, held_words, decoys, nulls, distances)
+    words', the held-out words') are given (engine/methods/auto/demand.py); its own cognates read
+    by `cross` too where given (cross_channel.py)."""
+    scores = split_scores(problem, channel, held_words, decoys, nulls, distances, cross=cross)
     with problem.timer("score"):
         estimate = scores.estimate()
     return _Estimate(estimate, problem.n_lost, *_fit_check_evidence(scores.real, scores.fake, held_words,

@@ -46,6 +46,7 @@ class ProbeWords:
     decoys: list[Word]
     nulls: list[Word]
     distances: tuple[np.ndarray, np.ndarray]  # (n_null,), (n_held,)
+    held_rows: np.ndarray | None = None  # the held-out words' rows of the corpus
 
 
 def probe_words(problem: Problem, schedule: Schedule) -> ProbeWords:
@@ -74,4 +75,4 @@ def split_words(
         nulls = null_words(train_words, n_null, seed, avoid=[*lost, *corpus.known_words],
                            enough=trigram_enough(len(train_words), len(held_words), n_null))  # fmt: skip
         distances = (nearest_distances(nulls, train_words), nearest_distances(held_words, train_words))
-    return ProbeWords(train_rows, train_words, held_words, decoys, nulls, distances)
+    return ProbeWords(train_rows, train_words, held_words, decoys, nulls, distances, held)

@@ -82,6 +82,9 @@ class Schedule:
     # generated tuning corpora 50 brought its own cognates' rate within a few points of the rate
     # real cognates reach, and 150 did no better (docs/demand.md).
     calibration_steps: int = 50
+    # Steps of the cross channel, trained on the probe's held-out words as the first probe is on its
+    # own (cross_channel.py: the edit channel only); 0: none.
+    cross_steps: int = 0
 
     def __post_init__(self) -> None:
         if self.probe_share and self.reverse_steps:
@@ -94,7 +97,7 @@ class Schedule:
         # budget, as the fit's steps equal the lexicon probe's, and the fit's progress total
         # becomes the steps the run took.
         search = self.syllables.total_steps if self.syllables else 0
-        probes = sum(p.total_steps for p in self.probes) + self.calibration_steps
+        probes = sum(p.total_steps for p in self.probes) + self.calibration_steps + self.cross_steps
         return search + probes + self.fit_steps + self.reverse_steps
 
     def scaled(self, steps: int) -> Schedule:
@@ -118,6 +121,7 @@ class Schedule:
             calibration_steps=part(self.calibration_steps),
             syllables=syllables,
             reverse_steps=self.reverse_steps and part(self.reverse_steps),
+            cross_steps=self.cross_steps and part(self.cross_steps),
         )
 
 
@@ -129,7 +133,7 @@ class Schedule:
 # "auto's probe on a syllabary", "The syllable search, faster, and tried from more starts", "auto's
 # probe blended into its final costs on two scripts").
 SCHEDULES: dict[str, Schedule] = {
-    "edit": Schedule((Probe("transport", 150),), 150, 0.5, reverse_steps=300),
+    "edit": Schedule((Probe("transport", 150),), 150, 0.5, reverse_steps=300, cross_steps=150),
     "pieces": Schedule(
         (Probe("lexicon", 300), Probe("transport", 150, Search(2, 600))),
         300,

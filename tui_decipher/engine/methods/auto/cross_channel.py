@@ -36,14 +36,8 @@ from .training import _train
 
 def has_cross(problem: Problem, schedule: Schedule, words: ProbeWords) -> bool:
     """Whether the run reads its probe's cognates with a cross channel too (see the module's
-    docstring): its schedule has one (the edit channel's)."""
-    return (
-        schedule.cross_steps > 0
-        and problem.cfg.channel_kind == "edit"
-        and words.held_rows is not None
-        and len(words.held) > 1
-        and calibrates(len(words.train), problem.n_known)
-    )
+    docstring): its schedule has one (the edit channel's), on held-out words of a list not long."""
+    return schedule.cross_steps > 0 and len(words.held) > 1 and calibrates(len(words.train), problem.n_known)
 
 
 def cross_channel(
@@ -55,7 +49,6 @@ def cross_channel(
     if not has_cross(problem, schedule, words):
         return None, done
     probe, steps = schedule.probes[0], schedule.cross_steps
-    assert words.held_rows is not None
 
     def train() -> Channel:
         return _train(problem, words.held, steps, done, derive(problem.cfg.seed, "auto cross"),

@@ -28,7 +28,7 @@ from .capacity import CapacityEstimate, estimate_capacity, least_capacity
 from .decisions import _demand_phrase, choose_channel, own_settings
 from .fit_check import FitCheck
 from .probe import _held_evidence, _Probed
-from .schedule import FLOW_GRAPH, SCHEDULES, Schedule
+from .schedule import FLOW_GRAPH, Schedule, schedule_for
 from .scripts import ScriptProfile
 from .syllable_search import _search_syllables, _Syllables
 from .training import FIT_SETTLE, _train, _train_reverse, reverse_share, reverse_steps
@@ -60,7 +60,7 @@ def prepared(
     script decision reported."""
     profile = ScriptProfile.of(corpus.lost_words, corpus.known_words)
     kind, kind_why = choose_channel(profile, signs)
-    schedule = SCHEDULES[kind] if not cfg.auto_steps else SCHEDULES[kind].scaled(cfg.auto_steps)
+    schedule = schedule_for(kind, cfg.auto_steps)
     # Gapped pieces where the lost script reads as a syllabary: a sign there writes a syllable, which a
     # transliteration may spell with a digraph (kha for the sign of ka); an alphabet's symbol writes a
     # letter, and on a generated 80-word cipher they cost the map (tests/test_refine_every_method.py).

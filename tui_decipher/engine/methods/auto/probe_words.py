@@ -46,7 +46,7 @@ class ProbeWords:
     decoys: list[Word]
     nulls: list[Word]
     distances: tuple[np.ndarray, np.ndarray]  # (n_null,), (n_held,)
-    held_rows: np.ndarray | None = None  # the held-out words' rows of the corpus
+    held_rows: np.ndarray  # the held-out words' rows of the corpus
 
 
 def probe_words(problem: Problem, schedule: Schedule) -> ProbeWords:

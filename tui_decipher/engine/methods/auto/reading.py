@@ -33,12 +33,12 @@ from ...run.problem import Problem
 from ...run.state_data import ClassTable
 from ..stages import StageMemo
 from .fitting import Fitted, Prepared, ProbeStage, fit_stages
-from .schedule import SCHEDULES
+from .schedule import schedule_for
 from .scripts import ScriptProfile
 
 # At most this many passes read the words again: each is a run of the one-alphabet path (a probe, D,
-# the fit and the reverse channel), and on the dev pairs the second pass moved a few signs and the
-# third none (docs/dev-pairs.md).
+# the fit and the reverse channel), and on the dev pairs a third pass moved 1-12 signs of 26-37 and
+# read no better than the second (docs/dev-pairs.md).
 MAX_PASSES = 3
 # A reading below this probability is no evidence for a sign's letter: such a sign keeps no prior.
 LEAST_READING = 0.02
@@ -136,7 +136,9 @@ def read_again(run: Prepared, fitted: Fitted, probe: ProbeStage, method: str,
         memo = StageMemo(method, classes=classes)
         memo.bind(None, run.chosen, run.problem)
         fitted = fit_stages(run, memo, probe)
-        reading, previous = sign_reading(fitted.fit.channel, fitted.training), reading
+        previous = reading
+        if len(changed) < MAX_PASSES:  # the next pass's map, where there may be one
+            reading = sign_reading(fitted.fit.channel, fitted.training)
     assert previous is not None
     done = ReadAgain(tuple(changed), previous)
     return dataclasses.replace(run, kind_why=f"{run.kind_why}; {done.why}"), fitted, done
@@ -144,7 +146,7 @@ def read_again(run: Prepared, fitted: Fitted, probe: ProbeStage, method: str,
 
 def _one_alphabet(run: Prepared, reading: SignReading) -> Prepared:
     """`run` decided again for the edit channel, its lost signs read through `reading`."""
-    schedule = SCHEDULES["edit"] if not run.chosen.auto_steps else SCHEDULES["edit"].scaled(run.chosen.auto_steps)
+    schedule = schedule_for("edit", run.chosen.auto_steps)
     chosen = run.chosen.replace(channel_kind="edit", channel_steps=schedule.budget, channel_gaps=False)
     problem = dataclasses.replace(read_through(run.problem, reading), cfg=chosen)
     return dataclasses.replace(run, kind="edit", schedule=schedule, chosen=chosen, problem=problem)

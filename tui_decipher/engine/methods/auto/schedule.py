@@ -125,6 +125,11 @@ class Schedule:
         )
 
 
+def schedule_for(kind: str, steps: int) -> Schedule:
+    """The channel kind's schedule, within the user's budget of `steps` (`auto_steps`; 0: its own)."""
+    return SCHEDULES[kind].scaled(steps) if steps else SCHEDULES[kind]
+
+
 # Per channel kind. A syllabary's map needs more words and steps than an alphabet's, so the pieces
 # probe trains on 80% of the lost words. Where many lack a cognate, its transport probe searches
 # from two starts before training. A syllable search start finds a long syllabary's map only now

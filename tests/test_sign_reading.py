@@ -21,6 +21,7 @@ from tui_decipher.engine.methods.auto.reading import LEAST_READING, SignReading,
 from tui_decipher.engine.methods.auto.scripts import ScriptProfile
 from tui_decipher.engine.run.checkpoint import load_checkpoint
 from tui_decipher.engine.run.config import DecipherConfig
+from tui_decipher.engine.run.events import ChannelStep, Decided
 
 LOST, KNOWN = "ᎠᎡᎢ", "abc"
 
@@ -116,3 +117,19 @@ def test_a_run_read_again_refines_from_its_edit_channel(tmp_path, single_thread)
                                   ReviewConstraints(accepted=(wrong,)), rounds=1)  # fmt: skip
     assert refined.status == "finished" and refined.refined == 1
     assert wrong in {(p.lost, p.known) for p in refined.proposals}  # an accepted pair is proposed
+
+
+def test_the_passes_count_their_steps_as_one_run(tmp_path, single_thread) -> None:
+    """The progress of a run read again runs on across its passes: a pass's first step follows the
+    steps before it (the bar does not start again), and no step is past the total it reports."""
+    path = write_generated(tmp_path / "cipher.cog", GeneratorSpec(kind="substitution", seed=5, lost_words=80)).path
+    cfg = DecipherConfig(corpus=str(path), method="auto", device="cpu", seed=1, threads=1, auto_steps=60)
+    events: list[object] = []
+    result = run_decipherment(read_cog(path), cfg, on_event=events.append)
+    assert result.decisions["reading"]["passes"] >= 1
+    steps = [e for e in events if isinstance(e, ChannelStep)]
+    assert steps and all(1 <= e.step <= e.steps for e in steps)
+    first_pass = next(i for i, e in enumerate(events) if isinstance(e, Decided) and e.line.startswith("pass 1:"))
+    before = max(e.step for e in events[:first_pass] if isinstance(e, ChannelStep))
+    after = next(e for e in events[first_pass:] if isinstance(e, ChannelStep))
+    assert after.step > before, (before, after.step)

@@ -99,7 +99,7 @@ from .demand import DemandEstimate
 from .fitting import fit_stages, flows_problem, prepared
 from .probe import _Estimate, _Probed, run_probes
 from .probe_words import MIN_LOST_WORDS
-from .reading import ReadAgain, read_again, reads_again
+from .reading import PassSteps, ReadAgain, read_again, reads_again
 from .schedule import Schedule
 from .syllable_search import _Syllables
 
@@ -155,6 +155,9 @@ class AutoMethod:
         review = review if review is not None else memo.review
         before = refit_of if refit_of is not None else memo
         run = prepared(corpus, cfg, on_event, cancel, review, signs, before, self.name)
+        rereads = cfg.auto_read_again and reads_again(run.profile, signs)  # a cipher of an alphabet (reading.py)
+        if rereads:
+            run = PassSteps.around(run)
         problem = run.problem
         # A refit saves no stages: the finished run's checkpoint stays whole until the refit's own replaces it.
         memo.bind(checkpoint_path if refit_of is None else None, cfg, problem)
@@ -167,7 +170,7 @@ class AutoMethod:
         reread: ReadAgain | None = None
         try:
             fitted = fit_stages(run, memo, probe, kept)
-            if cfg.auto_read_again and reads_again(run.profile, signs):  # a cipher of an alphabet (reading.py)
+            if rereads:
                 run, fitted, reread = read_again(run, fitted, probe, self.name, STAGE_CLASSES)
         except RunCancelled:
             result.status = "cancelled"

@@ -28,7 +28,7 @@ from scipy.optimize import linear_sum_assignment
 from ...channels.protocol import Channel
 from ...constraints.sign_values import SignValues
 from ...corpora.charset import SPECIALS
-from ...run.events import Decided
+from ...run.events import ChannelStep, Decided, EventCallback
 from ...run.problem import Problem
 from ...run.state_data import ClassTable
 from ..stages import StageMemo
@@ -116,6 +116,39 @@ class ReadAgain:
         }  # fmt: skip
 
 
+class PassSteps:
+    """The channel steps of a run that reads again, counted as one run's: each pass's steps continue
+    from the last pass's, and the total counts the passes that may follow (at most MAX_PASSES, each at
+    most the edit schedule's budget), so the progress bar runs on across passes and reaches its end
+    where the map stands still (the run's end) or at the last pass. An event callback in front of the
+    run's own."""
+
+    def __init__(self, on_event: EventCallback, pass_budget: int) -> None:
+        self.on_event, self.pass_budget = on_event, pass_budget
+        self.before = 0  # the steps of the passes done
+        self.total = 0  # the total the pass under way reports
+        self.passes_left = MAX_PASSES
+
+    def __call__(self, event: object) -> None:
+        if isinstance(event, ChannelStep):
+            self.total = event.steps
+            ahead = self.passes_left * self.pass_budget
+            event = dataclasses.replace(event, step=self.before + event.step, steps=self.before + event.steps + ahead)
+        self.on_event(event)
+
+    def next_pass(self) -> None:
+        """A pass begins: the steps so far are the passes' before it."""
+        self.before += self.total
+        self.total = 0
+        self.passes_left -= 1
+
+    @classmethod
+    def around(cls, run: Prepared) -> Prepared:
+        """`run` with its events counted as one run's passes (`run.problem.on_event` wrapped)."""
+        steps = cls(run.problem.on_event, schedule_for("edit", run.chosen.auto_steps).budget)
+        return dataclasses.replace(run, problem=dataclasses.replace(run.problem, on_event=steps))
+
+
 def read_again(run: Prepared, fitted: Fitted, probe: ProbeStage, method: str,
                classes: ClassTable) -> tuple[Prepared, Fitted, ReadAgain]:  # fmt: skip
     """The run's stages trained again on one alphabet, pass after pass, each through the map of
@@ -128,6 +161,8 @@ def read_again(run: Prepared, fitted: Fitted, probe: ProbeStage, method: str,
     while len(changed) < MAX_PASSES and (moved := reading.changed_from(previous)):
         changed.append(moved)
         problem = run.problem
+        if isinstance(problem.on_event, PassSteps):
+            problem.on_event.next_pass()
         problem.on_event(Decided(
             "script", f"pass {len(changed)}: the words read again as one alphabet, {len(reading.letters)} of "
             f"{reading.n_signs} signs read as a letter ({moved} otherwise than before)", problem.elapsed(),

@@ -133,3 +133,4 @@ def test_the_passes_count_their_steps_as_one_run(tmp_path, single_thread) -> Non
     before = max(e.step for e in events[:first_pass] if isinstance(e, ChannelStep))
     after = next(e for e in events[first_pass:] if isinstance(e, ChannelStep))
     assert after.step > before, (before, after.step)
+    assert steps[-1].step == steps[-1].steps == max(e.step for e in steps)  # the bar ends at its total

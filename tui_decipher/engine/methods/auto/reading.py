@@ -119,22 +119,29 @@ class ReadAgain:
 class PassSteps:
     """The channel steps of a run that reads again, counted as one run's: each pass's steps continue
     from the last pass's, and the total counts the passes that may follow (at most MAX_PASSES, each at
-    most the edit schedule's budget), so the progress bar runs on across passes and reaches its end
-    where the map stands still (the run's end) or at the last pass. An event callback in front of the
-    run's own."""
+    most the edit schedule's budget), so the progress bar runs on across passes; where the map
+    stands still, `close` ends it at the steps run. An event callback in front of the run's own."""
 
     def __init__(self, on_event: EventCallback, pass_budget: int) -> None:
         self.on_event, self.pass_budget = on_event, pass_budget
         self.before = 0  # the steps of the passes done
         self.total = 0  # the total the pass under way reports
         self.passes_left = MAX_PASSES
+        self.furthest: ChannelStep | None = None  # the step furthest on, as reported
 
     def __call__(self, event: object) -> None:
         if isinstance(event, ChannelStep):
             self.total = event.steps
             ahead = self.passes_left * self.pass_budget
             event = dataclasses.replace(event, step=self.before + event.step, steps=self.before + event.steps + ahead)
+            if self.furthest is None or event.step >= self.furthest.step:
+                self.furthest = event
         self.on_event(event)
+
+    def close(self) -> None:
+        """The passes are over: the bar ends at the steps they ran (its last step again, as the total)."""
+        if self.furthest is not None and self.furthest.step < self.furthest.steps:
+            self.on_event(dataclasses.replace(self.furthest, steps=self.furthest.step))
 
     def next_pass(self) -> None:
         """A pass begins: the steps so far are the passes' before it."""
@@ -175,6 +182,8 @@ def read_again(run: Prepared, fitted: Fitted, probe: ProbeStage, method: str,
         if len(changed) < MAX_PASSES:  # the next pass's map, where there may be one
             reading = sign_reading(fitted.fit.channel, fitted.training)
     assert previous is not None
+    if isinstance(run.problem.on_event, PassSteps):
+        run.problem.on_event.close()
     done = ReadAgain(tuple(changed), previous)
     return dataclasses.replace(run, kind_why=f"{run.kind_why}; {done.why}"), fitted, done
 

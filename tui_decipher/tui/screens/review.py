@@ -17,22 +17,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Footer, Input
 
 from ...app.boundary import boundary_pairs, demand_range
-from ...app.run_views import unproposed_note
 from ...app.settled_demand import settle_run
 from ...exports.base import carried
-from ...store import ACCEPTED, FINISHED, OPEN, REJECTED, STATUSES, UNSURE, ProposalRow
-from ..widgets.alignment import AlignmentGrid
+from ...store import ACCEPTED, FINISHED, OPEN, REJECTED, UNSURE, ProposalRow
 from ..widgets.mode_bar import ModeBar
+from ..widgets.pair_detail import STATUS_STYLE, PairDetail
+from ..widgets.review_counts import ReviewCounts
 from .export import ExportScreen
 from .refine import ask_refinement
 
@@ -43,10 +42,8 @@ if TYPE_CHECKING:
 
 CYCLE = {OPEN: ACCEPTED, ACCEPTED: REJECTED, REJECTED: UNSURE, UNSURE: OPEN}
 STATUS_FILTERS = ("all", OPEN, ACCEPTED, REJECTED, UNSURE)
-STATUS_STYLE = {OPEN: "dim", ACCEPTED: "bold green", REJECTED: "bold red", UNSURE: "bold yellow"}
 CHANGED = Text("Δ", style="bold cyan")  # the mark of a proposal the last refinement changed
 BEYOND_STYLE = "dim italic"  # a pair past the run's D (its rank, words and score)
-BEYOND_NOTE = "past the run's D, within the range its evidence allows: not proposed, not in its F1"
 
 
 class ReviewScreen(Screen[None]):
@@ -90,11 +87,8 @@ class ReviewScreen(Screen[None]):
                     id="filter")  # fmt: skip
         with Horizontal(id="review-body"):
             yield DataTable(id="pairs", cursor_type="row", zebra_stripes=True)
-            with VerticalScroll(id="pair-detail"):
-                yield Static("", id="pair-title")
-                yield AlignmentGrid("", id="alignment")
-                yield Static("", id="pair-extra")
-        yield Static("", id="review-counts")
+            yield PairDetail(id="pair-detail")
+        yield ReviewCounts("", id="review-counts")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
@@ -170,9 +164,9 @@ class ReviewScreen(Screen[None]):
             table.add_column("gold", key="gold")
         self.apply_filter()
         if run is None:
-            self.query_one("#pair-title", Static).update("No run selected: pick one on Runs (1).")
+            self.query_one("#pair-detail", PairDetail).message("No run selected: pick one on Runs (1).")
         elif not self.rows:
-            self.query_one("#pair-title", Static).update(f"Run #{run.id} has no proposals yet ({run.status}).")
+            self.query_one("#pair-detail", PairDetail).message(f"Run #{run.id} has no proposals yet ({run.status}).")
 
     def reload_keeping_place(self) -> None:
         """Reload the run's proposals (a refinement rewrote them) with the cursor on the pair the
@@ -234,41 +228,22 @@ class ReviewScreen(Screen[None]):
         return self.shown_ranks[row] if 0 <= row < len(self.shown_ranks) else None
 
     def _update_counts(self) -> None:
-        counts = dict.fromkeys(STATUSES, 0)  # the proposals'; the pairs past D are counted apart
-        beyond, beyond_judged = 0, 0
-        for row in self.rows:
-            if row.beyond:
-                beyond += 1
-                beyond_judged += row.status != OPEN
-            else:
-                counts[row.status] += 1
-        text = self.query_one("#filter", Input).value.strip()
         shown = f"showing {len(self.shown_ranks)}/{len(self.rows)}"
         if self.status_filter != "all":
             shown += f" {self.status_filter}"
         if self.queue is not None:
             judged_queue = sum(self.by_rank[r].status != OPEN for r in self.queue if r in self.by_rank)
             shown = f"boundary queue: {judged_queue} of {len(self.queue)} judged, " + shown
-        if text:
+        if text := self.query_one("#filter", Input).value.strip():
             shown += f" ~{text!r}"
         title = f"run #{self.run_id}  " if self.run_id is not None else ""
-        # After a refinement, rejected (or displaced) pairs may no longer be proposed; they still count.
         judged = len(self.app.store.decisions(self.run_id)) if self.run_id is not None else 0
-        off_list = unproposed_note(counts, judged - beyond_judged)
-        if beyond:
-            judged_past = f" ({beyond_judged} judged)" if beyond_judged else ""
-            off_list += f"  [dim]+{beyond} past D{judged_past}[/]"
-        changed = ""
         settled = self.run_row.decisions.get("settled") if self.run_row is not None else None
-        if settled and settled.get("judged"):  # D as the judgments settled it (app/settled_demand.py)
-            changed += f"  [b]D {settled['before']} -> {settled['demand']}[/] ({settled['judged']} judged)"
+        change = ""
         if self.refinement is not None:
             since = "the last refinement" if self.refinement.out is None else f"run #{self.refinement.source}"
-            changed += f"  [b cyan]Δ {len(self.changed)} changed by {since}[/]"
-        self.query_one("#review-counts", Static).update(
-            f"{title}[green]{counts[ACCEPTED]} accepted[/]  [red]{counts[REJECTED]} rejected[/]  "
-            f"[yellow]{counts[UNSURE]} unsure[/]  {counts[OPEN]} open{off_list}{changed}  |  {escape(shown)}"
-        )
+            change = f"  [b cyan]Δ {len(self.changed)} changed by {since}[/]"
+        self.query_one("#review-counts", ReviewCounts).show(title, self.rows, judged, settled, change, shown)
 
     # --- detail pane --------------------------------------------------------------------------
 
@@ -278,32 +253,11 @@ class ReviewScreen(Screen[None]):
 
     def _show_detail(self) -> None:
         rank = self._current_rank()
-        title = self.query_one("#pair-title", Static)
-        extra = self.query_one("#pair-extra", Static)
-        grid = self.query_one("#alignment", AlignmentGrid)
-        if rank is None:
-            if self.rows:
-                title.update("No pair matches the filter.")
-            grid.update("")
-            extra.update("")
-            return
-        row = self.by_rank[rank]
-        status = f"[{STATUS_STYLE[row.status]}]{row.status}[/]"
-        place = f"+{row.rank - self.n_proposed} past D" if row.beyond else f"#{row.rank}"
-        note = f"\n[dim]{BEYOND_NOTE}[/]" if row.beyond else ""
-        title.update(
-            f"[b]{escape(row.lost)}[/] -> [b]{escape(row.known)}[/]  {place}\n"
-            f"score {row.score:.3f}  cost {row.cost:.2f}  {status}{note}"
-        )
-        grid.show(row.lost_tokens, row.known_tokens, row.attention, row.alignment)
-        lines = ["[b]model's candidates[/]"]
-        for known, score in row.alternatives:
-            mark = " <" if known == row.known else ""
-            lines.append(f"  {escape(known)}  {score:.3f}{mark}")
-        if self.run_row is not None and self.run_row.has_gold:
-            gold = ", ".join(escape(g) for g in row.gold_known) or "(none: no cognate)"
-            lines.append(f"[b]gold[/] {gold}")
-        extra.update("\n".join(lines))
+        detail = self.query_one("#pair-detail", PairDetail)
+        if rank is not None:
+            detail.show(self.by_rank[rank], self.n_proposed, self.run_row is not None and self.run_row.has_gold)
+        elif self.rows:
+            detail.message("No pair matches the filter.")
 
     # --- actions ------------------------------------------------------------------------------
 

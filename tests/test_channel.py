@@ -15,7 +15,8 @@ import torch
 from tui_decipher.engine.channels.lattice import NEG
 from tui_decipher.engine.channels.pieces import DROP, GAP, ONE, TWO, CharacterChannel
 from tui_decipher.engine.channels.scoring import channel_log_probs
-from tui_decipher.engine.channels.trainer import PlanSupport, fit_channel, plan_support
+from tui_decipher.engine.channels.step_scores import PlanSupport, plan_support
+from tui_decipher.engine.channels.trainer import fit_channel
 from tui_decipher.engine.channels.training import ChannelTraining, Saving, TrainingState, losses_settled, settled
 from tui_decipher.engine.channels.transport import (
     _kernel_sweeps,

@@ -13,9 +13,9 @@ from collections import Counter
 import pytest
 import torch
 
-from tui_decipher.engine.channels.pieces import seed_channel
 from tui_decipher.engine.channels.scoring import channel_log_probs
 from tui_decipher.engine.channels.spelling import FINAL, spelled_readings
+from tui_decipher.engine.channels.syllable_seed import seed_channel
 from tui_decipher.engine.channels.syllable_starts import search_starts
 from tui_decipher.engine.channels.syllables import (
     COGNATE_PRIOR,

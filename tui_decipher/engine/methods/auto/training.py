@@ -10,9 +10,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
-from ...channels.pieces import seed_channel
 from ...channels.protocol import Channel
 from ...channels.shortlist import shortlisted
+from ...channels.syllable_seed import seed_channel
 from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit, fit_channel, new_channel
 from ...channels.training import ChannelTraining, Saving

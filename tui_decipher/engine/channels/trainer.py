@@ -147,11 +147,7 @@ def fit_channel(
             on_step(step, value)
         if step < training.steps and (fit.settled(step, value) or ends_after(step)):
             break  # settled, or the caller's early stop
-        # Saved where the plan (and the shortlist, when listing) are drawn afresh next step, so a
-        # resumed run draws them too: every SAVE_EVERY steps, or sooner once SAVE_SECONDS have passed.
-        due = step % SAVE_EVERY == 0 or time.monotonic() - last_save >= SAVE_SECONDS
-        aligned = step % PLAN_EVERY == 0 and (not fit.listing or step % REFRESH_EVERY == 0)
-        if saving is not None and due and aligned and step < training.steps:
+        if saving is not None and fit.saves_after(step, time.monotonic() - last_save):
             last_save = time.monotonic()
             saving.on_save(fit.state(step, optimiser, generator))
     if not training.score_all:
@@ -193,6 +189,14 @@ class _Fit:
         listing = training.shortlist
         self.listing = lists(channel, self.n_lost, self.n_known) if listing is None else listing
         self.cols: torch.Tensor | None = None
+
+    def saves_after(self, step: int, since_save: float) -> bool:
+        """Whether the training's state is saved after `step`, `since_save` seconds after the last
+        save: where the plan (and the shortlist, when listing) are drawn afresh next step, so a
+        resumed run draws them too, every SAVE_EVERY steps or sooner once SAVE_SECONDS have passed."""
+        due = step % SAVE_EVERY == 0 or since_save >= SAVE_SECONDS
+        aligned = step % PLAN_EVERY == 0 and (not self.listing or step % REFRESH_EVERY == 0)
+        return due and aligned and step < self.training.steps
 
     def resume(self, state: TrainingState, optimiser: Adam, generator: torch.Generator) -> int:
         """Continue from a saved `state`: returns the step to go on from."""

@@ -139,12 +139,8 @@ def refine_channel(
         channel.forget_signs(sorted({problem.lost_charset.index[v.lost] for v in pinned.values}))
     blend = ChannelBlend.from_state(start.state.get("blend"), problem)  # kept as the run had it
     steps, refined = rounds * REFINE_STEPS, start.refined + 1
-    on_event(
-        RunStarted(
-            corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
-            0, cfg.epochs, 1, problem.n_cognates, 0, method,
-        )
-    )  # fmt: skip
+    on_event(RunStarted(corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
+                        0, cfg.epochs, 1, problem.n_cognates, 0, method))  # fmt: skip
 
     def on_step(step: int, loss: float) -> None:
         on_event(ChannelStep(0, step, steps, loss, problem.elapsed(), cfg.channel_objective))
@@ -168,17 +164,25 @@ def refine_channel(
             on_step=on_step, should_stop=cancel.is_set, start=channel, review=review,
         )  # fmt: skip
     if fit is None:  # cancelled: the run's proposals stay those of the channel it had, its checkpoint too
-        result.status = "cancelled"
-        result.n_cognates, result.config = before.n_cognates, before.cfg
-        channel.load_state_dict(start.state["channel"])
-        with before.timer("score"):
-            fit = score_channel(channel, corpus.lost_words, corpus.known_words, before.lost_charset,
-                                before.known_charset)  # fmt: skip
-            fit = blend.mix_fit(fit, before) if blend is not None else fit
-        return finish_channel_result(before, result, fit, blend)
+        return _cancelled(before, start, result, channel, blend)
     kept = {k: v for k, v in start.state.items() if k not in ("channel", "n_cognates", "sign_values", "held_map")}
     save_channel(checkpoint_path, problem, method, fit.channel, refined, {**kept, "demand_base": base})
     if blend is not None:
         with problem.timer("score"):
             fit = blend.mix_fit(fit, problem)
+    return finish_channel_result(problem, result, fit, blend)
+
+
+def _cancelled(problem: Problem, start: Checkpoint, result: DecipherResult, channel: Channel,
+               blend: ChannelBlend | None) -> DecipherResult:  # fmt: skip
+    """A cancelled refinement's result: the run as it was before it (`problem`: its D), from the
+    channel its checkpoint holds (`channel` is put back to it)."""
+    result.status = "cancelled"
+    result.n_cognates, result.config = problem.n_cognates, problem.cfg
+    channel.load_state_dict(start.state["channel"])
+    corpus = problem.corpus
+    with problem.timer("score"):
+        fit = score_channel(channel, corpus.lost_words, corpus.known_words, problem.lost_charset,
+                            problem.known_charset)  # fmt: skip
+        fit = blend.mix_fit(fit, problem) if blend is not None else fit
     return finish_channel_result(problem, result, fit, blend)

@@ -141,11 +141,8 @@ def _concepts(ds: Any) -> dict[str, str]:
     }
 
 
-def read_cldf(
-    path: str | Path, lost: str | int | None = None, known: str | int | None = None, name: str | None = None
-) -> Corpus:
-    """Read a CLDF Wordlist as a lost/known corpus (see the module's docstring)."""
-    path = Path(path).expanduser()
+def _wordlist(path: Path) -> Any:
+    """The CLDF dataset at `path` (`open_dataset`), refused unless it is a wordlist (a FormTable)."""
     ds = open_dataset(path)
     try:
         module = ds.module
@@ -153,6 +150,15 @@ def read_cldf(
         raise CorpusError(path, None, "not a CLDF dataset: its metadata names no CLDF module (dc:conformsTo)") from None
     if "FormTable" not in ds:
         raise CorpusError(path, None, f"a CLDF {module} dataset without a FormTable: not a wordlist")
+    return ds
+
+
+def read_cldf(
+    path: str | Path, lost: str | int | None = None, known: str | int | None = None, name: str | None = None
+) -> Corpus:
+    """Read a CLDF Wordlist as a lost/known corpus (see the module's docstring)."""
+    path = Path(path).expanduser()
+    ds = _wordlist(path)
     form_id, lang_col, form_col, seg_col, concept_col = _form_columns(ds, path)
     forms = list(_rows(ds, "FormTable"))
     languages = _languages(ds, forms, lang_col)

@@ -96,7 +96,7 @@ from ..refinement import judged_demand, refine_channel
 from ..stages import CHANNEL_STAGE_CLASSES, StageMemo, check_refinable, check_resumable
 from .decisions import AutoDecisions, kept_share, refit_under
 from .demand import DemandEstimate
-from .fitting import fit_stages, flows_problem, prepared
+from .fitting import FittedStages, Prepared, fit_stages, flows_problem, prepared
 from .probe import _Estimate, _Probed, run_probes
 from .probe_words import MIN_LOST_WORDS
 from .reading import PassSteps, ReadAgain, read_again, reads_again
@@ -107,6 +107,29 @@ from .syllable_search import _Syllables
 # search's result (engine/methods/stages.py reads back objects of these classes and no other).
 STAGE_CLASSES = {**CHANNEL_STAGE_CLASSES, **class_table(_Probed, _Estimate, DemandEstimate, _Syllables)}
 allow_in_older_checkpoints(STAGE_CLASSES.values())
+
+
+def _decisions(run: Prepared, fitted: FittedStages) -> AutoDecisions:
+    """What auto decided, and why, from the run as prepared and its trained stages."""
+    return AutoDecisions(
+        run.profile.as_dict(), run.kind, run.kind_why, fitted.probed.estimate.as_dict(), fitted.capacity.capacity,
+        fitted.capacity.why, fitted.steps_run, fitted.capacity.as_dict(), fitted.probed.evidence, fitted.probed.why,
+        fitted.syllables.as_dict() if fitted.syllables else {}, fitted.check.as_dict(), fitted.probe_share,
+        fitted.back_share, fitted.back_why,
+    )  # fmt: skip
+
+
+def _flows(fitted: FittedStages, refit_of: Checkpoint | None, kept: float | None) -> tuple[Problem, int, int]:
+    """The flows' problem of a run or a refit, D before the pairs accepted past it (a refit's
+    `judged_demand`) and after them: pairs the decipherer accepted past D add to it, as a
+    refinement's do; a kept D keeps the range its evidence allowed."""
+    flows = flows_problem(fitted)
+    base = flows.n_cognates
+    if refit_of is not None and kept is not None:
+        high = max(flows.demand_high, int(refit_of.state.get("demand_high", 0)))
+        flows = dataclasses.replace(flows, demand_high=high)
+    demand = judged_demand(flows, fitted.fit.cost) if refit_of is not None else base
+    return (flows.with_demand(demand) if demand != base else flows), base, demand
 
 
 class AutoMethod:
@@ -175,38 +198,25 @@ class AutoMethod:
         except RunCancelled:
             result.status = "cancelled"
             return problem.finish(result)
-        flows = flows_problem(fitted)
-        base = flows.n_cognates  # D before the pairs accepted past it (a refit's `judged_demand`)
-        if refit_of is not None and kept is not None:  # a kept D keeps the range its evidence allowed
-            high = max(flows.demand_high, int(refit_of.state.get("demand_high", 0)))
-            flows = dataclasses.replace(flows, demand_high=high)
-        demand = judged_demand(flows, fitted.fit.cost) if refit_of is not None else base
-        if demand != base:  # pairs the decipherer accepted past D add to it, as a refinement's do
-            flows = flows.with_demand(demand)
-        decisions = AutoDecisions(
-            run.profile.as_dict(), run.kind, run.kind_why, fitted.probed.estimate.as_dict(), fitted.capacity.capacity,
-            fitted.capacity.why, fitted.steps_run, fitted.capacity.as_dict(), fitted.probed.evidence, fitted.probed.why,
-            fitted.syllables.as_dict() if fitted.syllables else {}, fitted.check.as_dict(), fitted.probe_share,
-            fitted.back_share, fitted.back_why,
-        )  # fmt: skip
+        flows, base, demand = _flows(fitted, refit_of, kept)
+        decisions = _decisions(run, fitted)
         result.decisions = decisions.as_dict()
         if reread is not None:
             result.decisions["reading"] = reread.as_dict()
         refined = 0
         if refit_of is not None:
             refined = result.refined = refit_of.refined + 1
+            map_found = bool((before_decisions.get("syllables") or {}).get("used"))
             result.decisions["refinement"] = {
-                "refit": len(signs or ()),
-                "map_found": bool((before_decisions.get("syllables") or {}).get("used")),
+                "refit": len(signs or ()), "map_found": map_found,
                 **({"kept_demand": fitted.probed.estimate.demand_all} if kept is not None else {}),
                 **({"demand": {"before": base, "after": demand}} if demand != base else {}),
-            }
+            }  # fmt: skip
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
         result.config = flows.cfg  # what ran: the decided channel, D (as its share) and C
         result.n_cognates = flows.n_cognates
-        extra: dict[str, Any] = {"decisions": result.decisions, "demand_base": base}
-        if fitted.blend is not None:
-            extra["blend"] = fitted.blend.state()
+        blend = {"blend": fitted.blend.state()} if fitted.blend is not None else {}
+        extra: dict[str, Any] = {"decisions": result.decisions, "demand_base": base, **blend}
         save_channel(checkpoint_path, flows, self.name, fitted.fit.channel, refined, extra=extra)
         return finish_channel_result(flows, result, fitted.fit, fitted.blend)
 

@@ -124,7 +124,7 @@ class DriftWatch:
 
 
 @dataclass
-class Fitted:
+class FittedStages:
     """What the trained stages leave: the kept channel's costs (blended where a blend is), the
     problem they trained under (the decided D, the least C), and each decision's evidence."""
 
@@ -141,35 +141,16 @@ class Fitted:
     back_why: str
 
 
-def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage, share_kept: float | None = None) -> Fitted:
+def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage, share_kept: float | None = None) -> FittedStages:
     """Train what auto decided (see the package's docstring, 1-5): the syllable search where the
     lost script reads as a syllabary, the probes (`probe`) and D, the fit and its check, C from the
     kept channel's readings, and the reverse channel. Each stage is one of `memo`'s (a stopped run
     resumes after the last it completed). `share_kept`: the share of lost words with a cognate a refit
     keeps from its run (`kept_share`), D not read again. Raises RunCancelled when the cancel flag is set."""
     problem, schedule, chosen, corpus = run.problem, run.schedule, run.chosen, run.problem.corpus
-    syllables, searched = None, 0
-    search = schedule.syllables
-    if search is not None and run.profile.syllabary:
-        before, on_map = memo.progress("syllables")  # the starts a stopped run had found
-        syllables = memo.run("syllables", lambda: _search_syllables(problem, search, before, on_map))
-        searched = len(syllables.starts) * search.steps_each
-        problem.on_event(Decided("syllables", syllables.why, problem.elapsed()))
-    probed = memo.run("probe", lambda: probe(problem, schedule, syllables, searched, memo))
-    if share_kept is not None:
-        probed = dataclasses.replace(
-            probed, estimate=dataclasses.replace(probed.estimate, held=probed.estimate.held.kept(share_kept))
-        )
-    elif problem.cfg.auto_demand:  # the decipherer's D, the evidence's reading and range beside it
-        given = min(problem.cfg.auto_demand, problem.n_lost)
-        held = probed.estimate.held.given(given / problem.n_lost, given)
-        probed = dataclasses.replace(probed, estimate=dataclasses.replace(probed.estimate, held=held))
-    estimate = probed.estimate
-    demand = estimate.demand_all
+    syllables, probed = _probed(run, memo, probe, share_kept)
+    estimate, demand = probed.estimate, probed.estimate.demand_all
     least = least_capacity(demand, problem.n_known)
-    if probed.why:
-        problem.on_event(Decided("probe", probed.why, problem.elapsed()))
-    problem.on_event(Decided("demand", _demand_phrase(estimate.as_dict()), problem.elapsed()))
     # The kept probe's channel goes on training on every lost word with the decided D (and
     # the least C that D needs); C for the flows is then read from its confident readings.
     # The progress total becomes the steps this run takes: a probe not tried is not counted.
@@ -218,10 +199,39 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage, share_kept: fl
     if blend is not None:
         with problem.timer("score"):
             kept = blend.mix_fit(kept, problem)  # in place on kept.cost
-    return Fitted(kept, blend, training, syllables, probed, check, capacity, steps_run, share, back_share, back_why)
+    return FittedStages(kept, blend, training, syllables, probed, check, capacity, steps_run, share, back_share,
+                        back_why)  # fmt: skip
 
 
-def flows_problem(fitted: Fitted) -> Problem:
+def _probed(run: Prepared, memo: StageMemo, probe: ProbeStage,
+            share_kept: float | None) -> tuple[_Syllables | None, _Probed]:  # fmt: skip
+    """The syllable search (where the lost script reads as a syllabary) and the probes, each one of
+    `memo`'s stages, with D as the evidence reads it, or kept from a run (`share_kept`), or as the
+    decipherer gave it (`auto_demand`: the evidence's reading and range beside it); the probe's
+    and D's lines reported."""
+    problem, schedule = run.problem, run.schedule
+    syllables, searched = None, 0
+    search = schedule.syllables
+    if search is not None and run.profile.syllabary:
+        before, on_map = memo.progress("syllables")  # the starts a stopped run had found
+        syllables = memo.run("syllables", lambda: _search_syllables(problem, search, before, on_map))
+        searched = len(syllables.starts) * search.steps_each
+        problem.on_event(Decided("syllables", syllables.why, problem.elapsed()))
+    probed = memo.run("probe", lambda: probe(problem, schedule, syllables, searched, memo))
+    if share_kept is not None:
+        held = probed.estimate.held.kept(share_kept)
+        probed = dataclasses.replace(probed, estimate=dataclasses.replace(probed.estimate, held=held))
+    elif problem.cfg.auto_demand:
+        given = min(problem.cfg.auto_demand, problem.n_lost)
+        held = probed.estimate.held.given(given / problem.n_lost, given)
+        probed = dataclasses.replace(probed, estimate=dataclasses.replace(probed.estimate, held=held))
+    if probed.why:
+        problem.on_event(Decided("probe", probed.why, problem.elapsed()))
+    problem.on_event(Decided("demand", _demand_phrase(probed.estimate.as_dict()), problem.elapsed()))
+    return syllables, probed
+
+
+def flows_problem(fitted: FittedStages) -> Problem:
     """The problem the flows solve: the decided D, unless one-to-one readings kept it to the known
     list, the C read from the readings, and the most lost words the evidence allows to have a
     cognate (the pairs beyond D are read up to it)."""

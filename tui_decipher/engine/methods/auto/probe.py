@@ -133,17 +133,7 @@ def _tried_probes(
     single = syllables.map if syllables and syllables.single else None
     hold = False
     for attempt, probe in enumerate(schedule.probes):
-        # The first probe from a map only one start found, as well as from where it would start;
-        # from a map two starts agreed on under a scholar's values, held to it as to those values
-        # as well as free to leave it (`holds_map`; the two compared on more splits of the words
-        # too, held_folds.py). The one whose held-out words beat the decoys more often is kept, the
-        # held one of equals; the next probes start as it did.
-        if attempt == 0 and single is not None:
-            starts_of: tuple[tuple[SyllableMap | None, bool], ...] = ((found, False), (single, False))
-        elif attempt == 0 and found is not None and holds_map(problem, found):
-            starts_of = ((found, True), (found, False))
-        else:
-            starts_of = ((found, hold),)
+        starts_of = _starts_of(problem, attempt, found, single, hold)
         held_name = " held to the map" if hold else ""
         start: Channel | None = None
         starts: list[dict[str, Any]] = []
@@ -182,6 +172,21 @@ def _tried_probes(
         if not doubted(probe, kept.estimate.held):
             break
     return tried, searched, done
+
+
+def _starts_of(problem: Problem, attempt: int, found: SyllableMap | None, single: SyllableMap | None,
+               hold: bool) -> tuple[tuple[SyllableMap | None, bool], ...]:  # fmt: skip
+    """Where probe `attempt` starts, each (a map or None, held to it). The first probe from a map
+    only one start found, as well as from where it would start; from a map two starts agreed on
+    under a scholar's values, held to it as to those values as well as free to leave it
+    (`holds_map`; the two compared on more splits of the words too, held_folds.py). The one whose
+    held-out words beat the decoys more often is kept, the held one of equals; the next probes
+    start as it did (`found`, `hold`)."""
+    if attempt == 0 and single is not None:
+        return (found, False), (single, False)
+    if attempt == 0 and found is not None and holds_map(problem, found):
+        return (found, True), (found, False)
+    return ((found, hold),)
 
 
 def _folds_like(tried: list[_Tried[_Estimate]], kept: int) -> tuple[Fold, ...]:

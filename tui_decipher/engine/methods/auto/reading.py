@@ -32,7 +32,7 @@ from ...run.events import ChannelStep, Decided, EventCallback
 from ...run.problem import Problem
 from ...run.state_data import ClassTable
 from ..stages import StageMemo
-from .fitting import Fitted, Prepared, ProbeStage, fit_stages
+from .fitting import FittedStages, Prepared, ProbeStage, fit_stages
 from .schedule import schedule_for
 from .scripts import ScriptProfile
 
@@ -156,8 +156,8 @@ class PassSteps:
         return dataclasses.replace(run, problem=dataclasses.replace(run.problem, on_event=steps))
 
 
-def read_again(run: Prepared, fitted: Fitted, probe: ProbeStage, method: str,
-               classes: ClassTable) -> tuple[Prepared, Fitted, ReadAgain]:  # fmt: skip
+def read_again(run: Prepared, fitted: FittedStages, probe: ProbeStage, method: str,
+               classes: ClassTable) -> tuple[Prepared, FittedStages, ReadAgain]:  # fmt: skip
     """The run's stages trained again on one alphabet, pass after pass, each through the map of
     the channel the pass before kept (`sign_reading`), until the map stands still or MAX_PASSES:
     the last pass's problem and stages, and what the passes did. A pass saves no stages (a stopped

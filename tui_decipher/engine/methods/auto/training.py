@@ -45,9 +45,8 @@ def reverse_steps(schedule: Schedule, n_lost: int, n_known: int) -> tuple[int, s
     """The reverse channel's steps (0: none) and, where the schedule has one but it is left out, why.
 
     Where writing the known words from the lost ones is a long list (`shortlisted`: the full
-    Ugaritic list, 39451 x 7235 words), the reverse channel costs more than the rest of the run:
-    on an H100 its steps took 1 s each where the fit's took 0.4 s, about 5 minutes added to a
-    2-minute run, and more on a CPU. A run there reads one direction."""
+    Ugaritic list, 39451 x 7235 words), the reverse channel costs more than the rest of the run
+    (docs/experiments.md, "Both directions", its cost). A run there reads one direction."""
     if not schedule.reverse_steps:
         return 0, ""
     if shortlisted(n_known, n_lost):
@@ -164,11 +163,19 @@ def _train(
     if fit is None:
         raise RunCancelled()
     if 0 < last[0] < steps:  # stopped early (settled, or the caller's stop): its planned steps are done with
-        if settle and not ended:
-            lexicon = objective == "lexicon"  # it has no plan: its batch losses settled
-            who, what = (channel or "the lexicon probe", "loss") if lexicon else (channel or "the fit", "plan")
-            problem.on_event(Decided("settled", f"{who} channel: its {what} settled after {int(last[0])} of {steps} "
-                                     "steps", problem.elapsed()))  # fmt: skip
-        end = done + steps
-        problem.on_event(ChannelStep(0, end, cfg.channel_steps, last[1], problem.elapsed(), objective, channel))
+        _ended_early(problem, int(last[0]), last[1], steps, done, objective, channel, bool(settle and not ended))
     return fit
+
+
+def _ended_early(problem: Problem, step: int, loss: float, steps: int, done: int, objective: ChannelObjective,
+                 channel: str, settled: bool) -> None:  # fmt: skip
+    """A training that ended at `step` of its `steps`: the line that says it settled (where it did,
+    not where its caller stopped it), and its last step reported at its planned end, so the
+    progress bar counts the steps it will not take as done."""
+    if settled:
+        lexicon = objective == "lexicon"  # it has no plan: its batch losses settled
+        who, what = (channel or "the lexicon probe", "loss") if lexicon else (channel or "the fit", "plan")
+        problem.on_event(Decided("settled", f"{who} channel: its {what} settled after {step} of {steps} steps",
+                                 problem.elapsed()))  # fmt: skip
+    problem.on_event(ChannelStep(0, done + steps, problem.cfg.channel_steps, loss, problem.elapsed(), objective,
+                                 channel))  # fmt: skip

@@ -40,9 +40,8 @@ def _threads(n: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(n, thread_name_prefix="compiled-scores")
 
 
-# An all-pair call is split over threads only where each part has at least this many pairs: on 2
-# cores a training call of 20 lost words x 1452 known words (29,040 pairs) read the same whole or
-# split, x 4000 (80,000) 12-17% faster split (docs/scripts/kernel_split.py, docs/speed.md).
+# An all-pair call is split over threads only where each part has at least this many pairs: below
+# it a split gains nothing on 2 cores (docs/scripts/kernel_split.py, docs/speed.md).
 PAIRS_A_PART = 1 << 15
 
 

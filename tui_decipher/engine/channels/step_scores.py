@@ -18,19 +18,16 @@ from .scoring import score_pairs
 # (docs/speed.md); the gradient it leaves out is bounded by this share.
 PLAN_TOLERANCE = 1e-3
 # A pair scored alone (`score_pairs`) costs about this many pairs of a batch's table against every
-# known word (`all_log_probs`), forward and backward on 2 CPU cores: 2.7 to 6 times (Romance and the
-# small Ugaritic file, 4 k to 200 k pairs), so a support wider than a quarter of the table is read
-# through the table.
+# known word (`all_log_probs`), forward and backward, so a support wider than a quarter of the table
+# is read through the table (docs/speed.md).
 PAIRED_COST = 4
 
 
 # A training step scores its batch against every known word in this many length buckets, each one
 # lattice call (its tables gathered, its autograd node). The words come in rising length, and the
 # compiled kernels skip each word's cells past its own length (compiled.first_active), so one bucket
-# pads nothing: on 2 cores it read the pieces channel's lexicon steps 15-27% faster than four (a
-# 200-word syllabary, Linear B), its transport steps 35% faster, the edit channel's the same (the
-# small Ugaritic file; docs/speed.md). The tensors' lattices (float64, cuda) pad each bucket to its
-# longest word: they keep the four buckets they were measured with.
+# pads nothing and its steps run faster than four (docs/speed.md). The tensors' lattices (float64,
+# cuda) pad each bucket to its longest word: they keep the four buckets they were measured with.
 KNOWN_BUCKETS = 1
 PADDED_BUCKETS = 4
 

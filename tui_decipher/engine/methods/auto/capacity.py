@@ -32,10 +32,9 @@ from ...corpora.corpus import Word
 # no more words than have a cognate; the readings of words without one, which collide by chance,
 # fall in its less sure half.
 CONFIDENT_SHARE = 0.5
-# The share of the confident words sharing their best known word from which C > 1. From generated
-# tuning corpora (docs/experiments.md, "C from the surest readings"): one-to-one pairs read 1.3%
-# (shared alphabet) and 2.3% (substitution), pairs with a second lost form for 10-25% of the
-# cognates (`--variants`) 7-41%; 4% lies between.
+# The share of the confident words sharing their best known word from which C > 1: between what
+# one-to-one pairs and pairs with second lost forms read on generated tuning corpora
+# (docs/experiments.md, "C from the surest readings").
 SHARED_MIN = 0.04
 # The most C this evidence can choose: the paper's C for Ugaritic against Hebrew, whose lost list
 # holds several inflected forms of one word (docs/experiments.md).

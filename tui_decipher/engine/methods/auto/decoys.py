@@ -23,9 +23,8 @@ from ...run.seeds import derive
 
 _START, _END = "\x02", "\x03"  # context padding of the trigram model (never a real symbol)
 # Decoy lexicons each word is read against, its win averaged over them: with one, which decoys a
-# lexicon happened to draw moved D as much as the held-out words did (names, seed 1235: D 113-513
-# for 455 over eight lexicons, the channel the same; docs/demand.md). Eight cut that spread to a
-# third (1 / sqrt 8) for eight times the decoys' scoring, a few seconds on the shared lists.
+# lexicon happened to draw moved D as much as the held-out words did; eight cut that spread to a
+# third (1 / sqrt 8) for eight times the decoys' scoring (docs/demand.md, "Eight decoy lexicons").
 DECOY_LEXICONS = 8
 NULL_WORDS = 1000  # null words q is measured on (at least as many as held-out words): its error below 1.6 points
 DISTANCE_STEP = 0.1  # nearest-word distances compared in tenths of a word's length (edits / longer length)

@@ -61,7 +61,7 @@ MIN_SEPARATION = 0.2  # 2r - 1 below this: the channel's own cognates barely bea
 UNSEPARATED_SHARE = 0.5  # the share assumed then: the middle, as far from every answer as can be
 # q is at least a half: a real word without a cognate shares more with a real lexicon than with
 # trigram decoys (both are language, the decoys are trigrams), while a null word is itself trigrams
-# and may fit the decoys better (on alphabets null words beat them 44-53% of the time).
+# and may fit the decoys better (docs/demand.md, "How many: D against null words").
 CHANCE_FLOOR = 0.5
 
 

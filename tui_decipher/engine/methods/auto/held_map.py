@@ -10,10 +10,9 @@ from ...constraints.sign_values import SignValue, SignValues
 from ...run.problem import Problem
 
 # A held map's syllables also write their consonant alone (`SignValues.with_dead_vowels`) where its
-# spelling writes at least this share of clusters in full, each consonant with a sign: the fitted
-# share is 0.3-0.4% on Linear B and below 1e-30 on generated Linear B-like syllabaries, 59-63% on
-# generated Cypriot-like ones (channels/spelling.py's `fit_spelling`). Below it, a consonant alone
-# is a reading the map says the script does not use.
+# spelling writes at least this share of clusters in full, each consonant with a sign (channels/
+# spelling.py's `fit_spelling`): far from what Linear B and Cypriot-like scripts fit (docs/pinning.md).
+# Below it, a consonant alone is a reading the map says the script does not use.
 FULL_CLUSTERS = 0.1
 
 

@@ -44,8 +44,8 @@ from .spelling import FINAL, NEGLIGIBLE, OPEN_SYLLABLES, Spelling, fit_spelling,
 COGNATE_PRIOR = 0.5  # pi: the share of lost words written from a known word (D is not known yet)
 # The annealing's first and last temperature, in nats per lost-word token of a sign: a move's
 # change of log-likelihood grows with how many words hold the signs it moves, so the heat does too.
-# Linear B's map forms between 0.04 and 0.02: ending at 0.04, one start in 5 found it; at 0.02, one
-# in 2 (a generated syllabary's forms above 0.04; docs/experiments.md).
+# It ends where Linear B's map forms, colder than a generated syllabary's (docs/experiments.md,
+# "Annealing colder: where Linear B's map forms").
 HOT, COLD = 0.12, 0.02
 MOVES = 300_000  # moves of one search by default (auto sets its own: SyllableSearch)
 # How unlikely it must be that a consonant which never opens a syllable in the known words does so

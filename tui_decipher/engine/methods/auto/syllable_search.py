@@ -22,9 +22,9 @@ from .schedule import SyllableSearch
 # map: chance maps share a few percent, maps that found a generated syllabary's key over 90%.
 AGREEMENT = 0.5
 # A map that only one start found is tried where it explains the lost words by at least this many
-# nats a word beyond the signs' frequencies: maps that found a generated syllabary's key gain
-# 0.65-1.2 (Linear B's 1.1-2.2), chance maps at most 0.19 on 1000 words but up to 0.46 on 400
-# (docs/experiments.md). It only spares a probe: the probes' held-out evidence decides.
+# nats a word beyond the signs' frequencies: between what maps that found a key and chance maps
+# gain (docs/experiments.md, "A syllable map that one search start alone found"). It only spares a
+# probe: the probes' held-out evidence decides.
 SINGLE_MAP_GAIN = 0.25
 # The search stops after its first starts where none agree, even the weakest explains the lost
 # words at least CHANCE_SHARE as well as a true map would (`planted_gain`), and none explains them

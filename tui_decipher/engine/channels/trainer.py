@@ -237,7 +237,7 @@ class _Fit:
             return
         with torch.no_grad():
             every = listed_log_probs(ch, lost, lost_len, known, known_len, torch.arange(self.n_lost, device=self.on),
-                                      self.cols)  # fmt: skip
+                                     self.cols)  # fmt: skip
         if review is not None:
             every = review.mask_listed(every, self.cols, self.rows, inplace=True)  # (n_lost, M)
         self.plan, self.potentials = listed_transport_plan(every, self.cols, self.n_known, self.demand, t.capacity,
@@ -276,7 +276,7 @@ class _Fit:
         # over the pairs that carry the plan (`plan_support`), not every pair.
         if self.plan is not None:
             log_fit = plan_fit(ch, lost, lost_len, known, known_len, self.buckets, idx, self.plan[idx], cols,
-                                self._support)  # fmt: skip
+                               self._support)  # fmt: skip
         else:
             if cols is None:
                 log_p = all_log_probs(ch, lost, lost_len, known, known_len, self.buckets, idx)  # (B, n_known)

@@ -178,9 +178,9 @@ class AutoMethod:
         review = review if review is not None else memo.review
         before = refit_of if refit_of is not None else memo
         run = prepared(corpus, cfg, on_event, cancel, review, signs, before, self.name)
-        rereads = cfg.auto_read_again and reads_again(run.profile, signs)  # a cipher of an alphabet (reading.py)
-        if rereads:
-            run = PassSteps.around(run)
+        passes: PassSteps | None = None  # a cipher of an alphabet is read again (reading.py)
+        if cfg.auto_read_again and reads_again(run.profile, signs):
+            run, passes = PassSteps.around(run)
         problem = run.problem
         # A refit saves no stages: the finished run's checkpoint stays whole until the refit's own replaces it.
         memo.bind(checkpoint_path if refit_of is None else None, cfg, problem)
@@ -193,8 +193,8 @@ class AutoMethod:
         reread: ReadAgain | None = None
         try:
             fitted = fit_stages(run, memo, probe, kept)
-            if rereads:
-                run, fitted, reread = read_again(run, fitted, probe, self.name, STAGE_CLASSES)
+            if passes is not None:
+                run, fitted, reread = read_again(run, fitted, probe, self.name, STAGE_CLASSES, passes)
         except RunCancelled:
             result.status = "cancelled"
             return problem.finish(result)

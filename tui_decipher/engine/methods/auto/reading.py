@@ -150,14 +150,14 @@ class PassSteps:
         self.passes_left -= 1
 
     @classmethod
-    def around(cls, run: Prepared) -> Prepared:
-        """`run` with its events counted as one run's passes (`run.problem.on_event` wrapped)."""
+    def around(cls, run: Prepared) -> tuple[Prepared, PassSteps]:
+        """`run` with its events counted as one run's passes (`run.problem.on_event` wrapped), and the count."""
         steps = cls(run.problem.on_event, schedule_for("edit", run.chosen.auto_steps).budget)
-        return dataclasses.replace(run, problem=dataclasses.replace(run.problem, on_event=steps))
+        return dataclasses.replace(run, problem=dataclasses.replace(run.problem, on_event=steps)), steps
 
 
-def read_again(run: Prepared, fitted: FittedStages, probe: ProbeStage, method: str,
-               classes: ClassTable) -> tuple[Prepared, FittedStages, ReadAgain]:  # fmt: skip
+def read_again(run: Prepared, fitted: FittedStages, probe: ProbeStage, method: str, classes: ClassTable,
+               steps: PassSteps) -> tuple[Prepared, FittedStages, ReadAgain]:  # fmt: skip
     """The run's stages trained again on one alphabet, pass after pass, each through the map of
     the channel the pass before kept (`sign_reading`), until the map stands still or MAX_PASSES:
     the last pass's problem and stages, and what the passes did. A pass saves no stages (a stopped
@@ -168,8 +168,7 @@ def read_again(run: Prepared, fitted: FittedStages, probe: ProbeStage, method: s
     while len(changed) < MAX_PASSES and (moved := reading.changed_from(previous)):
         changed.append(moved)
         problem = run.problem
-        if isinstance(problem.on_event, PassSteps):
-            problem.on_event.next_pass()
+        steps.next_pass()
         problem.on_event(Decided(
             "script", f"pass {len(changed)}: the words read again as one alphabet, {len(reading.letters)} of "
             f"{reading.n_signs} signs read as a letter ({moved} otherwise than before)", problem.elapsed(),
@@ -182,8 +181,7 @@ def read_again(run: Prepared, fitted: FittedStages, probe: ProbeStage, method: s
         if len(changed) < MAX_PASSES:  # the next pass's map, where there may be one
             reading = sign_reading(fitted.fit.channel, fitted.training)
     assert previous is not None
-    if isinstance(run.problem.on_event, PassSteps):
-        run.problem.on_event.close()
+    steps.close()
     done = ReadAgain(tuple(changed), previous)
     return dataclasses.replace(run, kind_why=f"{run.kind_why}; {done.why}"), fitted, done
 

@@ -192,3 +192,16 @@ def _summary_row(row):
     empty = Stat(None, None, 0, [])
     return SummaryRow("dev", "dev-auto", row.key, "tiny", "decipher", None, "ok", "", empty, empty, 70, empty, {},
                       None, [1], boundary=_boundary_stats([row.extra["boundary"]]))  # fmt: skip
+
+
+def test_a_poor_ranking_is_read_as_poor_not_as_a_boundary_near_the_top():
+    # One judged pair in three correct down to rank 40 (where D is), none past it: the top's precision
+    # is about 0.3. A grid of top precisions that stopped at a coin's explained the rejections by a
+    # boundary before D (32); it now stays near D.
+    statuses = [OPEN] * 100
+    for k in range(20):
+        rank = 5 + round(k * 95 / 19)
+        statuses[rank - 1] = ACCEPTED if rank <= 40 and k % 3 == 0 else REJECTED
+    settled = settle_demand(statuses, 38, 5, 100)
+    assert settled.judged == 20 and settled.accepted == 3
+    assert 35 <= settled.demand <= 40

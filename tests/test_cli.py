@@ -44,6 +44,9 @@ def test_a_run_into_a_file_logs_progress_lines(tmp_path, monkeypatch):
     quiet = _run("run", "--quiet", "--method", "channel", "--set", "channel_steps=4", "--out", str(tmp_path / "q"),
                  "--data-dir", str(tmp_path / "data"))  # fmt: skip
     assert quiet.exit_code == 0 and "channel step" not in quiet.output
+    # --quiet prints the summary only: none of the run's event lines that the plain run printed
+    assert "channel done" in channel.output and "channel done" not in quiet.output
+    assert "Decipherment run" in quiet.output
 
 
 def test_help_lists_subcommands():

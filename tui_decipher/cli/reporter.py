@@ -17,7 +17,8 @@ LOG_EVERY = 10.0  # seconds between plain progress lines when the output is not 
 
 
 class RichReporter:
-    """Renders engine events as two progress bars and a line per EM round."""
+    """Renders engine events as two progress bars and a line per EM round; `quiet`: nothing (the
+    summary table after the run is all `--quiet` prints)."""
 
     def __init__(self, console: Console, quiet: bool) -> None:
         self.console = console
@@ -48,7 +49,7 @@ class RichReporter:
         self._render(event)
 
     def _render(self, event: object) -> None:
-        if isinstance(event, RunFinished):  # the summary table follows
+        if isinstance(event, RunFinished) or self.quiet:  # the summary table follows; --quiet prints only it
             return
         line = event_line(event, rounds=self.rounds_task is not None)
         if isinstance(event, RunStarted):

@@ -140,7 +140,9 @@ def run(
             "run the refinement branches into.",
         ),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print only the summary: no progress bars, no log lines.")
+    ] = False,
     profile: Annotated[
         bool,
         typer.Option(

@@ -28,7 +28,7 @@ class RichReporter:
         self.epochs_task: Any = None
         # Bars draw only on a terminal: into a file or a pipe, a plain line every LOG_EVERY seconds
         # says where a long run is (a channel step or an M-step), so a log shows it is alive.
-        self.log_lines = not console.is_terminal and not quiet
+        self.log_lines = not console.is_terminal
         self.last_line = time.monotonic()
 
     def _log(self, text: str, seconds: float) -> None:
@@ -38,6 +38,8 @@ class RichReporter:
             self.console.print(f"{text}, {seconds:.0f}s", highlight=False, markup=False)
 
     def __call__(self, event: object) -> None:
+        if self.quiet:  # the summary table after the run is all --quiet prints
+            return
         if isinstance(event, ChannelStep):
             line = f"channel step {event.step}/{event.steps}: {event.label} loss {event.loss:.3f}"
             self._log(line, event.seconds)
@@ -49,7 +51,7 @@ class RichReporter:
         self._render(event)
 
     def _render(self, event: object) -> None:
-        if isinstance(event, RunFinished) or self.quiet:  # the summary table follows; --quiet prints only it
+        if isinstance(event, RunFinished):  # the summary table follows
             return
         line = event_line(event, rounds=self.rounds_task is not None)
         if isinstance(event, RunStarted):

@@ -129,6 +129,15 @@ def corpus_generate(
             "word (a false friend, added to the known words).",
         ),
     ] = 0.0,
+    words: Annotated[
+        Path | None,
+        typer.Option(
+            help="syllabary and dead-vowel only: a real word list (one word per line) as the known language, "
+            "its words written in the syllabary by the list's own vowels (a Greek list gives a Cypriot-like "
+            "corpus with dead-vowel), in place of drawn words.",
+            show_default=False,
+        ),
+    ] = None,
     key: Annotated[
         Path | None,
         typer.Option(
@@ -147,6 +156,7 @@ def corpus_generate(
         base=base,
         variants=variants,
         false_friends=false_friends,
+        words=words,
     )
     path = out if out is not None else Path(f"{kind}-seed{seed}.cog")
     try:

@@ -15,6 +15,9 @@ regular laws fixed per seed, never per word; a few cognates get one irregular su
 * ``large-known``: a base kind (substitution by default) with a known lexicon five times the lost
   one, the extra known words being distractors.
 
+The syllabaries (and large-known on one) take real words too (`words`, a word list): the known
+language is then that list and its words are written in a syllabary of their own (`real_words`).
+
 Lost words without a cognate come from known-language words that are not on the known side, as in
 the demo corpus, and every word's regular reflex is distinct, so no lost-only word can pass for
 the reflex of a known word. Rows are written as a `.cog` file with header ``lost<TAB>known`` and
@@ -35,8 +38,11 @@ from pathlib import Path
 
 from ..corpus import SIGN_VALUES_HEADER
 from ..demo_corpus import MISSING
-from .derivations import DERIVATIONS, Derivation, syllabary_key
+from ..formats.word_lists import read_word_list
+from .derivations import DERIVATIONS, Derivation
+from .derivations import syllabary_key as syllabary_key  # a drawn syllabary's key, for tests and the bench
 from .phonology import Segments, draw_word, word_segments
+from .real_words import real_word_syllabary
 
 LOST_CODE = "lost"
 KNOWN_CODE = "known"
@@ -82,6 +88,9 @@ class GeneratorSpec:
     # known word with no lost cognate): a false friend, where reading by identical spelling is
     # wrong. Only where the scripts share symbols (shared-alphabet, or large-known on it).
     false_friends: float = 0.0
+    # A real word list (one word per line) that is the known language, in place of drawn words:
+    # the syllabaries only, whose script is then read by the list's own vowels (`real_words`).
+    words: Path | None = None
 
     def resolved(self) -> GeneratorSpec:
         """The spec with defaults filled in and checked; raises ValueError naming the problem."""
@@ -109,6 +118,11 @@ class GeneratorSpec:
         if spec.false_friends and spec.derivation != "shared-alphabet":
             raise ValueError(
                 f"false friends need one alphabet on both sides (shared-alphabet), not {spec.derivation!r}"
+            )
+        if spec.words is not None and spec.derivation not in SYLLABARY_KINDS:
+            raise ValueError(
+                f"--words: real words are written in a syllabary ({', '.join(SYLLABARY_KINDS)}, or large-known on "
+                f"one), not {spec.derivation!r}; `decipher corpus encipher` rewrites a real pair in any script"
             )
         n_cognates, _, n_known_only = spec.sizes()
         if n_cognates + n_known_only < 1 or n_known_only < 0:
@@ -139,6 +153,7 @@ class GeneratedCorpus:
     rows: tuple[tuple[str, str], ...]
     laws: tuple[str, ...]
     path: Path | None = None
+    key: dict[str, str] = dataclasses.field(default_factory=dict)  # a syllabary's sign -> its syllable
 
     @property
     def n_cognates(self) -> int:
@@ -175,11 +190,16 @@ def generate(spec: GeneratorSpec) -> GeneratedCorpus:
     """Generate a corpus in memory; deterministic for a spec. Raises ValueError on a bad spec."""
     spec = spec.resolved()
     rng = random.Random(f"{spec.kind}-{spec.seed}")
-    derivation = DERIVATIONS[spec.derivation](rng)
     n_cognates, n_lost_only, n_known_only = spec.sizes()
-    known, reflexes = _draw_words(spec, derivation, rng, n_cognates + n_known_only + n_lost_only)
+    total = n_cognates + n_known_only + n_lost_only
+    if spec.words is None:
+        derivation = DERIVATIONS[spec.derivation](rng)
+        known, reflexes = _draw_words(spec, derivation, rng, total)
+        symbols, laws, key = derivation.symbols, derivation.laws, derivation.key
+    else:
+        known, reflexes, symbols, laws, key = _real_words(spec, spec.words, rng, total)
     seen_known, seen_reflex = set(known), set(reflexes)
-    rows = _cognate_rows(spec, derivation, rng, known[:n_cognates], reflexes[:n_cognates], seen_reflex)
+    rows = _cognate_rows(spec, symbols, rng, known[:n_cognates], reflexes[:n_cognates], seen_reflex)
     # A false friend: a known word spelled as a cognate's lost form but unrelated to it (its own
     # generator, so a spec without them gives the same bytes as before).
     friend_rng = random.Random(f"false-friends-{spec.kind}-{spec.seed}")
@@ -192,7 +212,7 @@ def generate(spec: GeneratorSpec) -> GeneratedCorpus:
     rows += [("".join(r), MISSING) for r in reflexes[n_cognates + n_known_only :]]
     rows += [(MISSING, w) for w in known[n_cognates : n_cognates + n_known_only]]
     random.Random(f"shuffle-{spec.kind}-{spec.seed}").shuffle(rows)
-    return GeneratedCorpus(spec=spec, rows=tuple(rows), laws=derivation.laws)
+    return GeneratedCorpus(spec=spec, rows=tuple(rows), laws=laws, key=key)
 
 
 def _draw_words(
@@ -222,25 +242,67 @@ def _draw_words(
     return known, reflexes
 
 
+def _real_words(
+    spec: GeneratorSpec, path: Path, rng: random.Random, total: int
+) -> tuple[list[str], list[Segments], tuple[str, ...], tuple[str, ...], dict[str, str]]:
+    """`total` words of the word list at `path` in an order drawn from `rng`, as written and as the
+    syllabary writes them (distinct writings of at least two signs), with the script's signs, laws and key."""
+    words = read_word_list(path)  # a bad file raises a CorpusError naming its line
+    if total > len(words):
+        raise ValueError(
+            f"{path}: {len(words)} distinct words, fewer than the {total} that {spec.lost_words} lost words need "
+            f"(cognate share {spec.cognate_share:g}, known ratio {spec.known_ratio:g}): ask for --lost-words "
+            f"{_most_lost_words(spec, len(words))} or fewer"
+        )
+    syllabary = real_word_syllabary(spec.derivation, words, rng)
+    order = list(words)
+    rng.shuffle(order)
+    known: list[str] = []
+    reflexes: list[Segments] = []
+    seen_reflex: set[Segments] = set()
+    for word in order:
+        reflex = syllabary.derive(word)
+        if reflex in seen_reflex or len(reflex) < 2:  # one writing for two words would be no test
+            continue
+        seen_reflex.add(reflex)
+        known.append("".join(word))
+        reflexes.append(reflex)
+        if len(known) == total:
+            return known, reflexes, syllabary.symbols, syllabary.laws, syllabary.key
+    raise ValueError(
+        f"{path}: only {len(known)} of its words have writings of two signs or more that no other word shares, "
+        f"fewer than the {total} needed: ask for fewer --lost-words"
+    )
+
+
+def _most_lost_words(spec: GeneratorSpec, n_words: int) -> int:
+    """The most lost words that `n_words` distinct words allow at the spec's share and ratio."""
+    lost = spec.lost_words
+    while lost > 1 and sum(dataclasses.replace(spec, lost_words=lost).sizes()) > n_words:
+        lost -= 1
+    return lost
+
+
 def _cognate_rows(
     spec: GeneratorSpec,
-    derivation: Derivation,
+    symbols: tuple[str, ...],
     rng: random.Random,
     known: list[str],
     reflexes: list[Segments],
     seen_reflex: set[Segments],
 ) -> list[tuple[str, str]]:
     """A row (lost cell, known word) for each of `known`: its reflex, or at `spec.noise` a noisy form
-    drawn from `rng` that is no word's reflex (`seen_reflex`); at `spec.variants`, a variant after it."""
+    drawn from `rng` (over the script's `symbols`) that is no word's reflex (`seen_reflex`); at
+    `spec.variants`, a variant after it."""
     rows: list[tuple[str, str]] = []
     used: set[Segments] = set()
     # Variants draw from their own generator, so a spec without them gives the same bytes as before.
     variant_rng = random.Random(f"variants-{spec.kind}-{spec.seed}")
-    endings = variant_rng.sample(derivation.symbols, 2)
+    endings = variant_rng.sample(symbols, 2)
     for word, reflex in zip(known, reflexes, strict=True):
         lost = reflex
         if rng.random() < spec.noise:
-            noisy = _add_noise(reflex, derivation.symbols, rng)
+            noisy = _add_noise(reflex, symbols, rng)
             if noisy not in seen_reflex and noisy not in used:  # a noisy form must not collide
                 lost = noisy
         used.add(lost)
@@ -269,7 +331,7 @@ def syllabary_key_text(generated: GeneratedCorpus) -> str:
     header are the n values a scholar is likeliest to know."""
     if generated.spec.kind not in SYLLABARY_KINDS:
         raise ValueError(f"a key is written for a syllabary only, not for {generated.spec.kind!r}")
-    key = syllabary_key(generated.spec.seed, generated.spec.kind)
+    key = generated.key
     counts = Counter(
         sign for lost, _ in generated.rows if lost != MISSING for word in lost.split("|") for sign in word
     )  # fmt: skip

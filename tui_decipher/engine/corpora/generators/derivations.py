@@ -21,7 +21,7 @@ _SCRIPTS = {
 # The assigned code points of the Linear B Syllabary block (88 signs).
 _LINEAR_B_RANGES = ((0x10000, 0x1000B), (0x1000D, 0x10026), (0x10028, 0x1003A), (0x1003C, 0x1003D),
                     (0x1003F, 0x1004D), (0x10050, 0x1005D))  # fmt: skip
-_LINEAR_B = "".join(chr(c) for lo, hi in _LINEAR_B_RANGES for c in range(lo, hi + 1))
+LINEAR_B = "".join(chr(c) for lo, hi in _LINEAR_B_RANGES for c in range(lo, hi + 1))
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ _SYLLABARY_MERGE = {"l": "r", "ph": "p", "th": "t", "kh": "k"}
 def _sign_table(rng: random.Random, consonants: set[str], vowels: list[str]) -> dict[tuple[str, str], str]:
     """A syllabary's signs: one Linear B sign, drawn at random, per bare vowel and per consonant+vowel."""
     syllables = [("", v) for v in vowels] + [(c, v) for c in sorted(consonants) for v in vowels]
-    return dict(zip(syllables, rng.sample(_LINEAR_B, len(syllables)), strict=True))
+    return dict(zip(syllables, rng.sample(LINEAR_B, len(syllables)), strict=True))
 
 
 def _syllabary(rng: random.Random) -> Derivation:

@@ -246,6 +246,23 @@ def test_export_default_path_and_unknown_runs(data_dir: Path, tmp_path: Path, mo
     assert folder.exit_code == 2 and "not a run in" in folder.output
 
 
+def test_an_export_with_nothing_accepted_warns_and_names_all(data_dir: Path, tmp_path: Path) -> None:
+    run_id = seed_store(data_dir, tmp_path)
+    empty = cli("export", str(run_id), "-o", str(tmp_path / "none.tsv"))
+    assert empty.exit_code == 0 and "no accepted pair yet" in empty.output and "--all" in empty.output
+    assert (tmp_path / "none.tsv").read_text(encoding="utf-8").count("\n") == 1  # the header alone
+    to_stdout = cli("export", str(run_id), "-o", "-")
+    assert "no accepted pair yet" in to_stdout.output
+    every = cli("export", str(run_id), "--all", "-o", str(tmp_path / "all.tsv"))
+    key = cli("export", str(run_id), "--format", "key", "-o", str(tmp_path / "key.tsv"))
+    assert "no accepted pair" not in every.output + key.output  # every proposal, or no pairs at all
+    with Store(default_path(data_dir)) as store:
+        row = store.proposals(run_id)[0]
+        store.set_decision(run_id, row.lost_index, row.known_index, ACCEPTED)
+    one = cli("export", str(run_id), "-o", str(tmp_path / "one.tsv"))
+    assert one.exit_code == 0 and "no accepted pair" not in one.output and "1 accepted pair(s)" in one.output
+
+
 # ------------------------------------------------------------------------------------ runs
 
 

@@ -439,9 +439,10 @@ async def test_the_refine_dialog_says_where_pinned_values_fit_the_run_again(data
             app.refine_run = lambda run, run_dir, rounds, out, refits=False: started.append(
                 (run, rounds, out, refits)
             ) or True  # fmt: skip
-            await pilot.press("enter")
+            await pilot.press("enter")  # the default: a branch beside the run, fitted again there
             await pilot.pause()
-            assert not isinstance(app.screen, RefineScreen) and started == [(run_id, REFINE_ROUNDS, None, True)]
+            branch = tmp_path / "run-branch-1"
+            assert not isinstance(app.screen, RefineScreen) and started == [(run_id, REFINE_ROUNDS, branch, True)]
 
 
 async def test_the_refine_dialog_counts_pins_the_run_already_holds_as_no_refit(data_dir, tmp_path, monkeypatch):
@@ -539,7 +540,11 @@ async def test_the_refine_dialog_asks_rounds_and_where(data_dir, tmp_path):
         assert "2 accepted pair(s) fixed and 1 rejected pair(s) removed" in dialog_text(dialog)
         assert dialog.query_one("#refine-rounds", Input).value == str(REFINE_ROUNDS)
         out = dialog.query_one("#refine-out", Input)
-        assert out.disabled and out.value == str(folder.with_name(f"{folder.name}-branch-2"))
+        offered = folder.with_name(f"{folder.name}-branch-2")
+        # A branch by default (enter never replaces the run's proposals), its mark on the choice alone.
+        assert dialog.query_one("#refine-branch", RadioButton).value and not out.disabled and out.value == str(offered)
+        marks = {b.id: "●" in str(b.render()) for b in dialog.query(RadioButton)}
+        assert marks == {"refine-in-place": False, "refine-branch": True}
         await pilot.press("escape")
         assert app.screen is review and refined == []
 
@@ -550,10 +555,7 @@ async def test_the_refine_dialog_asks_rounds_and_where(data_dir, tmp_path):
         assert app.screen is dialog and refined == []
         await pilot.press("ctrl+u", "2", "tab")  # 2 rounds; to the in place / branch choice
         assert app.screen.focused is dialog.query_one("#refine-where")
-        await pilot.press("down", "enter")  # as a new run: its folder field opens
-        await pilot.pause()
-        assert dialog.query_one("#refine-branch", RadioButton).value and not out.disabled
-        await pilot.press("tab")
+        await pilot.press("tab")  # the branch's folder field
         assert app.screen.focused is out
         taken = str(folder.with_name(f"{folder.name}-branch-1"))
         (folder.with_name(f"{folder.name}-branch-1") / "x").write_text("")  # not empty: refused
@@ -565,7 +567,13 @@ async def test_the_refine_dialog_asks_rounds_and_where(data_dir, tmp_path):
         assert app.screen is review
         assert refined == [(run_id, 2, tmp_path / "mine")]
 
-        await pilot.press("R", "ctrl+s")  # ctrl+s starts from anywhere in the dialog: the default
+        await pilot.press("R", "ctrl+s")  # ctrl+s starts from anywhere in the dialog: the default, a branch
+        assert refined[-1] == (run_id, REFINE_ROUNDS, offered)
+        await pilot.press("R", "tab", "down", "enter")  # in place, chosen: no folder asked for
+        await pilot.pause()
+        dialog = app.screen
+        assert dialog.query_one("#refine-in-place", RadioButton).value and dialog.query_one("#refine-out").disabled
+        await pilot.press("ctrl+s")
         assert refined[-1] == (run_id, REFINE_ROUNDS, None)
         await pilot.press("R", "tab", "question_mark")  # off the rounds field (? is typed there): the help
         assert isinstance(app.screen, HelpScreen)
@@ -669,7 +677,7 @@ async def test_refine_on_review_replaces_proposals_in_place_keeping_decisions(da
         await pilot.press("a", "a", "r", "r")
         accepted = {(r.lost_index, r.known_index) for r in rows[:2]}
         rejected = {(r.lost_index, r.known_index) for r in rows[2:4]}
-        await pilot.press("R", "enter")  # the default: REFINE_ROUNDS rounds, in place
+        await pilot.press("R", "tab", "down", "enter", "ctrl+s")  # REFINE_ROUNDS rounds, in place (chosen)
         assert app.current_mode == "review"  # the reviewer stays where they are
         # Watch it; Review must still reload when shown again afterwards. (Whether the refinement is
         # still running at this key is the machine's timing, not the app's: a loaded CI machine once
@@ -700,13 +708,14 @@ def tiny_channel_run(tmp_path) -> None:
 
 
 async def refine_by_keyboard(pilot, rounds: str, branch: bool = False) -> None:
-    """R, the rounds typed, in place or a branch (into the offered folder), enter; then wait for the end."""
+    """R, the rounds typed, in place or a branch (the default, into the offered folder), start; then
+    wait for the end."""
     await pilot.press("R")
     assert isinstance(pilot.app.screen, RefineScreen)
     await pilot.press("end", "ctrl+u", *rounds)
-    if branch:
-        await pilot.press("tab", "down", "enter", "tab")  # the choice, then its folder field
-    await pilot.press("enter")
+    if not branch:
+        await pilot.press("tab", "down", "enter")  # the choice: in place
+    await pilot.press("ctrl+s")
     assert isinstance(pilot.app.screen, ReviewScreen)
     await wait_until(pilot, lambda: pilot.app.live is not None and pilot.app.live.status == "finished")
     await pilot.pause()  # RunDone's reload
@@ -752,7 +761,7 @@ async def test_cancelling_a_refinement_leaves_the_run_finished(data_dir, tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("3")
         run_id = app.screen.run_id
-        await pilot.press("R", "end", "ctrl+u", *"200", "enter")  # 200 rounds: far longer than the test
+        await pilot.press("R", "end", "ctrl+u", *"200", "tab", "down", "enter", "ctrl+s")  # 200 rounds in place
         await wait_until(pilot, lambda: app.live is not None and app.live.status == "running")
         await pilot.press("2", "c")
         await wait_until(pilot, lambda: app.live.status == "cancelled")
@@ -997,7 +1006,7 @@ async def test_a_sign_pinned_on_the_key_holds_the_refinement_and_review_marks_wh
         assert "1 sign(s) pinned" in str(key.query_one("#key-head").render())
         await pilot.press("R")
         assert isinstance(app.screen, RefineScreen)
-        await pilot.press("end", "ctrl+u", "1", "enter")
+        await pilot.press("end", "ctrl+u", "1", "tab", "down", "enter", "ctrl+s")  # one round, in place
         await wait_until(pilot, lambda: app.live is not None and app.live.status == "finished")
         await pilot.pause()
         await app.workers.wait_for_complete()

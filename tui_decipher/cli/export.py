@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..app.results import data_dir
-from ..exports import EXPORTS, ExportError, default_export_path, export_run, render_run
+from ..exports import EXPORTS, ExportError, ReviewedRun, default_export_path, export_run, holds_no_pair, render_run
 from ..store import Store, StoreError, default_path
 from .app import DATA_DIR_HELP, fail
 from .run_store import RUN_HELP
@@ -56,10 +56,12 @@ def export(
     try:
         with Store(default_path(data_dir(data))) as store:
             row = store.find_run(run)
+            empty = holds_no_pair(ReviewedRun.load(store, row), format_, all_)
             if str(out) == "-":
                 text, summary = render_run(store, row, format_, all_)
                 sys.stdout.write(text)
                 console.print(f"run #{row.id}: {escape(summary)}")
+                _warn_if_empty(console, row.id, empty)
                 return
             path = out if out is not None else default_export_path(row, fmt, all_)
             written = export_run(store, row, format_, all_, path)
@@ -70,3 +72,10 @@ def export(
     target = path if fmt.suffix == "" else written.paths[0]
     stdout = Console(highlight=False, soft_wrap=True)
     stdout.print(f"wrote {escape(str(target))}: run #{row.id}, {escape(written.summary)}")
+    _warn_if_empty(console, row.id, empty)
+
+
+def _warn_if_empty(console: Console, run_id: int, empty: bool) -> None:
+    if empty:
+        console.print(f"warning: run #{run_id} has no accepted pair yet, so the export holds none; --all exports "
+                      "every proposal with its decision")  # fmt: skip

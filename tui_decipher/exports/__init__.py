@@ -19,14 +19,17 @@ EXPORTS: dict[str, ExportFormat] = {
     f.name: f for f in (tsv.FORMAT, cog.FORMAT, edictor.FORMAT, cldf.FORMAT, key.FORMAT, signs.FORMAT)
 }
 
+# Exports of a run's key or its pinned values: no pairs, so no decisions to choose among.
+WITHOUT_PAIRS = ("key", "signs")
+
 __all__ = ["EXPORTS", "ExportError", "ExportFormat", "ReviewedRun", "Written", "default_export_path", "export_run",
-           "render_run", "write_export"]  # fmt: skip
+           "holds_no_pair", "render_run", "write_export"]  # fmt: skip
 
 
 def default_export_path(run: RunRow, fmt: ExportFormat, include_all: bool, folder: Path = Path(".")) -> Path:
     """run-ID-CORPUS-accepted.tsv, -all.tsv (every proposal), -accepted-edictor.tsv, -accepted-cldf (a
     folder), -key.tsv, -signs.tsv and so on, in `folder`."""
-    if fmt.name in ("key", "signs"):  # a run's key or its pins: no decisions to choose among
+    if fmt.name in WITHOUT_PAIRS:
         what = fmt.name
     else:
         what = "all" if include_all and fmt.takes_all else "accepted"
@@ -61,3 +64,9 @@ def render_run(store: Store, run: RunRow, fmt: str, include_all: bool) -> tuple[
     if chosen.render is None:
         raise ExportError(f"the {fmt} export is a folder: give its path")
     return chosen.render(ReviewedRun.load(store, run), include_all)
+
+
+def holds_no_pair(reviewed: ReviewedRun, fmt: str, include_all: bool) -> bool:
+    """Whether an export of the accepted pairs holds none (nothing accepted yet), where every
+    proposal (`--all`) would have been the export the user wanted."""
+    return not include_all and fmt not in WITHOUT_PAIRS and not reviewed.chosen(False)

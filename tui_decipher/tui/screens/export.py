@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Select, Static
 
-from ...exports import EXPORTS, ExportError, ReviewedRun, default_export_path, write_export
+from ...exports import EXPORTS, ExportError, ReviewedRun, default_export_path, holds_no_pair, write_export
 from ...store import ACCEPTED, ProposalRow, RunRow
 
 if TYPE_CHECKING:
@@ -83,6 +83,9 @@ class ExportScreen(ModalScreen[list[Path] | None]):
             return
         where = text if EXPORTS[fmt].suffix == "" else str(written.paths[0])
         self.app.notify(f"Exported {where}: {written.summary}")
+        if holds_no_pair(reviewed, fmt, include_all):
+            self.app.notify("No pair is accepted yet, so the export holds none: tick 'every proposal' to export "
+                            "them all with their decisions.", severity="warning")  # fmt: skip
         self.dismiss(written.paths)
 
     @on(Button.Pressed, "#export-cancel")

@@ -21,6 +21,7 @@ from ...app.key_views import NO_VOWEL, SignUses, SyllableGrid, key_source, key_v
 from ...exports.key import confidence
 from ...store import UNKNOWN_VALUE, ProposalRow
 from ..widgets.mode_bar import ModeBar
+from ..widgets.row_table import RowTable
 from ..widgets.shade import shade_style
 from .pin import PinScreen
 from .refine import ask_refinement
@@ -47,8 +48,9 @@ class KeyScreen(Screen[None]):
     BINDINGS = [
         Binding("s", "sort", "Sort", tooltip="Sort by symbol or by confidence (the best reading's probability)",
                 id="key.sort"),
+        # priority: the table's own g (first row, as on the other screens) must not take the grid's key
         Binding("g", "grid", "Grid", tooltip="A syllabary's key as a grid: consonants down, vowels across",
-                id="key.grid"),
+                id="key.grid", priority=True),
         Binding("p", "pin", "Pin", tooltip="Pin the selected sign's value (a reading shown, or typed; ? unknown; "
                 "empty: unpin), kept with the run", id="key.pin"),
         Binding("R", "refine", "Refine", tooltip="Refine the run holding every pinned value (and the review's "
@@ -59,7 +61,7 @@ class KeyScreen(Screen[None]):
         yield ModeBar("key")
         yield Static("", id="key-head")
         with Horizontal(id="key-body"):
-            yield DataTable(id="key-table", cursor_type="row", zebra_stripes=False)
+            yield RowTable(id="key-table", cursor_type="row", zebra_stripes=False)
             with VerticalScroll(id="key-detail"):
                 yield Static("", id="key-uses")
         yield Footer(compact=True, show_command_palette=False)

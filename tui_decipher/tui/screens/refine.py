@@ -19,6 +19,7 @@ from ...app.run_views import checkpoint_dir
 from ...app.session import pins_refit
 from ...engine.constraints.judgments import REFINE_ROUNDS
 from ...store import ACCEPTED, REJECTED, UNKNOWN_VALUE, RunRow
+from ..widgets.marked_radio import MarkedRadioButton
 
 if TYPE_CHECKING:
     from .key import KeyScreen
@@ -75,11 +76,14 @@ class RefineScreen(ModalScreen[RefineChoice | None]):
                 yield Static(again, classes="hint")
             else:
                 yield Static("a round: one EM round (neural), 50 channel steps (channel, auto)", classes="hint")
+            # A branch by default, and first (the set's cursor starts on its first button): enter never
+            # replaces a run's proposals unless in place was chosen.
             with RadioSet(id="refine-where"):
-                yield RadioButton("in place: the new proposals replace this run's", value=True, id="refine-in-place")
-                yield RadioButton("as a new run (a branch) in this folder, this run kept", id="refine-branch")
+                yield MarkedRadioButton("as a new run (a branch) in this folder, this run kept", value=True,
+                                        id="refine-branch")  # fmt: skip
+                yield MarkedRadioButton("in place: the new proposals replace this run's", id="refine-in-place")
             offered = str(branch_run_dir(Path(self.run.run_dir))) if self.run.run_dir else ""  # Review checks it
-            yield Input(offered, id="refine-out", disabled=True)
+            yield Input(offered, id="refine-out")
             with Horizontal(id="refine-buttons"):
                 yield Button("Refine", variant="primary", id="refine-go")
                 yield Button("Cancel", id="refine-cancel")

@@ -2,9 +2,9 @@
 
 Each decision is committed to the store when its key is pressed, so killing the terminal loses
 nothing. The detail pane explains the selected pair: its reading (segments with probabilities, and
-a neural run's attention grid), the model's other candidates for the lost word and, when the
-corpus has them, the gold cognates. After a refinement
-(`R`) the new proposals replace the old with the cursor where it was, and a Δ marks those it changed.
+a neural run's attention grid), the model's other candidates for the lost word and, when the corpus
+has them, the gold cognates. After a refinement (`R`) the new proposals replace the old with the
+cursor where it was, and a Δ marks those it changed.
 Where a run's D is a range (auto), the pairs past D that the range allows follow the proposals,
 dimmed (the side panel says how far past D: "+1 past D"): judged as any pair, counted apart.
 Each judgment settles D (app/settled_demand.py): where it moves, the cut between the proposals and
@@ -32,6 +32,7 @@ from ...store import ACCEPTED, FINISHED, OPEN, REJECTED, UNSURE, ProposalRow
 from ..widgets.mode_bar import ModeBar
 from ..widgets.pair_detail import STATUS_STYLE, PairDetail
 from ..widgets.review_counts import ReviewCounts
+from ..widgets.row_table import RowTable
 from .export import ExportScreen
 from .refine import ask_refinement
 
@@ -79,14 +80,16 @@ class ReviewScreen(Screen[None]):
                 id="review.boundary"),
         Binding("e", "export", "Export", tooltip="Export the review: tsv, cog, EDICTOR, CLDF or the key",
                 id="review.export"),
+        Binding("escape", "show_all", "All", show=False, tooltip="Clear the filters: every pair shown again",
+                id="review.show_all"),
     ]  # fmt: skip
 
     def compose(self) -> ComposeResult:
         yield ModeBar("review")
-        yield Input(placeholder="filter: text in the lost or known word (enter/escape: back to the list)",
+        yield Input(placeholder="filter: text in the lost or known word (enter: back to the list, escape: clear)",
                     id="filter")  # fmt: skip
         with Horizontal(id="review-body"):
-            yield DataTable(id="pairs", cursor_type="row", zebra_stripes=True)
+            yield RowTable(id="pairs", cursor_type="row", zebra_stripes=True)
             yield PairDetail(id="pair-detail")
         yield ReviewCounts("", id="review-counts")
         yield Footer(compact=True, show_command_palette=False)
@@ -351,17 +354,16 @@ class ReviewScreen(Screen[None]):
         self.apply_filter()
 
     @on(Input.Submitted, "#filter")
-    def _filter_done(self) -> None:
-        self._leave_filter()
-
     def _leave_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.display = bool(box.value)
         self.query_one("#pairs", DataTable).focus()
 
-    def key_escape(self) -> None:
-        if self.query_one("#filter", Input).has_focus:
-            self._leave_filter()
+    def action_show_all(self) -> None:
+        """Escape: the text filter, the status filter and the boundary queue cleared, every pair shown."""
+        self.query_one("#filter", Input).value, self.status_filter, self.queue = "", "all", None
+        self._leave_filter()
+        self.apply_filter()
 
     def action_status_filter(self) -> None:
         index = STATUS_FILTERS.index(self.status_filter)

@@ -21,6 +21,7 @@ from ...app.run_views import (
 )
 from ...store import RUNNING, RunRow
 from ..widgets.mode_bar import ModeBar
+from ..widgets.row_table import RowTable
 from .confirm import ConfirmScreen
 from .new_run import NewRunScreen
 
@@ -52,7 +53,7 @@ class RunsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield ModeBar("runs")
         with Vertical(id="runs-body"):
-            yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+            yield RowTable(id="runs-table", cursor_type="row", zebra_stripes=True)
             yield Static(id="run-detail")
         yield Footer(compact=True, show_command_palette=False)
 

@@ -1,5 +1,6 @@
 """Keys people know (issue "A linguist's tool", item 3): Home/End and g/G go to the first and the
-last row and the action that follows acts on that row; Escape clears Review's filters."""
+last row and the action that follows acts on that row; Escape clears Review's filters; a choice
+shows by a mark, not colour alone."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from tui_decipher.store import ACCEPTED
 from tui_decipher.tui.app import DecipherApp
 from tui_decipher.tui.screens.confirm import ConfirmScreen
 from tui_decipher.tui.screens.review import ReviewScreen
+from tui_decipher.tui.widgets.marked import MarkedCheckbox
 from tui_decipher.tui.widgets.row_table import RowTable
 
 SIZE = (100, 32)
@@ -99,3 +101,15 @@ async def test_on_the_key_end_goes_to_the_last_sign_and_g_still_draws_the_grid(d
         await pilot.pause()
         assert any("no grid" in str(n.message) for n in app._notifications)
         assert table.cursor_coordinate.row == table.row_count - 1  # not the table's first row
+
+
+async def test_the_export_dialogs_box_shows_its_tick_by_a_mark(data_dir, tmp_path) -> None:
+    seed_store(data_dir, tmp_path)
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "e")
+        box = app.screen.query_one("#export-all", MarkedCheckbox)
+        assert not box.value and "X" not in str(box.render())
+        box.value = True
+        await pilot.pause()
+        assert "X" in str(box.render())

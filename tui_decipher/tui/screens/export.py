@@ -14,6 +14,7 @@ from textual.widgets import Button, Checkbox, Input, Select, Static
 
 from ...exports import EXPORTS, ExportError, ReviewedRun, default_export_path, holds_no_pair, write_export
 from ...store import ACCEPTED, ProposalRow, RunRow
+from ..widgets.marked import MarkedCheckbox
 
 if TYPE_CHECKING:
     from textual import getters
@@ -41,7 +42,7 @@ class ExportScreen(ModalScreen[list[Path] | None]):
             yield Select([(f"{f.name}: {f.help}", f.name) for f in EXPORTS.values()], value="tsv",
                          allow_blank=False, id="export-format")  # fmt: skip
             yield Input(id="export-path")
-            yield Checkbox("every proposal, with its decision (tsv, edictor, cldf)", id="export-all")
+            yield MarkedCheckbox("every proposal, with its decision (tsv, edictor, cldf)", id="export-all")
             with Horizontal(id="export-buttons"):
                 yield Button("Export", variant="primary", id="export-go")
                 yield Button("Cancel", id="export-cancel")

@@ -19,7 +19,7 @@ from ...app.run_views import checkpoint_dir
 from ...app.session import pins_refit
 from ...engine.constraints.judgments import REFINE_ROUNDS
 from ...store import ACCEPTED, REJECTED, UNKNOWN_VALUE, RunRow
-from ..widgets.marked_radio import MarkedRadioButton
+from ..widgets.marked import MarkedRadioButton
 
 if TYPE_CHECKING:
     from .key import KeyScreen

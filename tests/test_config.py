@@ -7,7 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from tui_decipher.cli import app as cli_app
 from tui_decipher.engine.run.config import (
     PRESET_DEFINITIONS,
     PRESETS,
@@ -241,10 +243,13 @@ def test_device_accepts_indexed_cuda() -> None:
 
 
 def test_unknown_field_refused() -> None:
-    with pytest.raises(ConfigError, match="unknown config field 'epoch'"):
+    with pytest.raises(ConfigError, match=r"unknown config field 'epoch' \(did you mean 'epochs'\?\)"):
         apply_overrides(DecipherConfig(), {"epoch": 3})
-    with pytest.raises(ConfigError, match="bogus"):
+    with pytest.raises(ConfigError, match="bogus") as refused:
         build_config("demo", None, {"bogus": 1})
+    assert "did you mean" not in str(refused.value)  # nothing near it: no guess
+    result = CliRunner().invoke(cli_app, ["run", "--set", "auto_demnd=40"])
+    assert result.exit_code == 2 and "did you mean 'auto_demand'?" in result.output
 
 
 def test_coercion_from_text() -> None:

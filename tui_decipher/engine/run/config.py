@@ -7,6 +7,7 @@ demand D, flow decay gamma, norm ratio r, regularizer weight lambda, universal i
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -225,7 +226,8 @@ def _check_type(name: str, value: Any, hint: Any) -> None:
 def coerce_field(name: str, value: Any) -> Any:
     """Turn a value from TOML, a CLI flag or a TUI text field into the field's type, or refuse it."""
     if name not in _HINTS:
-        raise ConfigError(f"unknown config field {name!r}")
+        close = difflib.get_close_matches(name, _HINTS, n=1)
+        raise ConfigError(f"unknown config field {name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     hint = _HINTS[name]
     if isinstance(value, str) and hint in (int, float, bool):
         text = value.strip()

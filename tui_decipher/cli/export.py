@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..app.results import data_dir
-from ..exports import EXPORTS, ExportError, ReviewedRun, default_export_path, export_run, holds_no_pair, render_run
+from ..exports import EXPORTS, ExportError, ReviewedRun, default_export_path, holds_no_pair, render_export, write_export
 from ..store import Store, StoreError, default_path
 from .app import DATA_DIR_HELP, fail
 from .run_store import RUN_HELP
@@ -56,15 +56,16 @@ def export(
     try:
         with Store(default_path(data_dir(data))) as store:
             row = store.find_run(run)
-            empty = holds_no_pair(ReviewedRun.load(store, row), format_, all_)
+            reviewed = ReviewedRun.load(store, row)  # read once: the export and its warning share it
+            empty = holds_no_pair(reviewed, format_, all_)
             if str(out) == "-":
-                text, summary = render_run(store, row, format_, all_)
+                text, summary = render_export(reviewed, format_, all_)
                 sys.stdout.write(text)
                 console.print(f"run #{row.id}: {escape(summary)}")
                 _warn_if_empty(console, row.id, empty)
                 return
             path = out if out is not None else default_export_path(row, fmt, all_)
-            written = export_run(store, row, format_, all_, path)
+            written = write_export(reviewed, format_, all_, path)
     except (StoreError, ExportError) as exc:
         raise fail(str(exc)) from None
     except OSError as exc:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..store import RunRow, Store
+from ..store import RunRow
 from . import cldf, cog, edictor, key, signs, tsv
 from .base import ExportError, ExportFormat, ReviewedRun, Written
 
@@ -22,8 +22,8 @@ EXPORTS: dict[str, ExportFormat] = {
 # Exports of a run's key or its pinned values: no pairs, so no decisions to choose among.
 WITHOUT_PAIRS = ("key", "signs")
 
-__all__ = ["EXPORTS", "ExportError", "ExportFormat", "ReviewedRun", "Written", "default_export_path", "export_run",
-           "holds_no_pair", "render_run", "write_export"]  # fmt: skip
+__all__ = ["EXPORTS", "ExportError", "ExportFormat", "ReviewedRun", "Written", "default_export_path", "holds_no_pair",
+           "render_export", "write_export"]  # fmt: skip
 
 
 def default_export_path(run: RunRow, fmt: ExportFormat, include_all: bool, folder: Path = Path(".")) -> Path:
@@ -53,17 +53,12 @@ def write_export(reviewed: ReviewedRun, fmt: str, include_all: bool, path: Path)
     return _format(fmt, include_all).write(reviewed, include_all, path)
 
 
-def export_run(store: Store, run: RunRow, fmt: str, include_all: bool, path: Path) -> Written:
-    """Write a stored run's review in format `fmt` to `path` (see `write_export`)."""
-    return write_export(ReviewedRun.load(store, run), fmt, include_all, path)
-
-
-def render_run(store: Store, run: RunRow, fmt: str, include_all: bool) -> tuple[str, str]:
-    """The run's review in a text format `fmt`, as (text, summary), to print rather than write."""
+def render_export(reviewed: ReviewedRun, fmt: str, include_all: bool) -> tuple[str, str]:
+    """A reviewed run in a text format `fmt`, as (text, summary), to print rather than write."""
     chosen = _format(fmt, include_all)
     if chosen.render is None:
         raise ExportError(f"the {fmt} export is a folder: give its path")
-    return chosen.render(ReviewedRun.load(store, run), include_all)
+    return chosen.render(reviewed, include_all)
 
 
 def holds_no_pair(reviewed: ReviewedRun, fmt: str, include_all: bool) -> bool:

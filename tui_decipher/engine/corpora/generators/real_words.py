@@ -21,8 +21,7 @@ from ..corpus import Word
 from ..encipher import SCRIPTS, SYLLABIC_SCRIPT, syllables
 from ..vowels import known_vowels
 from .derivations import LINEAR_B
-
-Segments = tuple[str, ...]
+from .phonology import Segments
 
 
 @dataclass(frozen=True)
@@ -70,7 +69,7 @@ def real_word_syllabary(kind: str, words: tuple[Word, ...], rng: random.Random) 
         script, signs = "Linear B", LINEAR_B
     else:
         first, last = SCRIPTS[SYLLABIC_SCRIPT]
-        script, signs = "Yi", "".join(chr(c) for c in range(first, last + 1))
+        script, signs = SYLLABIC_SCRIPT.title(), "".join(chr(c) for c in range(first, last + 1))
         if len(units) > len(signs):
             raise ValueError(f"the word list has {len(units)} syllables, more than {len(signs)} signs")
     sign_of = dict(zip(units, rng.sample(signs, len(units)), strict=True))

@@ -507,7 +507,7 @@ def test_auto_reads_a_shared_alphabet_with_the_edit_channel(tmp_path, single_thr
     # The pairs past D up to the most the evidence allows: lost words not proposed, known words the
     # proposals leave free (C = 1), best first, each with its reading; in no figure of the proposals.
     beyond = result.beyond
-    assert 0 < len(beyond) <= d["demand"]["demand_high"] - result.n_cognates
+    assert 0 < len(beyond) <= d["demand"]["demand_high"] - result.demand
     assert not {p.lost for p in beyond} & {p.lost for p in result.proposals}
     assert not {p.known for p in beyond} & {p.known for p in result.proposals}
     assert [p.score for p in beyond] == sorted((p.score for p in beyond), reverse=True)
@@ -527,7 +527,7 @@ def test_a_d_the_decipherer_gives_is_proposed_with_the_evidences_reading_beside_
     path = _generated(tmp_path, "shared-alphabet", seed=5, lost_words=100, cognate_share=0.6)
     given = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_demand=30))
     d = given.decisions["demand"]
-    assert given.n_cognates == len(given.proposals) == d["demand"] == 30
+    assert given.demand == len(given.proposals) == d["demand"] == 30
     assert d["why"].startswith("as given by auto_demand (30); the evidence alone read ")
     # The evidence's range stays, and with it the pairs past the given D up to its high end.
     assert d["demand_low"] < d["demand_high"] and 0 < len(given.beyond) <= d["demand_high"] - 30
@@ -535,7 +535,7 @@ def test_a_d_the_decipherer_gives_is_proposed_with_the_evidences_reading_beside_
     # More than every lost word: every lost word.
     every = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_demand=500,
                                                             auto_steps=40))  # fmt: skip
-    assert every.n_cognates == 100 and every.decisions["demand"]["why"].startswith("as given by auto_demand (100)")
+    assert every.demand == 100 and every.decisions["demand"]["why"].startswith("as given by auto_demand (100)")
 
 
 def test_the_fit_stops_once_its_plan_has_settled_and_the_reverse_channel_starts_where_it_would_have_ended(
@@ -1013,11 +1013,11 @@ def test_the_flows_take_the_d_the_capacity_estimate_keeps(tmp_path, single_threa
     from tui_decipher.engine.methods.auto import fitting as auto
     from tui_decipher.engine.methods.auto.capacity import CapacityEstimate
 
-    kept = CapacityEstimate(30, 0, 1, 1, "one-to-one: ...; D kept to the 50 known words (from 100)", demand=50)
+    kept = CapacityEstimate(30, 0, 1, 1, "one-to-one: ...; D kept to the 50 known words (from 100)", most_demand=50)
     monkeypatch.setattr(auto, "estimate_capacity", lambda *args: kept)
     path = _generated(tmp_path, "substitution", seed=3, lost_words=120)
     result = run_decipherment(read_cog(path), DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=30))
-    assert result.n_cognates == 50 and len(result.proposals) == 50
+    assert result.demand == 50 and len(result.proposals) == 50
     assert result.config.capacity == 1 and result.config.cognate_fraction == pytest.approx(50 / 120)
     assert result.decisions["demand"]["demand"] != 50 and result.decisions["capacity_evidence"]["demand"] == 50
     assert "D kept to the 50 known words" in result.decisions["line"]

@@ -56,20 +56,20 @@ def test_on_a_syllabary_only_a_word_and_a_longer_form_of_it_count_as_sharing() -
 
 def test_c_is_capped_and_never_below_what_d_needs() -> None:
     many = estimate_capacity(_costs(20, [i % 5 for i in range(100)]), demand=40, n_known=20)
-    assert many.capacity == MAX_CAPACITY and many.max_claims > MAX_CAPACITY and many.demand == 40
+    assert many.capacity == MAX_CAPACITY and many.max_claims > MAX_CAPACITY and many.most_demand == 40
     # Pairs of lost words share known words (C = 2 read), and D = 100 onto 40 known words needs 3.
     pairs = estimate_capacity(_costs(40, [i % 40 for i in range(80)]), demand=100, n_known=40)
-    assert pairs.max_claims == 2 and pairs.capacity == 3 and pairs.demand == 100
+    assert pairs.max_claims == 2 and pairs.capacity == 3 and pairs.most_demand == 100
 
 
 def test_one_to_one_readings_keep_d_to_the_known_list_rather_than_raise_c() -> None:
     # D = 100 estimated onto 40 known words, but the readings are one-to-one: D gives way.
     one = estimate_capacity(_costs(40, list(range(40))), demand=100, n_known=40)
-    assert one.capacity == 1 and one.demand == 40 and one.as_dict()["demand"] == 40
+    assert one.capacity == 1 and one.most_demand == 40 and one.as_dict()["demand"] == 40
     assert one.why.startswith("one-to-one") and one.why.endswith("D kept to the 40 known words (from 100)")
     # Within the known list, D is kept as asked.
     within = estimate_capacity(_costs(40, list(range(30))), demand=30, n_known=40)
-    assert within.capacity == 1 and within.demand == 30 and "D kept" not in within.why
+    assert within.capacity == 1 and within.most_demand == 30 and "D kept" not in within.why
 
 
 def test_too_few_words() -> None:

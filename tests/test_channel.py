@@ -176,7 +176,7 @@ def test_transport_plan_sends_d_units_within_capacity() -> None:
     log_p[:, 3] = -17.0
     for i in range(3):
         log_p[i, i] = -5.0
-    plan, potentials = transport_plan(log_p, n_cognates=3, capacity=1, iters=500)
+    plan, potentials = transport_plan(log_p, demand=3, capacity=1, iters=500)
     assert plan.shape == (6, 10)
     assert torch.all(plan.sum(1) <= 1 + 1e-4) and torch.all(plan.sum(0) <= 1 + 1e-4)
     assert plan.sum().item() == pytest.approx(3.0, abs=1e-3)  # D units reach known words
@@ -187,9 +187,9 @@ def test_transport_plan_sends_d_units_within_capacity() -> None:
     assert torch.softmax(log_p[3:], 1)[:, 3].sum() > 2.0
     assert plan[:, 3].sum() <= 1 + 1e-4
     # A warm start from the potentials gives the same plan in fewer sweeps.
-    again, _ = transport_plan(log_p, n_cognates=3, capacity=1, iters=5, potentials=potentials)
+    again, _ = transport_plan(log_p, demand=3, capacity=1, iters=5, potentials=potentials)
     assert torch.allclose(again, plan, atol=1e-4)
-    wider, _ = transport_plan(log_p, n_cognates=3, capacity=3, iters=500)
+    wider, _ = transport_plan(log_p, demand=3, capacity=3, iters=500)
     assert torch.all(wider.sum(0) <= 3 + 1e-4) and wider.sum().item() == pytest.approx(3.0, abs=1e-3)
 
 
@@ -229,10 +229,10 @@ def test_no_cognate_at_chance_level_keeps_words_without_a_cognate_out_of_the_pla
     # "No cognate" at a word's average known word: every best pair beats it, and the words without
     # a cognate, with two fair candidates each, send more of their units to known words than the
     # words with one do.
-    average, _ = transport_plan(log_p, n_cognates=2, capacity=1, iters=500)
+    average, _ = transport_plan(log_p, demand=2, capacity=1, iters=500)
     assert float(average[2:].sum()) > float(average[:2].sum())
     # At chance level (the second-best known word) the cognates carry the plan.
-    chance, _ = transport_plan(log_p, n_cognates=2, capacity=1, iters=500, no_cognate="chance")
+    chance, _ = transport_plan(log_p, demand=2, capacity=1, iters=500, no_cognate="chance")
     assert float(chance[:2].sum(1).min()) > 0.9 and float(chance[2:].sum()) < 0.2
     assert float(chance.sum()) == pytest.approx(2.0, abs=1e-3)  # still D units
     # The listed plan scores "no cognate" alike (every known word listed: the same plan).
@@ -280,7 +280,7 @@ def test_transport_objective_finds_the_map_where_half_the_lost_words_have_no_cog
     lost_charset, known_charset = Charset.from_words(lost), Charset.from_words(known)
     fit = fit_channel(
         lost, known, lost_charset, known_charset,
-        ChannelTraining(150, 0.05, 64, seed=3, objective="transport", n_cognates=60, capacity=1),
+        ChannelTraining(150, 0.05, 64, seed=3, objective="transport", demand=60, capacity=1),
     )  # fmt: skip
     assert fit is not None and fit.cost.shape == (120, 60)
     assert sum(int(fit.cost[i].argmin()) == i for i in range(60)) / 60 >= 0.8
@@ -351,7 +351,7 @@ def test_a_settling_training_stops_early_and_resumes_to_the_same_channel() -> No
     of the saved state)."""
     lost, known = syllabary_corpus(60, 20, seed=2)
     charsets = Charset.from_words(lost), Charset.from_words(known)
-    training = ChannelTraining(300, 0.05, 16, seed=1, objective="transport", n_cognates=60, settle=1e9)
+    training = ChannelTraining(300, 0.05, 16, seed=1, objective="transport", demand=60, settle=1e9)
     steps: list[int] = []
     fit = fit_channel(lost, known, *charsets, training, on_step=lambda step, loss: steps.append(step))
     assert fit is not None and steps == list(range(1, 52))  # plans at steps 1 and 51: compared after 51

@@ -68,4 +68,4 @@ def test_on_a_real_small_list_d_no_longer_reads_a_third_of_the_gold_count(shared
     corpus = read_cog(shared_corpora / "dev" / "iecor-gle-gla.cog")
     result = run_decipherment(corpus, DecipherConfig(method="auto", device="cpu", seed=1, threads=1))
     gold = sum(1 for js in corpus.gold.values() if js)
-    assert result.n_cognates / gold >= 0.4, (result.n_cognates, gold)
+    assert result.demand / gold >= 0.4, (result.demand, gold)

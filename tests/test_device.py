@@ -40,7 +40,7 @@ def test_a_channel_fits_alike_on_cuda_and_on_the_cpu(kind: str, objective: str, 
     review = ReviewConstraints(accepted=((0, 0),), rejected=((1, 2),))
 
     def fit(device: str):
-        training = ChannelTraining(40, 0.05, 32, 3, objective=objective, n_cognates=120, kind=kind, copy_bias=3.0,
+        training = ChannelTraining(40, 0.05, 32, 3, objective=objective, demand=120, kind=kind, copy_bias=3.0,
                                    shortlist=shortlist)  # fmt: skip
         return fit_channel(lost, known, lost_cs, known_cs, training, review=review, device=device)
 

@@ -141,11 +141,11 @@ def test_a_refit_that_keeps_the_runs_d_keeps_its_range_and_its_pairs_past_d(tmp_
     monkeypatch.setattr(auto_probe, "recalibrated", lambda *a: dataclasses.replace(
         real(*a), share=0.5, demand=60, share_low=0.3, share_high=0.9))  # fmt: skip
     run = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
-    assert (run.n_cognates, run.decisions["demand"]["demand_high"]) == (60, 108) and run.beyond
+    assert (run.demand, run.decisions["demand"]["demand_high"]) == (60, 108) and run.beyond
     lost, known = syllabary_key_text(written).splitlines()[6].split("\t")
     refit = refine_decipherment(corpus, load_checkpoint(tmp_path), ReviewConstraints(), 1,
                                 signs=SignValues((SignValue(lost, tuple(known)),)))  # fmt: skip
-    assert refit.decisions["refinement"]["kept_demand"] == refit.n_cognates == 60
+    assert refit.decisions["refinement"]["kept_demand"] == refit.demand == 60
     assert 0 < len(refit.beyond) <= 108 - 60 and not {p.lost for p in refit.beyond} & {p.lost for p in refit.proposals}
     # Pairs accepted past D raise the refit's D as a refinement's do: every one of the run's pairs past
     # D accepted, those the refit's own flow at D leaves out are added, and all are proposed.
@@ -153,10 +153,10 @@ def test_a_refit_that_keeps_the_runs_d_keeps_its_range_and_its_pairs_past_d(tmp_
     judged = refine_decipherment(corpus, load_checkpoint(tmp_path), ReviewConstraints(past), 1,
                                  signs=SignValues((SignValue(lost, tuple(known)),)))  # fmt: skip
     grown = judged.decisions["refinement"]["demand"]
-    assert grown["before"] == 60 < grown["after"] == judged.n_cognates == len(judged.proposals)
+    assert grown["before"] == 60 < grown["after"] == judged.demand == len(judged.proposals)
     assert set(past) <= {(p.lost, p.known) for p in judged.proposals}
     line = describe_refinement(judged.decisions) or ""
-    assert line.endswith(f"kept from the run; D 60 -> {judged.n_cognates}: pairs accepted past D")
+    assert line.endswith(f"kept from the run; D 60 -> {judged.demand}: pairs accepted past D")
 
 
 def test_without_a_scholars_values_the_first_probe_is_not_tried_held(tmp_path, single_thread, monkeypatch) -> None:

@@ -60,6 +60,7 @@ def test_the_overruled_share_counts_unjudged_words_the_flow_reads_against_the_ch
     import threading
 
     from tui_decipher.engine.methods.refinement import overruled_share
+    from tui_decipher.engine.run.demand import decide_demand
     from tui_decipher.engine.run.problem import Problem
 
     cfg = preset("demo").replace(device="cpu", capacity=1)
@@ -68,7 +69,7 @@ def test_the_overruled_share_counts_unjudged_words_the_flow_reads_against_the_ch
     cost = np.full((n, len(corpus.known_words)), 10.0)
     cost[np.arange(n), np.arange(n)] = 0.0  # each lost word reads as "its" known word ...
     cost[1, 0] = -1.0  # ... but lost word 1 reads best as known word 0
-    problem = dataclasses.replace(Problem.prepare(corpus, cfg, lambda _e: None, threading.Event()), n_cognates=n)
+    problem = dataclasses.replace(Problem.prepare(corpus, cfg, lambda _e: None, threading.Event()), demand=decide_demand(n, 1.0))
     assert overruled_share(problem, cost) == pytest.approx(1 / n)
     judged = dataclasses.replace(problem, review=ReviewConstraints(rejected=((1, 0),)))
     assert overruled_share(judged, cost) == 0.0
@@ -95,8 +96,8 @@ def test_judgments_mask_a_channels_log_probs_on_the_right_rows() -> None:
 
 def test_a_forced_row_sends_its_whole_unit_to_known_words() -> None:
     log_p = torch.log(torch.tensor([[0.2, 0.1], [0.3, 0.3], [0.1, 0.2]]))
-    free, _ = transport_plan(log_p, n_cognates=1, capacity=1)
-    forced, _ = transport_plan(log_p, n_cognates=1, capacity=1, forced_rows=torch.tensor([0]))
+    free, _ = transport_plan(log_p, demand=1, capacity=1)
+    forced, _ = transport_plan(log_p, demand=1, capacity=1, forced_rows=torch.tensor([0]))
     assert free[0].sum() < 0.9  # "no cognate" takes part of every word's unit
     assert forced[0].sum() == pytest.approx(1.0, abs=0.02)  # (Sinkhorn, 50 sweeps)
     assert forced[1:].sum() < 0.05  # and D = 1 leaves nothing for the others
@@ -126,7 +127,7 @@ def syllabary_run(syllabary_channel_run):
 def test_a_channel_run_saves_its_channel_for_refinement(syllabary_run) -> None:
     _corpus, cfg, result, checkpoint = syllabary_run
     assert checkpoint.method == "channel" and checkpoint.round == 0 and checkpoint.refined == 0
-    assert "channel" in checkpoint.state and checkpoint.state["n_cognates"] == result.n_cognates
+    assert "channel" in checkpoint.state and checkpoint.state["n_cognates"] == result.demand
     assert checkpoint.settings() == cfg
 
 
@@ -244,29 +245,29 @@ def test_an_auto_run_refines_with_its_own_decisions(tmp_path, single_thread) -> 
     assert (result.proposals[1].lost, result.proposals[1].known) not in pairs
     # The most the evidence allowed is kept with the run: the refinement reads the pairs past D again.
     high = result.decisions["demand"]["demand_high"]
-    assert checkpoint.state["demand_high"] == high > result.n_cognates and result.beyond and refined.beyond
+    assert checkpoint.state["demand_high"] == high > result.demand and result.beyond and refined.beyond
     assert not {p.lost for p in refined.beyond} & {p.lost for p in refined.proposals}
-    assert len(refined.beyond) <= high - refined.n_cognates
+    assert len(refined.beyond) <= high - refined.demand
     # A pair accepted past D adds to D: it joins the proposals without pushing one out.
     past = result.beyond[0]
     judged = ReviewConstraints(((past.lost, past.known),))
     grown = refine_decipherment(corpus, checkpoint, judged, 1, checkpoint=tmp_path / "grown" / CHECKPOINT_NAME)
-    assert grown.n_cognates == len(grown.proposals) == result.n_cognates + 1
+    assert grown.demand == len(grown.proposals) == result.demand + 1
     assert (past.lost, past.known) in {(p.lost, p.known) for p in grown.proposals}
-    assert grown.decisions["refinement"]["demand"] == {"before": result.n_cognates, "after": result.n_cognates + 1}
+    assert grown.decisions["refinement"]["demand"] == {"before": result.demand, "after": result.demand + 1}
     line = describe_refinement(grown.decisions) or ""
-    assert line.endswith(f"; D {result.n_cognates} -> {result.n_cognates + 1}: pairs accepted past D")
+    assert line.endswith(f"; D {result.demand} -> {result.demand + 1}: pairs accepted past D")
     assert "demand" not in weight  # pairs accepted among the proposals leave D as it was
     # The raised D is the run's D plus the pair: refined again with the same judgments it is counted
     # from the run's D, not raised twice; a refinement cancelled before it trains keeps the run's D.
     again_start = load_checkpoint(tmp_path / "grown")
-    assert again_start.state["demand_base"] == result.n_cognates
+    assert again_start.state["demand_base"] == result.demand
     again = refine_decipherment(corpus, again_start, judged, 1)
-    assert result.n_cognates <= again.n_cognates <= result.n_cognates + 1
+    assert result.demand <= again.demand <= result.demand + 1
     stopped = threading.Event()
     stopped.set()
     cancelled = refine_decipherment(corpus, checkpoint, judged, 1, cancel=stopped)
-    assert cancelled.status == "cancelled" and cancelled.n_cognates == len(cancelled.proposals) == result.n_cognates
+    assert cancelled.status == "cancelled" and cancelled.demand == len(cancelled.proposals) == result.demand
 
 
 def test_the_pairs_past_d_leave_each_known_word_at_most_c_readings(monkeypatch) -> None:
@@ -274,7 +275,7 @@ def test_the_pairs_past_d_leave_each_known_word_at_most_c_readings(monkeypatch) 
     the proposals' counted."""
     wider = [Proposal(lost, 0, 0.5, 1.0, None) for lost in (0, 2, 3)] + [Proposal(4, 1, 0.4, 1.2, None)]
     monkeypatch.setattr(channel_module, "flow_proposals", lambda problem, cost, demand, top_known=None: wider)
-    problem = SimpleNamespace(demand_high=4, n_cognates=1, n_lost=5, cfg=SimpleNamespace(capacity=2))
+    problem = SimpleNamespace(demand=SimpleNamespace(high=4, value=1), n_lost=5, cfg=SimpleNamespace(capacity=2))
     past = channel_module.beyond_pairs(problem, np.zeros((5, 2)), [Proposal(0, 0, 0.9, 0.5, None)])
     assert [(p.lost, p.known) for p in past] == [(2, 0), (4, 1)]  # known word 0: the proposal's and one more
 

@@ -71,7 +71,7 @@ def _recorded_run(tmp_path: Path) -> tuple[Path, int, Path]:
     corpus = _corpus(tmp_path)
     cfg = DecipherConfig(corpus=str(tmp_path / "tiny.cog"))
     pairs = [Proposal(k, k, 0.9 - 0.05 * k, 1.0 + k, k < 7) for k in range(10)]
-    result = DecipherResult(config=cfg, corpus_name="tiny", lost_code="xl", known_code="yk", n_cognates=4,
+    result = DecipherResult(config=cfg, corpus_name="tiny", lost_code="xl", known_code="yk", demand=4,
                             status=FINISHED, device="cpu", proposals=pairs[:4], beyond=pairs[4:], accuracy=0.7,
                             accuracy_model=0.7, n_evaluated=10, seconds=1.0,
                             decisions={"demand": {"demand": 4, "demand_low": 2, "demand_high": 10}})  # fmt: skip
@@ -167,7 +167,7 @@ def test_the_bench_answers_the_boundary_review_from_gold_and_reports_it() -> Non
     # 100 lost words: 40 proposals, 60 pairs past D; gold: the first 70 ranks right. D = 40 (range 10-100).
     pairs = [Proposal(k, k, 0.9 - 0.005 * k, 1.0 + k, k < 70) for k in range(100)]
     cfg = DecipherConfig(corpus="tiny")
-    result = DecipherResult(config=cfg, corpus_name="tiny", lost_code="xl", known_code="yk", n_cognates=40,
+    result = DecipherResult(config=cfg, corpus_name="tiny", lost_code="xl", known_code="yk", demand=40,
                             status=FINISHED, device="cpu", proposals=pairs[:40], beyond=pairs[40:], accuracy=0.7,
                             n_evaluated=70, decisions={"demand": {"demand": 40, "demand_low": 10,
                                                                   "demand_high": 100}})  # fmt: skip

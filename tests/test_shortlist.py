@@ -25,7 +25,7 @@ def test_the_listed_plan_with_every_known_word_listed_is_the_full_plan() -> None
     n_lost, n_known = 12, 9
     log_p = -3 * torch.rand(n_lost, n_known, generator=generator) - 1  # (n_lost, n_known)
     forced = torch.tensor([2, 7])
-    full, (u, v) = transport_plan(log_p, n_cognates=8, capacity=1, iters=80, forced_rows=forced)
+    full, (u, v) = transport_plan(log_p, demand=8, capacity=1, iters=80, forced_rows=forced)
     # Each row lists every known word, in its own order.
     cols = torch.stack([torch.randperm(n_known, generator=generator) for _ in range(n_lost)])  # (n_lost, n_known)
     listed, (lu, lv) = listed_transport_plan(log_p.gather(1, cols), cols, n_known, 8, 1, iters=80, forced_rows=forced)
@@ -40,7 +40,7 @@ def test_a_listed_plan_keeps_the_marginals_on_short_lists() -> None:
     n_lost, n_known, m = 30, 50, 4
     cols = torch.stack([torch.randperm(n_known, generator=generator)[:m] for _ in range(n_lost)])  # (n_lost, m)
     log_p = -3 * torch.rand(n_lost, m, generator=generator) - 1
-    plan, _ = listed_transport_plan(log_p, cols, n_known, n_cognates=20, capacity=1, iters=200)
+    plan, _ = listed_transport_plan(log_p, cols, n_known, demand=20, capacity=1, iters=200)
     per_known = torch.zeros(n_known).index_add_(0, cols.reshape(-1), plan.reshape(-1))
     assert float(per_known.max()) <= 1 + 1e-3  # no known word over its capacity
     assert float(plan.sum(1).max()) <= 1 + 1e-4  # no lost word sends more than its unit
@@ -115,7 +115,7 @@ def test_a_shortlisted_fit_learns_the_sound_changes_as_a_full_one_does(monkeypat
     monkeypatch.setattr(trainer, "draw_shortlist", spy)
 
     def fit(shortlist: bool) -> np.ndarray:
-        training = ChannelTraining(60, 0.05, 64, seed=5, objective=objective, n_cognates=len(lost), kind="edit",
+        training = ChannelTraining(60, 0.05, 64, seed=5, objective=objective, demand=len(lost), kind="edit",
                                    copy_bias=3.0, shortlist=shortlist)  # fmt: skip
         result = fit_channel(lost, known, lost_cs, known_cs, training)
         assert result is not None

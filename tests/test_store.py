@@ -91,7 +91,7 @@ def attention(rows: int, cols: int, hot: int = 0) -> list[list[float]]:
 
 def make_result(proposals: list[Proposal], status: str = FINISHED, **kwargs) -> DecipherResult:
     fields = {
-        "config": config(), "corpus_name": "tiny", "lost_code": "xl", "known_code": "yk", "n_cognates": 4,
+        "config": config(), "corpus_name": "tiny", "lost_code": "xl", "known_code": "yk", "demand": 4,
         "status": status, "device": "cpu", "proposals": proposals,
         "char_map": {"c": [("e", 0.5), ("c", 0.25)], "a": [("a", 0.875)], "é": [("e", 0.625)]},
         "accuracy": 0.5, "accuracy_model": 0.25, "n_evaluated": 3, "seconds": 7.5, "objective": 12.25,

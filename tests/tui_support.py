@@ -59,7 +59,7 @@ def fixed_result(corpus: Corpus, beyond: int = 0) -> DecipherResult:
     char_map = {"γ": [("n", 0.9), ("s", 0.05)], "λ": [("s", 0.8), ("l", 0.1)], "σ": [("l", 0.7), ("s", 0.2)]}
     cut = len(proposals) - beyond
     return DecipherResult(
-        config=cfg, corpus_name="fixed", lost_code="ves", known_code="kal", n_cognates=8, status="finished",
+        config=cfg, corpus_name="fixed", lost_code="ves", known_code="kal", demand=8, status="finished",
         device="cpu", proposals=proposals[:cut], beyond=proposals[cut:], char_map=char_map, rounds=rounds,
         accuracy=0.75, accuracy_model=0.625, n_evaluated=8, seconds=12.5,
     )  # fmt: skip
@@ -106,7 +106,7 @@ def seed_large_store(data_dir: Path, tmp: Path, n: int, seed: int = 7) -> int:
     cfg = DecipherConfig(corpus="large", method="channel", channel_kind="edit")
     char_map = {c: [(c, 0.9), (letters[(letters.index(c) + 1) % len(letters)], 0.05)] for c in letters}
     result = DecipherResult(
-        config=cfg, corpus_name="large", lost_code="uga", known_code="heb", n_cognates=n, status="finished",
+        config=cfg, corpus_name="large", lost_code="uga", known_code="heb", demand=n, status="finished",
         device="cpu", proposals=proposals, char_map=char_map, accuracy=1.0, n_evaluated=n, seconds=1.0,
     )  # fmt: skip
     with Store(default_path(data_dir)) as store:

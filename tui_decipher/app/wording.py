@@ -25,7 +25,7 @@ def event_line(event: object, rounds: bool) -> str | None:
         return (
             f"{event.corpus}: {s['lost_words']} lost ({event.lost_code}) x {s['known_words']} known "
             f"({event.known_code}) words, {s['lost_symbols']}/{s['known_symbols']} symbols; "
-            f"N = {event.n_cognates} cognates sought; device {event.device}"
+            f"N = {event.demand} cognates sought; device {event.device}"
         )
     if isinstance(event, ChannelStep):
         if event.step == 1:

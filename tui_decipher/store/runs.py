@@ -60,7 +60,7 @@ class RunTables(Connection):
         return run_id
 
     def record_started(self, run_id: int, event: RunStarted) -> None:
-        self._write("UPDATE runs SET device = ?, n_cognates = ? WHERE id = ?", (event.device, event.n_cognates, run_id))
+        self._write("UPDATE runs SET device = ?, n_cognates = ? WHERE id = ?", (event.device, event.demand, run_id))
 
     def record_round(self, run_id: int, event: RoundEnd, epochs: list[EpochEnd]) -> None:
         """A finished EM round and the epochs of its M-step, in one transaction."""
@@ -104,7 +104,7 @@ class RunTables(Connection):
                 (
                     result.status, time.time(), result.accuracy, result.accuracy_model,
                     result.n_evaluated, result.seconds, json.dumps(result.phase_seconds), result.objective,
-                    result.device, result.n_cognates, json.dumps(result.decisions, ensure_ascii=False), run_id,
+                    result.device, result.demand, json.dumps(result.decisions, ensure_ascii=False), run_id,
                 ),
             )  # fmt: skip
 

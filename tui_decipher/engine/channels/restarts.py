@@ -43,7 +43,7 @@ def fit_best_channel(problem: Problem, restart: int, stages: Stages | None = Non
             name = f"restart {restart} channel {attempt}"
             with problem.timer("train"):
                 seed = derive(cfg.seed, "channel start", restart, attempt)
-                training = ChannelTraining.of(cfg, cfg.channel_steps, seed, n_cognates=problem.n_cognates,
+                training = ChannelTraining.of(cfg, cfg.channel_steps, seed, demand=problem.demand.value,
                                               score_all=False)  # fmt: skip
                 fit = fit_channel(
                     problem.corpus.lost_words, problem.corpus.known_words, problem.lost_charset,

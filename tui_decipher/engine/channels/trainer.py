@@ -176,7 +176,7 @@ class _Fit:
         self.support: PlanSupport | None = None  # the plan's, once a batch needs it
         self.potentials: Any = None
         self.objectives: list[tuple[int, float]] = []  # each plan's (step, objective): `settled` (the lexicon's: -loss)
-        self.demand = training.n_cognates if training.n_cognates is not None else self.n_lost
+        self.demand = training.demand if training.demand is not None else self.n_lost
         self.corpus_rows = rows if rows is not None else np.arange(self.n_lost)
         self.judged = review is not None and len(review) > 0
         sure_lost, sure_known = (

@@ -24,7 +24,7 @@ class ChannelTraining:
 
     Adam for `steps` steps at rate `lr`, `batch` random lost words a step, its batches and a fresh
     channel's start drawn from `seed`. `objective`: "lexicon" (every lost word is the writing of
-    some known word) or "transport" (the weights of a plan with D = `n_cognates`, None: every lost
+    some known word) or "transport" (the weights of a plan with D = `demand`, None: every lost
     word, and C = `capacity`; "no cognate" scored as `no_cognate`, engine/channels/transport.py).
     A fresh channel is of `kind` ("pieces" or "edit"), started at `init_scale` with the edit
     channel's copy prior `copy_bias`. `sure_share`: the share of every step's loss the accepted
@@ -39,7 +39,7 @@ class ChannelTraining:
     batch: int
     seed: int
     objective: ChannelObjective = "lexicon"
-    n_cognates: int | None = None
+    demand: int | None = None
     capacity: int = 1
     kind: ChannelKind = "pieces"
     init_scale: float = INIT_SCALE

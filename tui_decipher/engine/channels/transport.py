@@ -42,12 +42,12 @@ def no_cognate_scores(log_p: torch.Tensor, n_known: int, no_cognate: NoCognate) 
 
 
 def _masses(
-    n_lost: int, n_known: int, n_cognates: int, capacity: int, device: torch.device
+    n_lost: int, n_known: int, demand: int, capacity: int, device: torch.device
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The log marginals (n_lost + 1,), (n_known + 1,): one unit per lost word and the slack row's
     n_known * C - D; C per known word and "no cognate"'s n_lost - D. A zero mass would be log 0, so
     the dummies keep a sliver when D fills everything."""
-    d = min(n_cognates, n_lost, n_known * capacity)
+    d = min(demand, n_lost, n_known * capacity)
     row_mass = torch.cat([torch.zeros(n_lost), torch.tensor([math.log(max(n_known * capacity - d, 1e-6))])])
     col_mass = torch.cat([torch.full((n_known,), math.log(capacity)), torch.tensor([math.log(max(n_lost - d, 1e-6))])])
     return row_mass.to(device), col_mass.to(device)
@@ -55,7 +55,7 @@ def _masses(
 
 def transport_plan(
     log_p: torch.Tensor,
-    n_cognates: int,
+    demand: int,
     capacity: int,
     iters: int = PLAN_ITERS,
     potentials: tuple[torch.Tensor, torch.Tensor] | None = None,
@@ -64,7 +64,7 @@ def transport_plan(
 ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
     """A soft flow for the channel's objective: the entropic transport plan (Sinkhorn, in log
     space) of log_p (n_lost, n_known) in which each lost word sends one unit, each known word
-    takes at most `capacity`, and `n_cognates` (D) units reach known words. A "no cognate" column
+    takes at most `capacity`, and `demand` (D) units reach known words. A "no cognate" column
     takes the other n_lost - D units and a slack row fills the known words' unused capacity
     (n_known * C - D units). "No cognate" scores each word at its average known word, so it does
     not sort words by length; it takes about 1 - D/N of every word's unit, more of a word whose
@@ -81,7 +81,7 @@ def transport_plan(
     scores[n_lost, n_known] = NEG  # ...but never fills "no cognate": then exactly D units are real
     if forced_rows is not None and forced_rows.numel():
         scores[forced_rows, n_known] = NEG
-    row_mass, col_mass = _masses(n_lost, n_known, n_cognates, capacity, device)
+    row_mass, col_mass = _masses(n_lost, n_known, demand, capacity, device)
     u, v = potentials if potentials is not None else (torch.zeros(n_lost + 1, device=device),
                                                       torch.zeros(n_known + 1, device=device))  # fmt: skip
     swept = _kernel_sweeps(scores, row_mass, col_mass, v, iters)
@@ -153,7 +153,7 @@ def listed_transport_plan(
     log_p: torch.Tensor,
     cols: torch.Tensor,
     n_known: int,
-    n_cognates: int,
+    demand: int,
     capacity: int,
     iters: int = PLAN_ITERS,
     potentials: tuple[torch.Tensor, torch.Tensor] | None = None,
@@ -172,7 +172,7 @@ def listed_transport_plan(
         none = none.clone()
         none[forced_rows] = NEG
     flat_cols = cols.reshape(-1)
-    row_mass, col_mass = _masses(n_lost, n_known, n_cognates, capacity, device)
+    row_mass, col_mass = _masses(n_lost, n_known, demand, capacity, device)
     u, v = potentials if potentials is not None else (torch.zeros(n_lost + 1, device=device),
                                                       torch.zeros(n_known + 1, device=device))  # fmt: skip
     neg = torch.tensor([NEG], device=device)

@@ -110,12 +110,12 @@ class DecipherResult:
     corpus_name: str
     lost_code: str
     known_code: str
-    n_cognates: int
+    demand: int  # D: how many pairs it proposes (summary.json and the store call it n_cognates)
     status: str  # "finished" | "cancelled"
     device: str
     threads: int = 0  # torch CPU threads it computed with: a CPU seed repeats exactly only at the same count
     proposals: list[Proposal] = field(default_factory=list)
-    # Pairs past the run's D, up to the most the evidence allows (`Problem.demand_high`): lost
+    # Pairs past the run's D, up to the most the evidence allows (`Problem.demand`'s `high`): lost
     # words not proposed, read by the flow at that D, best first. Not proposals: they count in no
     # precision, recall or F1, and a decipherer may judge them as any pair.
     beyond: list[Proposal] = field(default_factory=list)
@@ -154,7 +154,7 @@ def empty_result(problem: Problem) -> DecipherResult:
     corpus = problem.corpus
     return DecipherResult(
         config=problem.cfg, corpus_name=corpus.name, lost_code=corpus.lost_code, known_code=corpus.known_code,
-        n_cognates=problem.n_cognates, status="finished", device=str(problem.device),
+        demand=problem.demand.value, status="finished", device=str(problem.device),
         threads=torch.get_num_threads(),
     )  # fmt: skip
 

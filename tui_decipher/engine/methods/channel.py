@@ -69,7 +69,7 @@ class ChannelAlone:
                 0,
                 cfg.epochs,
                 1,
-                problem.n_cognates,
+                problem.demand.value,
                 epochs_of_round(cfg.first_epochs, cfg.epochs, 1),
                 self.name,
             )

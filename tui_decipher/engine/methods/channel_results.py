@@ -185,7 +185,7 @@ def flow_proposals(
     def per_symbol(i: np.ndarray, j: np.ndarray) -> np.ndarray:
         return np.exp(-cost[i, j].astype(np.float64) / lost_len[i])  # P(x | y) ** (1 / |x|)
 
-    solution = proposal_flow(problem, cost, problem.n_cognates if demand is None else demand)
+    solution = proposal_flow(problem, cost, problem.demand.value if demand is None else demand)
     top_known = best_known_words(problem, cost) if top_known is None else top_known
     top_score = per_symbol(np.arange(problem.n_lost)[:, None], top_known)  # (n_lost, 5)
     chosen_score = per_symbol(solution.lost, solution.known)  # (n_used,)
@@ -205,17 +205,18 @@ def beyond_pairs(
     problem: Problem, cost: np.ndarray, proposals: list[Proposal], top_known: np.ndarray | None = None
 ) -> list[Proposal]:
     """The pairs past D (`DecipherResult.beyond`): the flow solved again at the most lost words the
-    evidence allows (`Problem.demand_high`), its pairs of lost words not proposed whose known word
+    evidence allows (the high end of `Problem.demand`'s range), its pairs of lost words not proposed whose known word
     the proposals leave room for (fewer than C of them read it), best first; none where the run
     has no such bound above D. Where the evidence cannot pin D, the decipherer sees what the
     range would add without the proposals' precision paying for it. `top_known`: as for
     `flow_proposals` (the proposals' own, not read twice)."""
-    if problem.demand_high <= problem.n_cognates:
+    high = problem.demand.high
+    if high <= problem.demand.value:
         return []
     proposed = {p.lost for p in proposals}
     used = Counter(p.known for p in proposals)  # each known word's readings so far, the kept pairs' counted as kept
     out = []
-    for p in flow_proposals(problem, cost, min(problem.demand_high, problem.n_lost), top_known=top_known):
+    for p in flow_proposals(problem, cost, min(high, problem.n_lost), top_known=top_known):
         if p.lost not in proposed and used[p.known] < problem.cfg.capacity:
             used[p.known] += 1
             out.append(p)
@@ -248,9 +249,9 @@ def save_channel(
     if path is None:
         return
     state = {"channel": {k: v.detach().cpu() for k, v in channel.state_dict().items()},
-             "n_cognates": problem.n_cognates, **(extra or {})}  # fmt: skip
-    if problem.demand_high:  # a refinement reads the pairs beyond D up to it again
-        state["demand_high"] = problem.demand_high
+             "n_cognates": problem.demand.value, **(extra or {})}  # fmt: skip
+    if problem.demand.high:  # a refinement reads the pairs beyond D up to it again
+        state["demand_high"] = problem.demand.high
     if problem.signs:  # a refinement holds the channel to them without the file
         state["sign_values"] = problem.signs.as_state()
     if problem.held:  # and to the syllable map auto held it to

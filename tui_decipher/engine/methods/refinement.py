@@ -17,6 +17,7 @@ from ..constraints.review import ReviewConstraints
 from ..constraints.sign_values import SignValues
 from ..corpora.corpus import Corpus
 from ..run.checkpoint import Checkpoint, CheckpointError
+from ..run.demand import Demand, decide_demand
 from ..run.events import ChannelStep, EventCallback, RunStarted
 from ..run.problem import Problem
 from ..run.seeds import derive
@@ -40,7 +41,7 @@ def overruled_share(problem: Problem, cost: np.ndarray) -> float:
     already keeps, pairs it already reads only sharpen those readings at the cost of the rest
     (docs/experiments.md, "a gold-free rule for the accepted pairs' weight")."""
     best = cost.argmin(axis=1)  # (n_lost,): a judged word's row, rejections and all, is not counted
-    solution = problem.solve(cost, problem.n_cognates)
+    solution = problem.solve(cost, problem.demand.value)
     judged = problem.review.judged_lost() if problem.review is not None else set()
     read = [(i, j) for i, j in zip(solution.lost.tolist(), solution.known.tolist(), strict=True) if i not in judged]
     if not read:
@@ -69,33 +70,33 @@ def _refined_problem(
     # counts them again, so a D raised once is not raised twice), and the most the evidence allowed
     # (a checkpoint from before `demand_high` reads none).
     base = int(start.state.get("demand_base", start.state["n_cognates"]))
-    return dataclasses.replace(problem, n_cognates=base, demand_high=int(start.state.get("demand_high", 0)))
+    high = int(start.state.get("demand_high", 0))
+    return dataclasses.replace(problem, demand=decide_demand(problem.n_lost, base / problem.n_lost, "kept", high=high))
 
 
-def judged_demand(problem: Problem, cost: np.ndarray) -> int:
+def judged_demand(problem: Problem, cost: np.ndarray) -> Demand:
     """D for a refinement: the run's, plus each accepted pair whose lost word the run's flow at D
     (without the judgments) leaves unproposed, at most every lost word. A pair accepted past D (a
     pair beyond D, or one found by the decipherer) is a cognate more than D counted: forced into a
     flow of the same D, it would push out a proposal instead. `cost` (n_lost, n_known)."""
-    review = problem.review
+    review, demand = problem.review, problem.demand
     if review is None or not review.accepted:
-        return problem.n_cognates
-    free = proposal_flow(dataclasses.replace(problem, review=None), cost, problem.n_cognates)
+        return demand
+    free = proposal_flow(dataclasses.replace(problem, review=None), cost, demand.value)
     proposed = set(free.lost.tolist())
-    added = len({i for i, _ in review.accepted if i not in proposed})
-    return min(problem.n_lost, problem.n_cognates + added)
+    return demand.raised(len({i for i, _ in review.accepted if i not in proposed}), problem.n_lost)
 
 
 def _sure_share(
     problem: Problem, channel: Channel, result: DecipherResult, blend: ChannelBlend | None
-) -> tuple[float, int]:
+) -> tuple[float, Demand]:
     """The share of a refinement's loss its accepted pairs carry: REFINE_SURE_SHARE, or less where
     few of them overrule the channel as it is (`overruled_share`); recorded in `result`'s decisions.
     And its D (`judged_demand`), read from the channel as the refinement starts it, with its
     `blend` (the run's final costs, but for signs pinned anew, whose learnt readings it forgot)."""
     review, corpus = problem.review, problem.corpus
     if review is None or not review.accepted:
-        return REFINE_SURE_SHARE, problem.n_cognates
+        return REFINE_SURE_SHARE, problem.demand
     with problem.timer("score"):
         start_fit = score_channel(channel, corpus.lost_words, corpus.known_words, problem.lost_charset,
                                   problem.known_charset)  # fmt: skip
@@ -107,8 +108,8 @@ def _sure_share(
     del start_fit
     sure_share = min(REFINE_SURE_SHARE, overruled)
     result.decisions["refinement"] = {"overruled": overruled, "sure_share": sure_share}
-    if demand != problem.n_cognates:
-        result.decisions["refinement"]["demand"] = {"before": problem.n_cognates, "after": demand}
+    if demand != problem.demand:
+        result.decisions["refinement"]["demand"] = {"before": problem.demand.value, "after": demand.value}
     return sure_share, demand
 
 
@@ -140,7 +141,7 @@ def refine_channel(
     blend = ChannelBlend.from_state(start.state.get("blend"), problem)  # kept as the run had it
     steps, refined = rounds * REFINE_STEPS, start.refined + 1
     on_event(RunStarted(corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
-                        0, cfg.epochs, 1, problem.n_cognates, 0, method))  # fmt: skip
+                        0, cfg.epochs, 1, problem.demand.value, 0, method))  # fmt: skip
 
     def on_step(step: int, loss: float) -> None:
         on_event(ChannelStep(0, step, steps, loss, problem.elapsed(), cfg.channel_objective))
@@ -150,15 +151,15 @@ def refine_channel(
     result.decisions.pop("refinement", None)  # how an earlier refinement went is not this one's line
     result.refined = refined
     sure_share, demand = _sure_share(problem, channel, result, blend)
-    before, base = problem, problem.n_cognates  # a cancelled refinement keeps the run's D
-    if demand != base:  # pairs accepted past D add to it
+    before, base = problem, problem.demand.value  # a cancelled refinement keeps the run's D
+    if demand != problem.demand:  # pairs accepted past D add to it
         problem = problem.with_demand(demand)
         cfg = problem.cfg
-        result.n_cognates, result.config = demand, cfg
+        result.demand, result.config = demand.value, cfg
     with problem.timer("train"):
         # A fresh seed per refinement (and per draw): each draws other batches, and repeats exactly.
         training = ChannelTraining.of(cfg, steps, derive(cfg.seed, "channel refinement", refined, draw),
-                                      n_cognates=problem.n_cognates, sure_share=sure_share)  # fmt: skip
+                                      demand=problem.demand.value, sure_share=sure_share)  # fmt: skip
         fit = fit_channel(
             corpus.lost_words, corpus.known_words, problem.lost_charset, problem.known_charset, training,
             on_step=on_step, should_stop=cancel.is_set, start=channel, review=review,
@@ -178,7 +179,7 @@ def _cancelled(problem: Problem, start: Checkpoint, result: DecipherResult, chan
     """A cancelled refinement's result: the run as it was before it (`problem`: its D), from the
     channel its checkpoint holds (`channel` is put back to it)."""
     result.status = "cancelled"
-    result.n_cognates, result.config = problem.n_cognates, problem.cfg
+    result.demand, result.config = problem.demand.value, problem.cfg
     channel.load_state_dict(start.state["channel"])
     corpus = problem.corpus
     with problem.timer("score"):

@@ -20,7 +20,7 @@ class RunStarted:
     rounds: int
     epochs: int
     restarts: int
-    n_cognates: int  # N, the number of cognate pairs the flow aims for
+    demand: int  # D, the number of cognate pairs the flow aims for
     first_epochs: int = 0  # M-step steps of round 1 when it differs from `epochs` (0 = the same)
     method: str = "neural"  # the method's registry name (engine/methods/); front ends read `rounds`, not this
     # Whether the channel steps are a budget the run may stop short of (auto stops once its fit's plan

@@ -30,6 +30,7 @@ from ..flow import FlowSolution, solve_sparsified
 from ..neural.edit_distance import ids_to_text
 from ..neural.scoring import KnownIndex, LostBatch
 from .config import DecipherConfig
+from .demand import Demand, settings_demand
 from .device import flush_denormals, make_repeatable, select_device, use_threads
 from .events import EventCallback, RunFinished
 from .memory import PeakMemory
@@ -88,11 +89,6 @@ class Timer:
             self.peak.after(self.name)
 
 
-def n_cognates_for(cfg: DecipherConfig, n_lost: int, n_known: int) -> int:
-    """N: how many cognate pairs the flow should find (a prior, never read from gold)."""
-    return max(1, min(n_lost, cfg.capacity * n_known, round(cfg.cognate_fraction * n_lost)))
-
-
 @dataclass
 class Problem:
     """Everything fixed for a run: the corpus, settings, encoded vocabularies, callbacks, clock.
@@ -111,7 +107,7 @@ class Problem:
     lost: LostBatch
     known: KnownIndex
     known_texts: list[str]
-    n_cognates: int
+    demand: Demand  # D: how many pairs the flows propose, and where it came from (run/demand.py)
     on_event: EventCallback
     cancel: threading.Event
     started: float
@@ -120,9 +116,6 @@ class Problem:
     signs: SignValues | None = None
     held: SignValues | None = None
     peak: PeakMemory = dataclasses.field(default_factory=PeakMemory)  # where memory peaked, by phase
-    # The most lost words the evidence allows to have a cognate (auto's D range, its high end): the
-    # pairs past D up to it are read too, as pairs beyond D (`DecipherResult.beyond`). 0: none.
-    demand_high: int = 0
 
     @classmethod
     def prepare(
@@ -165,7 +158,7 @@ class Problem:
             lost=LostBatch.encode(corpus.lost_words, lost_cs, device),
             known=known,
             known_texts=[ids_to_text(ids[:-1]) for ids in known.ids],
-            n_cognates=n_cognates_for(cfg, len(corpus.lost_words), len(corpus.known_words)),
+            demand=settings_demand(cfg.cognate_fraction, cfg.capacity, len(corpus.lost_words), len(corpus.known_words)),
             on_event=on_event,
             cancel=cancel,
             started=time.perf_counter() - seconds_before,
@@ -176,9 +169,9 @@ class Problem:
             **run_state,
         )
 
-    def reversed(self, demand: int) -> Problem:
+    def reversed(self, demand: Demand) -> Problem:
         """The same two word lists read the other way: the known words as the ones written, from
-        the lost words, with D = `demand` pairs. It shares this problem's clock, phases, events and
+        the lost words, with D = `demand`. It shares this problem's clock, phases, events and
         cancel flag, and carries no gold, judgments or sign values (they name pairs and signs of
         this direction; the flows that obey them stay this problem's)."""
         corpus = self.corpus
@@ -191,7 +184,7 @@ class Problem:
         return dataclasses.replace(
             self, corpus=back, lost_charset=self.known_charset, known_charset=self.lost_charset,
             lost=LostBatch.encode(back.lost_words, self.known_charset, self.device), known=known,
-            known_texts=[ids_to_text(ids[:-1]) for ids in known.ids], n_cognates=demand, review=None, signs=None,
+            known_texts=[ids_to_text(ids[:-1]) for ids in known.ids], demand=demand, review=None, signs=None,
             held=None,
         )  # fmt: skip
 
@@ -216,11 +209,10 @@ class Problem:
             return []
         return values.resolve(self.lost_charset, self.known_charset)
 
-    def with_demand(self, demand: int) -> Problem:
-        """This problem proposing `demand` pairs (a D raised by pairs accepted past it), its settings'
-        share of the lost words said so, and the range's high end at least D."""
-        cfg = self.cfg.replace(cognate_fraction=max(0.001, demand / self.n_lost))
-        return dataclasses.replace(self, n_cognates=demand, demand_high=max(self.demand_high, demand), cfg=cfg)
+    def with_demand(self, demand: Demand) -> Problem:
+        """This problem proposing at `demand` (run/demand.py's `decide_demand` made it), its
+        settings' share of the lost words said so."""
+        return dataclasses.replace(self, demand=demand, cfg=self.cfg.replace(cognate_fraction=demand.share))
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started

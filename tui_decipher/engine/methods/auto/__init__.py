@@ -40,6 +40,8 @@ many lost words have a cognate. This method decides both, and says why, from the
    is kept: a probe that found the map makes cognates win, one that did not wins by chance.
    The transport objective finds a map from some random starts only, so its probe starts from a
    `Search` on the probe's training words (never the held-out ones): the start with the lower loss.
+   D itself, from that evidence, the decipherer's `auto_demand` or a refit's kept D, and later the
+   known list's cap and the pairs accepted past D, is decided by engine/run/demand.py alone.
 3. **Fit**: the kept probe channel goes on training on every lost word with the transport objective
    and the estimated D (C: the least that lets D lost words reach the known list). On long lists
    (the full Ugaritic list) both train through shortlists (engine/channels/shortlist.py). The fit
@@ -75,7 +77,6 @@ Every decision and its evidence is in the result's `decisions` (summary.json), a
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import threading
 from pathlib import Path
@@ -94,7 +95,7 @@ from ..base import DecipherResult, empty_result
 from ..channel_results import finish_channel_result, save_channel
 from ..refinement import judged_demand, refine_channel
 from ..stages import CHANNEL_STAGE_CLASSES, StageMemo, check_refinable, check_resumable
-from .decisions import AutoDecisions, kept_share, refit_under
+from .decisions import AutoDecisions, kept_demand, refit_under
 from .demand import DemandEstimate
 from .fitting import FittedStages, Prepared, fit_stages, flows_problem, prepared
 from .probe import _Estimate, _Probed, run_probes
@@ -111,25 +112,24 @@ allow_in_older_checkpoints(STAGE_CLASSES.values())
 
 def _decisions(run: Prepared, fitted: FittedStages) -> AutoDecisions:
     """What auto decided, and why, from the run as prepared and its trained stages."""
+    demand = fitted.probed.estimate.as_dict(fitted.training.demand)
     return AutoDecisions(
-        run.profile.as_dict(), run.kind, run.kind_why, fitted.probed.estimate.as_dict(), fitted.capacity.capacity,
+        run.profile.as_dict(), run.kind, run.kind_why, demand, fitted.capacity.capacity,
         fitted.capacity.why, fitted.steps_run, fitted.capacity.as_dict(), fitted.probed.evidence, fitted.probed.why,
         fitted.syllables.as_dict() if fitted.syllables else {}, fitted.check.as_dict(), fitted.probe_share,
         fitted.back_share, fitted.back_why,
     )  # fmt: skip
 
 
-def _flows(fitted: FittedStages, refit_of: Checkpoint | None, kept: float | None) -> tuple[Problem, int, int]:
+def _flows(fitted: FittedStages, refit_of: Checkpoint | None) -> tuple[Problem, int, int]:
     """The flows' problem of a run or a refit, D before the pairs accepted past it (a refit's
     `judged_demand`) and after them: pairs the decipherer accepted past D add to it, as a
-    refinement's do; a kept D keeps the range its evidence allowed."""
+    refinement's do."""
     flows = flows_problem(fitted)
-    base = flows.n_cognates
-    if refit_of is not None and kept is not None:
-        high = max(flows.demand_high, int(refit_of.state.get("demand_high", 0)))
-        flows = dataclasses.replace(flows, demand_high=high)
-    demand = judged_demand(flows, fitted.fit.cost) if refit_of is not None else base
-    return (flows.with_demand(demand) if demand != base else flows), base, demand
+    base = flows.demand.value
+    if refit_of is not None:
+        flows = flows.with_demand(judged_demand(flows, fitted.fit.cost))
+    return flows, base, flows.demand.value
 
 
 class AutoMethod:
@@ -185,9 +185,9 @@ class AutoMethod:
         # A refit saves no stages: the finished run's checkpoint stays whole until the refit's own replaces it.
         memo.bind(checkpoint_path if refit_of is None else None, cfg, problem)
         result = empty_result(problem)
-        # A refit keeps the run's D where its search had found a map (`kept_share`).
+        # A refit keeps the run's D where its search had found a map (`kept_demand`).
         before_decisions = refit_of.state.get("decisions", {}) if refit_of is not None else {}
-        kept = kept_share(before_decisions)  # None for a run: it has no decisions before it
+        kept = kept_demand(refit_of.state) if refit_of is not None else None
         # A kept D is not read again, so neither is the calibrated copy trained that would read it.
         probe = self._probe if kept is None else functools.partial(self._probe, calibrate=False)
         reread: ReadAgain | None = None
@@ -198,7 +198,7 @@ class AutoMethod:
         except RunCancelled:
             result.status = "cancelled"
             return problem.finish(result)
-        flows, base, demand = _flows(fitted, refit_of, kept)
+        flows, base, demand = _flows(fitted, refit_of)
         decisions = _decisions(run, fitted)
         result.decisions = decisions.as_dict()
         if reread is not None:
@@ -209,12 +209,12 @@ class AutoMethod:
             map_found = bool((before_decisions.get("syllables") or {}).get("used"))
             result.decisions["refinement"] = {
                 "refit": len(signs or ()), "map_found": map_found,
-                **({"kept_demand": fitted.probed.estimate.demand_all} if kept is not None else {}),
+                **({"kept_demand": fitted.training.demand.value} if kept is not None else {}),
                 **({"demand": {"before": base, "after": demand}} if demand != base else {}),
             }  # fmt: skip
         on_event(Decided("capacity", decisions.line(), problem.elapsed()))
         result.config = flows.cfg  # what ran: the decided channel, D (as its share) and C
-        result.n_cognates = flows.n_cognates
+        result.demand = flows.demand.value
         blend = {"blend": fitted.blend.state()} if fitted.blend is not None else {}
         extra: dict[str, Any] = {"decisions": result.decisions, "demand_base": base, **blend}
         save_channel(checkpoint_path, flows, self.name, fitted.fit.channel, refined, extra=extra)
@@ -248,7 +248,7 @@ class AutoMethod:
         # it searched its signs as syllables, sign values it did not have are what the search lacked
         # (it could tell no map from chance) or what its map and channel were made without: the run
         # is fitted again under them, search and probes included, D kept where it had a map
-        # (`refit_under`, `kept_share`).
+        # (`refit_under`, `kept_demand`).
         held = SignValues.from_state(start.state.get("sign_values"))
         if refit_under(start.state.get("decisions", {}), held, signs):
             assert signs is not None

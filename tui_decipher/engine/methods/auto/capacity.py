@@ -50,7 +50,7 @@ class CapacityEstimate:
     max_claims: int  # the most confident words that chose one known word
     capacity: int
     why: str
-    demand: int  # D for the flows: the demand asked, kept to the known list where C = 1 could not take it
+    most_demand: int  # the most D the flows take: the known list where C = 1 could not take D, else D
     collisions: int | None = None  # with `forms_of`: the confident words sharing a known word, any two
 
     @property
@@ -60,7 +60,7 @@ class CapacityEstimate:
     def as_dict(self) -> dict[str, float | int | str]:
         return {
             "n_confident": self.n_confident, "shared": self.shared, "shared_share": round(self.shared_share, 4),
-            "max_claims": self.max_claims, "capacity": self.capacity, "why": self.why, "demand": self.demand,
+            "max_claims": self.max_claims, "capacity": self.capacity, "why": self.why, "demand": self.most_demand,
             **({} if self.collisions is None else {"collisions": self.collisions}),
         }  # fmt: skip
 

@@ -90,12 +90,24 @@ def refit_under(decisions: dict[str, Any], held: SignValues, pinned: SignValues 
     return bool(new) and bool(decisions.get("syllables"))
 
 
-def kept_share(decisions: dict[str, Any]) -> float | None:
-    """The share of lost words with a cognate a refit keeps from the run it fits again (`refit_under`):
-    the run's where its syllable search had found a map, so that a channel which read the signs read
-    D (the values do not change which words have a cognate, and D read again under them reads high:
-    docs/demand.md); None where it found none (its D was read by a channel that read no sign)."""
+@dataclass(frozen=True)
+class KeptDemand:
+    """A refit's D, kept from the run it fits again: its share of the lost words, and the most lost
+    words its evidence allowed to have a cognate (0: none read)."""
+
+    share: float
+    high: int
+
+
+def kept_demand(state: dict[str, Any]) -> KeptDemand | None:
+    """The D a refit keeps from the run it fits again (`refit_under`; `state`: the run's checkpoint
+    state): the run's where its syllable search had found a map, so that a channel which read the
+    signs read D (the values do not change which words have a cognate, and D read again under them
+    reads high: docs/demand.md); None where it found none (its D was read by a channel that read no
+    sign)."""
+    decisions = state.get("decisions", {})
     demand = decisions.get("demand") or {}
     if not (decisions.get("syllables") or {}).get("used") or not demand.get("n_lost_all"):
         return None
-    return demand["demand"] / demand["n_lost_all"]  # D of every lost word, as the run proposed
+    # D of every lost word, as the run proposed
+    return KeptDemand(demand["demand"] / demand["n_lost_all"], int(state.get("demand_high", 0)))

@@ -48,7 +48,6 @@ trained on the held-out words too (cross_channel.py).
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,22 +131,6 @@ class DemandEstimate:
         leave p uncertain by several points). 1 at most."""
         p = self.wins / self.n_lost
         return _share(min(1.0, p + z * _error(p, self.n_lost)), self.chance, self.separation)
-
-    def kept(self, share: float) -> DemandEstimate:
-        """This evidence with the share a refit keeps from the run it fits again (`kept_share`)."""
-        return dataclasses.replace(
-            self, share=share, demand=max(1, round(share * self.n_lost)), share_low=share, share_high=share,
-            why=f"the run's, kept: pinned values do not change which words have a cognate; read again here, {self.why}",
-        )  # fmt: skip
-
-    def given(self, share: float, demand_all: int) -> DemandEstimate:
-        """This evidence with the share the decipherer gave (`auto_demand`, `demand_all` pairs over
-        every lost word): its range kept, its own reading said beside the given one."""
-        return dataclasses.replace(
-            self, share=share, demand=max(1, round(share * self.n_lost)),
-            why=f"as given by auto_demand ({demand_all}); the evidence alone read {self.share:.0%} of the lost "
-            f"words: {self.why}",
-        )  # fmt: skip
 
     def as_dict(self) -> dict[str, float | int | str | None]:
         sep = self.separation

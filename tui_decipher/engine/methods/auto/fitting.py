@@ -18,6 +18,7 @@ from ...constraints.sign_values import SignValues
 from ...corpora.corpus import Corpus
 from ...run.checkpoint import Checkpoint
 from ...run.config import ChannelKind, DecipherConfig
+from ...run.demand import Demand
 from ...run.events import Decided, EventCallback, RunStarted
 from ...run.problem import Problem
 from ...run.seeds import derive
@@ -25,7 +26,7 @@ from ...run.side_by_side import Job, as_job
 from ..channel_results import ChannelBlend
 from ..stages import StageMemo
 from .capacity import CapacityEstimate, estimate_capacity, least_capacity
-from .decisions import _demand_phrase, choose_channel, own_settings
+from .decisions import KeptDemand, _demand_phrase, choose_channel, own_settings
 from .fit_check import FitCheck
 from .probe import _held_evidence, _Probed
 from .schedule import FLOW_GRAPH, Schedule, schedule_for
@@ -73,7 +74,7 @@ def prepared(
     on_event(
         RunStarted(
             corpus.name, corpus.lost_code, corpus.known_code, corpus.stats(), str(problem.device),
-            0, chosen.epochs, 1, problem.n_cognates, 0, method, steps_at_most=True,
+            0, chosen.epochs, 1, problem.demand.value, 0, method, steps_at_most=True,
         )
     )  # fmt: skip
     on_event(Decided("script", f"{kind} channel: {kind_why}", problem.elapsed()))
@@ -141,16 +142,15 @@ class FittedStages:
     back_why: str
 
 
-def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage, share_kept: float | None = None) -> FittedStages:
+def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage, refit: KeptDemand | None = None) -> FittedStages:
     """Train what auto decided (see the package's docstring, 1-5): the syllable search where the
-    lost script reads as a syllabary, the probes (`probe`) and D, the fit and its check, C from the
-    kept channel's readings, and the reverse channel. Each stage is one of `memo`'s (a stopped run
-    resumes after the last it completed). `share_kept`: the share of lost words with a cognate a refit
-    keeps from its run (`kept_share`), D not read again. Raises RunCancelled when the cancel flag is set."""
+    lost script reads as a syllabary, the probes (`probe`) and D (`training.demand`), the fit and its
+    check, C from the kept channel's readings, and the reverse channel. Each stage is one of `memo`'s
+    (a stopped run resumes after the last it completed). `refit`: the D a refit keeps from its run
+    (`kept_demand`), not read again. Raises RunCancelled when the cancel flag is set."""
     problem, schedule, chosen, corpus = run.problem, run.schedule, run.chosen, run.problem.corpus
-    syllables, probed = _probed(run, memo, probe, share_kept)
-    estimate, demand = probed.estimate, probed.estimate.demand_all
-    least = least_capacity(demand, problem.n_known)
+    syllables, probed, demand = _probed(run, memo, probe, refit)
+    least = least_capacity(demand.value, problem.n_known)
     # The kept probe's channel goes on training on every lost word with the decided D (and
     # the least C that D needs); C for the flows is then read from its confident readings.
     # The progress total becomes the steps this run takes: a probe not tried is not counted.
@@ -161,15 +161,15 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage, share_kept: fl
     # A probe held to the syllable map holds the run's channels from there on (its fit, and a
     # refinement of the finished run: the checkpoint keeps the map's values).
     training = dataclasses.replace(
-        problem, n_cognates=demand, held=probed.held,
-        cfg=chosen.replace(capacity=least, cognate_fraction=max(0.001, estimate.share), channel_steps=steps_run),
+        problem, demand=demand, held=probed.held,
+        cfg=chosen.replace(capacity=least, cognate_fraction=demand.share, channel_steps=steps_run),
     )  # fmt: skip
     start = copy.deepcopy(probed.channel)
     watch = DriftWatch(problem, probed, start) if shortlisted(problem.n_lost, problem.n_known) else None
 
     def fit_job(own: Problem) -> ChannelFit:
         return _train(as_job(training, own), corpus.lost_words, schedule.fit_steps, probed.steps,
-                      derive(chosen.seed, "auto fit"), demand, least, start=start, saving=memo.saving("fit"),
+                      derive(chosen.seed, "auto fit"), demand.value, least, start=start, saving=memo.saving("fit"),
                       ends_after=watch or (lambda _step: False), settle=FIT_SETTLE)  # fmt: skip
 
     def reverse_job(own: Problem) -> Channel:
@@ -193,7 +193,7 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage, share_kept: fl
                              corpus.known_words, problem.lost_charset, problem.known_charset)  # fmt: skip
     with problem.timer("capacity"):  # read from the kept channel's own readings, as it was chosen
         forms_of = corpus.lost_words if run.profile.syllabary else None
-        capacity = estimate_capacity(kept.cost, demand, problem.n_known, forms_of)
+        capacity = estimate_capacity(kept.cost, demand.value, problem.n_known, forms_of)
     if back_steps:
         blend = ChannelBlend(trained["reverse"], back_share, reverse=True)
     if blend is not None:
@@ -204,9 +204,9 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage, share_kept: fl
 
 
 def _probed(run: Prepared, memo: StageMemo, probe: ProbeStage,
-            share_kept: float | None) -> tuple[_Syllables | None, _Probed]:  # fmt: skip
+            refit_demand: KeptDemand | None) -> tuple[_Syllables | None, _Probed, Demand]:  # fmt: skip
     """The syllable search (where the lost script reads as a syllabary) and the probes, each one of
-    `memo`'s stages, with D as the evidence reads it, or kept from a run (`share_kept`), or as the
+    `memo`'s stages, and D: as the evidence reads it, or kept from a run (`refit_demand`), or as the
     decipherer gave it (`auto_demand`: the evidence's reading and range beside it); the probe's
     and D's lines reported."""
     problem, schedule = run.problem, run.schedule
@@ -218,26 +218,21 @@ def _probed(run: Prepared, memo: StageMemo, probe: ProbeStage,
         searched = len(syllables.starts) * search.steps_each
         problem.on_event(Decided("syllables", syllables.why, problem.elapsed()))
     probed = memo.run("probe", lambda: probe(problem, schedule, syllables, searched, memo))
-    if share_kept is not None:
-        held = probed.estimate.held.kept(share_kept)
-        probed = dataclasses.replace(probed, estimate=dataclasses.replace(probed.estimate, held=held))
+    demand = probed.estimate.demand()
+    if refit_demand is not None:
+        demand = demand.kept(refit_demand.share, problem.n_lost, refit_demand.high)
     elif problem.cfg.auto_demand:
-        given = min(problem.cfg.auto_demand, problem.n_lost)
-        held = probed.estimate.held.given(given / problem.n_lost, given)
-        probed = dataclasses.replace(probed, estimate=dataclasses.replace(probed.estimate, held=held))
+        demand = demand.given(problem.cfg.auto_demand, problem.n_lost)
     if probed.why:
         problem.on_event(Decided("probe", probed.why, problem.elapsed()))
-    problem.on_event(Decided("demand", _demand_phrase(probed.estimate.as_dict()), problem.elapsed()))
-    return syllables, probed
+    problem.on_event(Decided("demand", _demand_phrase(probed.estimate.as_dict(demand)), problem.elapsed()))
+    return syllables, probed, demand
 
 
 def flows_problem(fitted: FittedStages) -> Problem:
-    """The problem the flows solve: the decided D, unless one-to-one readings kept it to the known
-    list, the C read from the readings, and the most lost words the evidence allows to have a
-    cognate (the pairs beyond D are read up to it)."""
+    """The problem the flows solve: the decided D (with the range the evidence allows: the pairs
+    beyond D are read up to its high end), unless one-to-one readings keep it to the known list,
+    and the C read from the readings."""
     training, capacity = fitted.training, fitted.capacity
-    cfg = training.cfg.replace(capacity=capacity.capacity)
-    if capacity.demand != training.n_cognates:
-        cfg = cfg.replace(cognate_fraction=max(0.001, capacity.demand / training.n_lost))
-    return dataclasses.replace(training, n_cognates=capacity.demand, cfg=cfg,
-                               demand_high=fitted.probed.estimate.demand_high)  # fmt: skip
+    flows = training.with_demand(training.demand.kept_to(capacity.most_demand, training.n_lost))
+    return dataclasses.replace(flows, cfg=flows.cfg.replace(capacity=capacity.capacity))

@@ -15,6 +15,7 @@ from ...channels.syllables import SyllableMap
 from ...channels.trainer import ChannelFit
 from ...constraints.sign_values import SignValues
 from ...corpora.corpus import Word
+from ...run.demand import Demand, decide_demand
 from ...run.problem import Problem
 from ...run.seeds import derive
 from ..stages import StageMemo
@@ -72,7 +73,7 @@ def run_probes(
     with each, and keep one (see the module's docstring). Fresh channels start from the
     syllable search's map where it ran; steps are reported after the `done` ones. With `memo`,
     each channel trained is a stage of its own (a stopped run resumes after it). `calibrate`
-    False: no calibrated copy reads D again (a refit that keeps its run's D, `kept_share`)."""
+    False: no calibrated copy reads D again (a refit that keeps its run's D, `kept_demand`)."""
     memo = memo or StageMemo("auto")  # saves nowhere until bound
     words = probe_words(problem, schedule)
     cross, done = cross_channel(problem, schedule, words, done, memo)
@@ -255,24 +256,28 @@ class _Estimate:
     def share(self) -> float:
         return self.held.share
 
-    @property
-    def demand_all(self) -> int:
-        return max(1, round(self.held.share * self.n_lost_all))
+    def demand(self) -> Demand:
+        """D over every lost word as the evidence reads it, with the range it allows (none where
+        it gives none)."""
+        held = self.held
+        ranged = held.share_low is not None and held.share_high is not None
+        return decide_demand(self.n_lost_all, held.share, "estimate", low=held.share_low if ranged else None,
+                             high=held.share_high if ranged else None)  # fmt: skip
 
-    @property
-    def demand_high(self) -> int:
-        """The most lost words the evidence allows to have a cognate; 0 where it gives no range."""
-        low, high = self.held.share_low, self.held.share_high
-        return 0 if low is None or high is None else max(1, round(high * self.n_lost_all))
-
-    def as_dict(self) -> dict[str, Any]:
-        low, high = self.held.share_low, self.held.share_high
-        allowed = (
-            {}
-            if low is None or high is None
-            else {"demand_low": max(1, round(low * self.n_lost_all)), "demand_high": self.demand_high}
-        )
-        return {**self.held.as_dict(), "n_lost_all": self.n_lost_all, "demand": self.demand_all, **allowed}
+    def as_dict(self, demand: Demand | None = None) -> dict[str, Any]:
+        """The evidence and the D decided from it (`demand`; None: the evidence's own), as
+        summary.json's `decisions["demand"]` holds them."""
+        demand = demand or self.demand()
+        held = self.held
+        allowed = {"demand_low": demand.low, "demand_high": demand.high} if demand.ranged else {}
+        evidence: dict[str, Any] = {**held.as_dict(), "n_lost_all": self.n_lost_all, "demand": demand.value, **allowed}
+        if demand.source == "given":
+            why = f"as given by auto_demand ({demand.value}); the evidence alone read {held.share:.0%}"
+            evidence.update(share=round(demand.share, 4), why=f"{why} of the lost words: {held.why}")
+        elif demand.source == "kept":
+            why = "the run's, kept: pinned values do not change which words have a cognate"
+            evidence.update(share=round(demand.share, 4), why=f"{why}; read again here, {held.why}")
+        return {**evidence, "source": demand.source}
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from ...channels.training import ChannelTraining, Saving
 from ...channels.transport import NoCognate
 from ...corpora.corpus import Word
 from ...run.config import ChannelObjective
+from ...run.demand import Demand
 from ...run.events import ChannelStep, Decided
 from ...run.problem import Problem, RunCancelled
 from ...run.seeds import derive
@@ -78,7 +79,7 @@ FIT_SETTLE = 0.1
 LEXICON_SETTLE = 0.1
 
 
-def _train_reverse(problem: Problem, demand: int, steps: int, done: int, saving: Saving | None = None) -> Channel:
+def _train_reverse(problem: Problem, demand: Demand, steps: int, done: int, saving: Saving | None = None) -> Channel:
     """A fresh channel trained the other way: every known word written from the lost words, with
     the transport objective, D = the run's `demand` (at most one pair a known word) and C = 1 (one
     known word a lost word), reporting its steps after the `done` ones.
@@ -88,7 +89,7 @@ def _train_reverse(problem: Problem, demand: int, steps: int, done: int, saving:
     known word that writes many lost words well (short, common letters) attracts them; log P(known
     | lost) charges exactly those; the two are blended by `reverse_share` (docs/experiments.md,
     "Both directions")."""
-    back = problem.reversed(min(demand, problem.n_known))
+    back = problem.reversed(demand.kept_to(problem.n_known, problem.n_known))
     problem.on_event(Decided("reverse", f"both directions: a reverse channel writes the {problem.n_known} known"
                              f" words from the lost ones (up to {steps} steps, until its plan settles)",
                              problem.elapsed()))  # fmt: skip
@@ -98,7 +99,7 @@ def _train_reverse(problem: Problem, demand: int, steps: int, done: int, saving:
         steps,
         done,
         derive(problem.cfg.seed, "auto reverse"),
-        back.n_cognates,
+        back.demand.value,
         1,
         channel="reverse",
         saving=saving,
@@ -152,7 +153,7 @@ def _train(
         problem.on_event(ChannelStep(0, done + step, cfg.channel_steps, loss, problem.elapsed(), objective, channel))
 
     with problem.timer("train"):
-        training = ChannelTraining.of(cfg, steps, seed, objective=objective, n_cognates=demand, capacity=capacity,
+        training = ChannelTraining.of(cfg, steps, seed, objective=objective, demand=demand, capacity=capacity,
                                       score_all=False, no_cognate=no_cognate, settle=settle)  # fmt: skip
         fit = fit_channel(
             lost_words, problem.corpus.known_words, problem.lost_charset, problem.known_charset, training,

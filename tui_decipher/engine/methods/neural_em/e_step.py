@@ -12,9 +12,9 @@ from ...run.config import DecipherConfig
 from .context import EMContext
 
 
-def demand_for_round(cfg: DecipherConfig, round_: int, n_cognates: int) -> int:
+def demand_for_round(cfg: DecipherConfig, round_: int, demand: int) -> int:
     """D grows by `demand_step` per round up to N (published schedule); 0 means D = N at once."""
-    return n_cognates if cfg.demand_step == 0 else min(n_cognates, cfg.demand_step * round_)
+    return demand if cfg.demand_step == 0 else min(demand, cfg.demand_step * round_)
 
 
 def flow_costs(ctx: EMContext, scores: Scores, kind: str, generator: torch.Generator) -> np.ndarray:

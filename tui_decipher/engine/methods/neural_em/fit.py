@@ -78,7 +78,7 @@ def _run_started(ctx: EMContext, rounds: int, restarts: int) -> RunStarted:
         rounds,
         cfg.epochs,
         restarts,
-        ctx.n_cognates,
+        ctx.demand.value,
         epochs_for_round(cfg, 1),
         METHOD_NAME,
     )

@@ -24,7 +24,7 @@ def initial_flow(ctx: EMContext, restart: int = 0) -> torch.Tensor:
     - `init_flow = "channel"`: -log P(x_i | y_j) under a small character channel trained on the
       lexicon objective (engine/channels/), one per restart (its own seed), across any scripts.
     """
-    uniform = ctx.n_cognates / (ctx.n_lost * ctx.n_known)
+    uniform = ctx.demand.value / (ctx.n_lost * ctx.n_known)
     flow = torch.full((ctx.n_lost, ctx.n_known), uniform, device=ctx.device)
     matching: FlowSolution | None = None
     # shared_symbols always pairs end-of-word with itself: more than that means a shared letter.
@@ -32,10 +32,10 @@ def initial_flow(ctx: EMContext, restart: int = 0) -> torch.Tensor:
         if ctx.edit_distance_matching is None:
             with ctx.timer("flow"):
                 cost = edit_distance_costs(ctx.corpus.lost_words, ctx.corpus.known_words).astype(np.float64)
-            ctx.edit_distance_matching = ctx.solve(cost, ctx.n_cognates)
+            ctx.edit_distance_matching = ctx.solve(cost, ctx.demand.value)
         matching = ctx.edit_distance_matching
     elif ctx.cfg.init_flow == "channel":
-        matching = ctx.solve(fit_best_channel(ctx, restart).cost, ctx.n_cognates)
+        matching = ctx.solve(fit_best_channel(ctx, restart).cost, ctx.demand.value)
     if matching is not None:
         matched = torch.from_numpy(flow_matrix(matching, ctx.n_lost, ctx.n_known)).to(ctx.device)
         flow = ctx.cfg.flow_decay * flow + (1.0 - ctx.cfg.flow_decay) * matched

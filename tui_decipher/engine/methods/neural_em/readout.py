@@ -59,7 +59,7 @@ def proposals(ctx: EMContext, state: _RestartState, n_alternatives: int = 5) -> 
     if state.scores is None:
         return []
     cost = state.cost if state.cost is not None else (-state.scores.log_prob).numpy().astype(np.float64)
-    solution = ctx.solve(cost, ctx.n_cognates)
+    solution = ctx.solve(cost, ctx.demand.value)
     log_prob = state.scores.log_prob  # (n_lost, n_known)
     known_len = ctx.known.lengths.cpu()  # incl. EOW
 

@@ -85,6 +85,6 @@ def _continued_restart(ctx: EMContext, own: dict, snap: dict) -> _RestartState:
         else:  # a checkpoint from before flows were kept per restart: start from its last solve
             assert state.scores is not None  # `_restore_restart` scored every pair
             cost = state.cost if state.cost is not None else (-state.scores.log_prob).numpy().astype(np.float64)
-            solution = ctx.solve(cost, ctx.n_cognates)
+            solution = ctx.solve(cost, ctx.demand.value)
             state.flow = torch.from_numpy(flow_matrix(solution, ctx.n_lost, ctx.n_known)).to(ctx.device)
     return state

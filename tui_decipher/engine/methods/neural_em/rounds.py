@@ -60,7 +60,7 @@ def _run_round(
         scores = score_all_pairs(model, ctx.lost, ctx.known, cfg.score_chunk)
     state.objective = objective(ctx, scores, state.flow)
     scores, kept_previous = _keep_better_model(ctx, state, scores)
-    demand = demand_for_round(cfg, round_, ctx.n_cognates)
+    demand = demand_for_round(cfg, round_, ctx.demand.value)
     kind = "nll" if round_ <= cfg.warmup_rounds else "eed"
     flow_cost, achieved, cost = _round_e_step(ctx, state, scores, kind, demand, sample_gen)
     acc, acc_model, _ = ctx.evaluate(model_predictions(scores.log_prob), cost)

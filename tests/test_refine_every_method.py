@@ -69,7 +69,8 @@ def test_the_overruled_share_counts_unjudged_words_the_flow_reads_against_the_ch
     cost = np.full((n, len(corpus.known_words)), 10.0)
     cost[np.arange(n), np.arange(n)] = 0.0  # each lost word reads as "its" known word ...
     cost[1, 0] = -1.0  # ... but lost word 1 reads best as known word 0
-    problem = dataclasses.replace(Problem.prepare(corpus, cfg, lambda _e: None, threading.Event()), demand=decide_demand(n, 1.0))
+    prepared = Problem.prepare(corpus, cfg, lambda _e: None, threading.Event())
+    problem = dataclasses.replace(prepared, demand=decide_demand(n, 1.0))
     assert overruled_share(problem, cost) == pytest.approx(1 / n)
     judged = dataclasses.replace(problem, review=ReviewConstraints(rejected=((1, 0),)))
     assert overruled_share(judged, cost) == 0.0

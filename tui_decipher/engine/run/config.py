@@ -170,14 +170,15 @@ class DecipherConfig:
 
 _HINTS = get_type_hints(DecipherConfig)
 
+MIN_COGNATE_FRACTION = 0.001  # the least share of the lost words a D may be said as
 _RANGES: dict[str, tuple[float, float]] = {
     "n_universal": (1, 10_000), "embed_dim": (2, 4096), "hidden_dim": (2, 4096), "dropout": (0.0, 0.95),
     "norm_ratio": (0.0, 10.0), "reg_weight": (0.0, 1000.0), "rounds": (1, 1000), "epochs": (1, 100_000),
     "first_epochs": (0, 100_000), "lost_batch": (0, 10_000_000), "lr": (1e-7, 1.0), "grad_clip": (0.0, 1e6),
-    "restarts": (1, 100), "capacity": (1, 1000), "cognate_fraction": (0.001, 1.0), "demand_step": (0, 1_000_000),
+    "restarts": (1, 100), "capacity": (1, 1000), "cognate_fraction": (MIN_COGNATE_FRACTION, 1.0),
     "flow_decay": (0.0, 1.0), "top_k": (1, 100_000), "warmup_rounds": (0, 1000), "channel_steps": (1, 100_000),
     "auto_steps": (0, 100_000), "auto_demand": (0, 10_000_000), "channel_lr": (1e-6, 10.0),
-    "channel_batch": (1, 1_000_000),
+    "channel_batch": (1, 1_000_000), "demand_step": (0, 1_000_000),
     "channel_restarts": (1, 100), "channel_init_scale": (0.0, 10.0), "channel_copy_bias": (0.0, 100.0),
     "eed_samples": (1, 1000), "eed_sharpen": (0.01, 1000.0), "seed": (0, 2**31 - 1), "score_chunk": (1, 1_000_000),
     "threads": (0, 1024),

@@ -8,7 +8,8 @@ D comes from is its `source`:
 - "estimate": auto's reading of the word lists (engine/methods/auto/demand.py), with the range the
   evidence allows;
 - "given": the decipherer's count (`auto_demand`), the evidence's range kept beside it;
-- "kept": a refit keeps its run's (engine/methods/auto/decisions.py's `kept_demand`);
+- "kept": a refinement or a refit keeps its run's (engine/methods/refinement.py; auto/decisions.py's
+  `kept_demand`);
 - "known list": one-to-one readings keep D to the known words (engine/methods/auto/capacity.py);
 - "judgments": pairs the decipherer accepted past D raise it (a refinement's `judged_demand`).
 
@@ -21,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .config import MIN_COGNATE_FRACTION
+
 DemandSource = Literal["settings", "estimate", "given", "kept", "known list", "judgments"]
-MIN_FRACTION = 0.001  # the settings' least cognate_fraction (run/config.py's range)
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,8 @@ def decide_demand(
             return end or 0
         return _count(end, n_lost)
 
-    return Demand(value, max(MIN_FRACTION, share), source, bound(low), bound(high), before.value if before else 0)
+    share = max(MIN_COGNATE_FRACTION, share)
+    return Demand(value, share, source, bound(low), bound(high), before.value if before else 0)
 
 
 def settings_demand(fraction: float, capacity: int, n_lost: int, n_known: int) -> Demand:

@@ -329,7 +329,7 @@ def test_a_finished_run_is_refined_with_pinned_sign_values(syllabary, tmp_path) 
 
 def test_a_refinement_refits_auto_where_it_searched_its_signs_and_values_are_new_keeping_d_where_it_had_a_map() -> None:
     from tui_decipher.engine.constraints.sign_values import SignValue, SignValues
-    from tui_decipher.engine.methods.auto.decisions import kept_share, refit_under
+    from tui_decipher.engine.methods.auto.decisions import kept_demand, refit_under
 
     ka, ta = SignValues((SignValue("x", ("k", "a")),)), SignValues((SignValue("y", ("t", "a")),))
     demand = {"demand": {"demand": 181, "n_lost_all": 400, "share": 0.4525}}
@@ -341,10 +341,10 @@ def test_a_refinement_refits_auto_where_it_searched_its_signs_and_values_are_new
     assert not refit_under(found, ka, ka) and not refit_under(failed, SignValues(), None)
     # D stays the run's where its search had found a map (read by a channel that read the signs),
     # to the word: the run's D over every lost word; where it had found none, D is read again.
-    share = kept_share(found)
-    assert share is not None and round(share * 400) == 181
-    assert kept_share(failed) is None and kept_share({}) is None
-    assert kept_share({"syllables": {"used": True}}) is None  # no demand recorded: read again
+    kept = kept_demand({"decisions": found, "demand_high": 230})
+    assert kept is not None and round(kept.share * 400) == 181 and kept.high == 230
+    assert kept_demand({"decisions": failed}) is None and kept_demand({}) is None
+    assert kept_demand({"decisions": {"syllables": {"used": True}}}) is None  # no demand recorded: read again
 
 
 def test_an_auto_run_whose_search_found_no_map_is_fitted_again_under_pinned_values(

@@ -1,4 +1,4 @@
-"""The syllable search's starts as tests shape them (tests/test_auto.py, tests/test_held_map.py)."""
+"""The syllable search's starts as tests shape them (tests/test_auto.py, tests/test_map_pins.py)."""
 
 from __future__ import annotations
 

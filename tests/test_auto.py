@@ -837,7 +837,7 @@ def test_a_syllabary_is_searched_as_syllables_first_and_its_map_starts_the_chann
         assert "one start alone found it" in d["line"]
     else:
         # Every fresh channel (the lexicon probe, the transport search's starts) starts from the map;
-        # without a scholar's values none is held to it (tests/test_held_map.py).
+        # without a scholar's values none is pinned to it (tests/test_map_pins.py).
         fresh = 1 + sum(len(p.get("search", [])) for p in d["probes"])
         assert len(seeded) == (fresh if used else 0)
         assert all("from_single_map" not in p and "held_to_map" not in p for p in d["probes"])

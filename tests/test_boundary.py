@@ -50,7 +50,7 @@ def test_a_boundary_file_is_judged_and_imported_back(tmp_path) -> None:
     imported = runner.invoke(app, ["review", "import", "1", str(out), "--data-dir", str(data)])
     assert imported.exit_code == 0 and "imported 2 decisions" in imported.output, imported.output
     with Store(default_path(data)) as store:
-        assert sorted(store.decisions(1).values()) == [ACCEPTED, REJECTED]  # the empty lines stay unjudged
+        assert sorted(store.judgments(1).values()) == [ACCEPTED, REJECTED]  # the empty lines stay unjudged
     again = runner.invoke(app, ["review", "boundary", "1", "-n", "20", "--data-dir", str(data)])
     assert again.exit_code == 0
     words = {tuple(line.split("\t")[:2]) for line in lines[1:3]}

@@ -37,7 +37,7 @@ def run_and_review(data_dir: Path, corpus: Path, *languages: str) -> tuple[int, 
     store = Store(default_path(data_dir))
     (run,) = store.runs()
     for n, row in enumerate(store.proposals(run.id)[:6]):
-        store.set_decision(run.id, row.lost_index, row.known_index, ACCEPTED if n < 4 else REJECTED)
+        store.set_judgment(run.id, row.lost_index, row.known_index, ACCEPTED if n < 4 else REJECTED)
     return run.id, store
 
 
@@ -258,7 +258,7 @@ def test_an_export_with_nothing_accepted_warns_and_names_all(data_dir: Path, tmp
     assert "no accepted pair" not in every.output + key.output  # every proposal, or no pairs at all
     with Store(default_path(data_dir)) as store:
         row = store.proposals(run_id)[0]
-        store.set_decision(run_id, row.lost_index, row.known_index, ACCEPTED)
+        store.set_judgment(run_id, row.lost_index, row.known_index, ACCEPTED)
     one = cli("export", str(run_id), "-o", str(tmp_path / "one.tsv"))
     assert one.exit_code == 0 and "no accepted pair" not in one.output and "1 accepted pair(s)" in one.output
 

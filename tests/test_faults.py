@@ -39,7 +39,7 @@ store = Store(db)
 while True:
     pair, status = (k % 18, (k // 18) % 27), ("accepted", "rejected", "unsure", "open")[k % 4]
     print("begin", k, *pair, status, flush=True)
-    store.set_decision(run_id, pair[0], pair[1], status)
+    store.set_judgment(run_id, pair[0], pair[1], status)
     print("done", k, flush=True)
     if k % 5 == 0:
         sign, value = "ξολογιτηαβγ"[k % 11], "ptkmnlr"[k % 7]
@@ -153,7 +153,7 @@ def test_three_processes_killed_at_random_lose_no_decision_and_show_no_lock(tmp_
     decided, pinned, maybe_decided, maybe_pinned = _writes(logs)
     assert len(decided) > 50 and writer.starts > 5 and min(r.starts for r in runs) > 5  # it really ran, and was killed
     with Store(db) as store:
-        stored = store.decisions(run_id)
+        stored = store.judgments(run_id)
         pins = dict(store.pins(run_id))
         assert all(r.status for r in store.runs())
     for pair, status in decided.items():

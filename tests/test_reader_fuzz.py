@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tui_decipher.app.review_io import RunVocabulary, read_decisions
+from tui_decipher.app.review_io import RunVocabulary, read_judgments
 from tui_decipher.engine.constraints.sign_values import read_sign_values
 from tui_decipher.engine.corpora.corpus import Corpus, CorpusError, read_cog
 from tui_decipher.engine.corpora.formats import read_corpus_file
@@ -105,7 +105,7 @@ def vocabulary() -> RunVocabulary:
 @SETTINGS
 @given(data=_bytes | _table("\t", _REVIEW, numbered=False))
 def test_any_review_tsv_is_decisions_or_one_line(vocabulary, data: bytes) -> None:
-    _read_in("review.tsv", b"lost\tknown\tdecision\n" + data, lambda p: read_decisions(p, vocabulary),
+    _read_in("review.tsv", b"lost\tknown\tdecision\n" + data, lambda p: read_judgments(p, vocabulary),
              (CorpusError, ValueError))  # fmt: skip
 
 

@@ -29,7 +29,7 @@ TINY_FLAGS = ["--preset", "demo", "--rounds", "2", "--epochs", "8", "--set", "em
 
 
 def test_from_decisions_splits_and_sorts():
-    review = ReviewConstraints.from_decisions({(3, 1): ACCEPTED, (0, 2): REJECTED, (1, 0): ACCEPTED})
+    review = ReviewConstraints.from_judgments({(3, 1): ACCEPTED, (0, 2): REJECTED, (1, 0): ACCEPTED})
     assert review.accepted == ((1, 0), (3, 1)) and review.rejected == ((0, 2),)
     assert len(review) == 3 and review.judged_lost() == {0, 1, 3}
 
@@ -204,10 +204,10 @@ def test_cli_refine_updates_the_stored_run_in_place(data_dir, single_thread):
         accepted = [(r.lost_index, r.known_index) for r in rows[:4]]
         rejected = [(r.lost_index, r.known_index) for r in rows[4:8]]
         for pair in accepted:
-            store.set_decision(run.id, *pair, ACCEPTED)
+            store.set_judgment(run.id, *pair, ACCEPTED)
         for pair in rejected:
-            store.set_decision(run.id, *pair, REJECTED)
-        before = store.decisions(run.id)
+            store.set_judgment(run.id, *pair, REJECTED)
+        before = store.judgments(run.id)
     refined = runner.invoke(cli_app, ["run", "--quiet", "--refine", str(run.id), "--refine-rounds", "1"])
     assert refined.exit_code == 0, refined.output
     assert "refining run #1 for 1 round(s) with 4 accepted and 4 rejected" in refined.output
@@ -218,7 +218,7 @@ def test_cli_refine_updates_the_stored_run_in_place(data_dir, single_thread):
         assert [r.round for r in store.rounds(run.id)] == [1, 2, 3]
         pairs = {(r.lost_index, r.known_index) for r in store.proposals(run.id)}
         assert set(accepted) <= pairs and not pairs & set(rejected)
-        assert store.decisions(run.id) == before  # decisions kept
+        assert store.judgments(run.id) == before  # decisions kept
     assert load_checkpoint(after.run_dir).refined == 1
 
 

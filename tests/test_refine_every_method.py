@@ -398,8 +398,8 @@ def test_refine_out_branches_into_a_new_run_and_leaves_the_run_untouched(tmp_pat
     with Store(db) as store:
         (run,) = store.runs()
         proposals = store.proposals(run.id)
-        store.set_decision(run.id, proposals[0].lost_index, proposals[0].known_index, ACCEPTED)
-        store.set_decision(run.id, proposals[1].lost_index, proposals[1].known_index, REJECTED)
+        store.set_judgment(run.id, proposals[0].lost_index, proposals[0].known_index, ACCEPTED)
+        store.set_judgment(run.id, proposals[1].lost_index, proposals[1].known_index, REJECTED)
     checkpoint_bytes = (tmp_path / "run1" / CHECKPOINT_NAME).read_bytes()
     summary = (tmp_path / "run1" / "summary.json").read_text()
 
@@ -414,7 +414,7 @@ def test_refine_out_branches_into_a_new_run_and_leaves_the_run_untouched(tmp_pat
         assert new.status == "finished" and new.run_dir == str((tmp_path / "branch").resolve())
         assert "refinement" in new.decisions  # the accepted pair's weight, stored with the run
         assert dict(run_fields(new, None))["refinement"].startswith("accepted pairs weighed")
-        assert store.decisions(new.id) == store.decisions(run.id)  # the branch carries the judgments on
+        assert store.judgments(new.id) == store.judgments(run.id)  # the branch carries the judgments on
         assert [p.lost_index for p in store.proposals(run.id)] == [p.lost_index for p in proposals]
         refined_pairs = {(p.lost_index, p.known_index) for p in store.proposals(new.id)}
     assert (proposals[0].lost_index, proposals[0].known_index) in refined_pairs
@@ -448,7 +448,7 @@ def test_known_pairs_start_a_run_and_become_its_decisions(tmp_path, data_dir) ->
     assert "starting from 1 known pair(s) and 1 excluded pair(s)" in run.output
     with Store(default_path(data_dir)) as store:
         (row,) = store.runs()
-        assert store.decisions(row.id) == {(i, j): ACCEPTED, (k, m): "unsure", (k, j): REJECTED}
+        assert store.judgments(row.id) == {(i, j): ACCEPTED, (k, m): "unsure", (k, j): REJECTED}
         assert row.config["known_pairs"] == str(pairs)
         assert (i, j) in {(p.lost_index, p.known_index) for p in store.proposals(row.id)}
 

@@ -44,7 +44,7 @@ def run(tmp_path: Path, data_dir: Path) -> tuple[int, Path]:
 
 def decisions(data_dir: Path, run_id: int) -> dict[tuple[int, int], str]:
     with Store(default_path(data_dir)) as store:
-        return store.decisions(run_id)
+        return store.judgments(run_id)
 
 
 def write(path: Path, text: str) -> Path:
@@ -105,7 +105,7 @@ BAD_FILES = {
 def test_a_bad_line_is_one_error_naming_file_and_line_and_stores_nothing(run, data_dir: Path, tmp_path: Path) -> None:
     run_id, _ = run
     with Store(default_path(data_dir)) as store:
-        store.set_decision(run_id, 3, 3, REJECTED)  # judged before: must survive every refused import
+        store.set_judgment(run_id, 3, 3, REJECTED)  # judged before: must survive every refused import
     for name, (text, line, problem) in BAD_FILES.items():
         path = write(tmp_path / f"{name.replace(' ', '-')}.tsv", text)
         result = cli("review", "import", str(run_id), str(path))
@@ -153,10 +153,10 @@ def test_a_corpus_changed_since_the_run_is_refused(run, data_dir: Path, tmp_path
 
 
 def test_unsure_is_stored_but_never_a_constraint() -> None:
-    review = ReviewConstraints.from_decisions({(0, 0): ACCEPTED, (1, 2): UNSURE, (2, 1): REJECTED, (3, 3): UNSURE})
+    review = ReviewConstraints.from_judgments({(0, 0): ACCEPTED, (1, 2): UNSURE, (2, 1): REJECTED, (3, 3): UNSURE})
     assert review.accepted == ((0, 0),) and review.rejected == ((2, 1),)
     assert len(review) == 2 and review.judged_lost() == {0, 2}
-    assert len(ReviewConstraints.from_decisions({(0, 0): UNSURE})) == 0
+    assert len(ReviewConstraints.from_judgments({(0, 0): UNSURE})) == 0
 
 
 def test_equal_spellings_match_the_first_index() -> None:
@@ -172,7 +172,7 @@ def test_exports_carry_unsure_with_all_and_leave_it_out_otherwise(data_dir: Path
     run_id = seed_store(data_dir, tmp_path)  # the fixed run (no training): 8 proposals
     with Store(default_path(data_dir)) as store:
         rows = store.proposals(run_id)
-        store.set_decisions(run_id, [(rows[0].lost_index, rows[0].known_index, ACCEPTED),
+        store.set_judgments(run_id, [(rows[0].lost_index, rows[0].known_index, ACCEPTED),
                                      (rows[1].lost_index, rows[1].known_index, UNSURE)])  # fmt: skip
     unsure = f"{rows[1].lost}\t{rows[1].known}"
     every = cli("export", str(run_id), "--all", "-o", "-")
@@ -202,7 +202,7 @@ def test_a_sign_values_file_imports_as_pins_and_a_bad_one_pins_nothing(run, data
     assert result.exit_code == 0, result.output
     assert "pinned 3 sign value(s) on run #1: a=a, b=b, b=d" in " ".join(result.output.split())
     with Store(default_path(data_dir)) as store:
-        assert store.pins(run_id) == [("a", "a"), ("b", "b"), ("b", "d")] and store.decisions(run_id) == {}
+        assert store.pins(run_id) == [("a", "a"), ("b", "b"), ("b", "d")] and store.judgments(run_id) == {}
     bad = write(tmp_path / "bad.tsv", "lost\tknown\nc\tc\nq\ta\n")
     refused = cli("review", "import", str(run_id), str(bad))
     assert refused.exit_code == 2 and f"{bad}:3: unknown lost symbol 'q'" in " ".join(refused.output.split())

@@ -92,13 +92,13 @@ def test_a_recut_moves_the_cut_in_the_store_and_the_run_folder_keeping_ranks_and
     db, run_id, folder = _recorded_run(tmp_path)
     with Store(db) as store:
         # The pairs past D judged right down to rank 7, wrong from 8: D moves from 4 towards 7.
-        store.set_decisions(run_id, [(k, k, ACCEPTED if k < 7 else REJECTED) for k in range(3, 10)])
+        store.set_judgments(run_id, [(k, k, ACCEPTED if k < 7 else REJECTED) for k in range(3, 10)])
         settled = settle_run(store, store.run(run_id))
         assert settled.before == 4 and 6 <= settled.demand <= 8, settled
         proposals, beyond = store.proposals(run_id), store.beyond_pairs(run_id)
         assert [r.rank for r in proposals + beyond] == list(range(1, 11))  # ranks kept, the cut moved
         assert len(proposals) == settled.demand and not any(r.beyond for r in proposals)
-        assert store.decisions(run_id)[(8, 8)] == REJECTED and beyond[-1].status == REJECTED
+        assert store.judgments(run_id)[(8, 8)] == REJECTED and beyond[-1].status == REJECTED
         run = store.run(run_id)
         assert run.n_cognates == settled.demand and run.n_proposals == settled.demand
         assert run.decisions["settled"]["before"] == 4 and run.decisions["demand"]["demand_high"] == 10
@@ -110,7 +110,7 @@ def test_a_recut_moves_the_cut_in_the_store_and_the_run_folder_keeping_ranks_and
         assert summary["n_proposals"] == settled.demand and summary["decisions"]["settled"]["demand"] == settled.demand
         assert summary["proposal_scores"]["n_correct"] == min(7, settled.demand)
         # The judgments cleared: the run's own D again, from its recorded `before`.
-        store.set_decisions(run_id, [(k, k, OPEN) for k in range(3, 10)])
+        store.set_judgments(run_id, [(k, k, OPEN) for k in range(3, 10)])
         again = settle_run(store, store.run(run_id))
         assert again.demand == 4 and len(store.proposals(run_id)) == 4
 

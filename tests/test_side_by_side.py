@@ -128,8 +128,8 @@ def test_a_probe_searchs_starts_read_the_same_side_by_side_as_in_turn(two_thread
     trained side by side keep the same start with the same losses and channel, bit for bit, as one
     after the other: each is a function of its seed, and a compiled kernel's gradient adds its lost
     words in one order whatever the threads it is split over (here 2 in turn, 1 side by side)."""
+    from tui_decipher.engine.methods.auto.probe_search import searched_channel
     from tui_decipher.engine.methods.auto.schedule import Probe, Search
-    from tui_decipher.engine.methods.auto.search import searched_channel
     from tui_decipher.engine.methods.stages import StageMemo
     from tui_decipher.engine.run import side_by_side as module
 
@@ -152,7 +152,7 @@ def test_a_probe_searchs_starts_read_the_same_side_by_side_as_in_turn(two_thread
 
 def test_a_stopped_run_trains_only_the_starts_it_had_not_completed(two_threads, monkeypatch) -> None:
     """A resumed run reads back the search starts its memo holds and trains the rest."""
-    from tui_decipher.engine.methods.auto import search
+    from tui_decipher.engine.methods.auto import probe_search as search
     from tui_decipher.engine.methods.auto.schedule import Probe, Search
     from tui_decipher.engine.methods.stages import StageMemo
 

@@ -289,15 +289,15 @@ def test_a_second_store_in_one_process_keeps_the_first_ones_locks(db: Path, corp
     with Store(db) as first:
         run_id = new_run(first, corpus)
         with Store(db) as second:
-            second.set_decision(run_id, 0, 0, ACCEPTED)
+            second.set_judgment(run_id, 0, 0, ACCEPTED)
             assert wal.exists()
             other = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('SELECT * FROM runs'); c.close()"
             subprocess.run([sys.executable, "-c", other, str(db)], check=True, timeout=60)
             assert wal.exists()  # we are still connected: the other process was not the last one
-            first.set_decision(run_id, 1, 3, REJECTED)
-            assert second.decisions(run_id) == {(0, 0): ACCEPTED, (1, 3): REJECTED}
+            first.set_judgment(run_id, 1, 3, REJECTED)
+            assert second.judgments(run_id) == {(0, 0): ACCEPTED, (1, 3): REJECTED}
     with Store(db) as s:
-        assert s.decisions(run_id) == {(0, 0): ACCEPTED, (1, 3): REJECTED}
+        assert s.judgments(run_id) == {(0, 0): ACCEPTED, (1, 3): REJECTED}
 
 
 # ------------------------------------------------------------------------------- runs
@@ -548,23 +548,23 @@ def test_set_decision_decisions_and_review_counts(store: Store, corpus: Corpus) 
     store.record_result(run_id, make_result(standard_proposals()), corpus)
     store.record_result(other, make_result(standard_proposals()), corpus)
 
-    store.set_decision(run_id, 0, 0, ACCEPTED)
-    store.set_decision(run_id, 1, 3, REJECTED)
-    store.set_decision(run_id, 3, 4, ACCEPTED)
-    assert store.decisions(run_id) == {(0, 0): ACCEPTED, (1, 3): REJECTED, (3, 4): ACCEPTED}
+    store.set_judgment(run_id, 0, 0, ACCEPTED)
+    store.set_judgment(run_id, 1, 3, REJECTED)
+    store.set_judgment(run_id, 3, 4, ACCEPTED)
+    assert store.judgments(run_id) == {(0, 0): ACCEPTED, (1, 3): REJECTED, (3, 4): ACCEPTED}
     assert store.review_counts(run_id) == {ACCEPTED: 2, REJECTED: 1, UNSURE: 0, OPEN: 1}
     assert [p.status for p in store.proposals(run_id)] == [ACCEPTED, REJECTED, ACCEPTED, OPEN]
     # Another run is unaffected.
-    assert store.decisions(other) == {}
+    assert store.judgments(other) == {}
     assert store.review_counts(other) == {ACCEPTED: 0, REJECTED: 0, UNSURE: 0, OPEN: 4}
 
-    store.set_decision(run_id, 1, 3, ACCEPTED)  # changing one's mind replaces the row
-    assert store.decisions(run_id)[(1, 3)] == ACCEPTED
+    store.set_judgment(run_id, 1, 3, ACCEPTED)  # changing one's mind replaces the row
+    assert store.judgments(run_id)[(1, 3)] == ACCEPTED
     assert store.review_counts(run_id) == {ACCEPTED: 3, REJECTED: 0, UNSURE: 0, OPEN: 1}
     assert count(store, "decisions", run_id) == 3
 
-    store.set_decision(run_id, 2, 2, UNSURE)  # a question mark: stored and counted, not a constraint
-    assert store.decisions(run_id)[(2, 2)] == UNSURE
+    store.set_judgment(run_id, 2, 2, UNSURE)  # a question mark: stored and counted, not a constraint
+    assert store.judgments(run_id)[(2, 2)] == UNSURE
     assert store.review_counts(run_id) == {ACCEPTED: 3, REJECTED: 0, UNSURE: 1, OPEN: 0}
     assert store.proposals(run_id)[3].status == UNSURE
 
@@ -572,33 +572,33 @@ def test_set_decision_decisions_and_review_counts(store: Store, corpus: Corpus) 
 def test_set_decisions_writes_many_in_one_transaction(store: Store, corpus: Corpus) -> None:
     run_id = new_run(store, corpus)
     store.record_result(run_id, make_result(standard_proposals()), corpus)
-    store.set_decision(run_id, 2, 2, REJECTED)
+    store.set_judgment(run_id, 2, 2, REJECTED)
     # Any pair of the vocabularies, proposed or not; OPEN clears; a later item for a pair wins.
-    store.set_decisions(run_id, [(0, 0, ACCEPTED), (1, 0, UNSURE), (2, 2, OPEN), (3, 4, REJECTED), (3, 4, UNSURE)])
-    assert store.decisions(run_id) == {(0, 0): ACCEPTED, (1, 0): UNSURE, (3, 4): UNSURE}
+    store.set_judgments(run_id, [(0, 0, ACCEPTED), (1, 0, UNSURE), (2, 2, OPEN), (3, 4, REJECTED), (3, 4, UNSURE)])
+    assert store.judgments(run_id) == {(0, 0): ACCEPTED, (1, 0): UNSURE, (3, 4): UNSURE}
     assert not store.conn.in_transaction
     # One bad item and nothing is written, not even the good ones before it.
     with pytest.raises(ValueError, match="unknown review status"):
-        store.set_decisions(run_id, [(2, 2, ACCEPTED), (1, 3, "maybe")])
+        store.set_judgments(run_id, [(2, 2, ACCEPTED), (1, 3, "maybe")])
     with pytest.raises(sqlite3.IntegrityError):  # no such run: the foreign key refuses, all rolled back
-        store.set_decisions(12345, [(0, 0, ACCEPTED)])
-    assert store.decisions(run_id) == {(0, 0): ACCEPTED, (1, 0): UNSURE, (3, 4): UNSURE}
+        store.set_judgments(12345, [(0, 0, ACCEPTED)])
+    assert store.judgments(run_id) == {(0, 0): ACCEPTED, (1, 0): UNSURE, (3, 4): UNSURE}
     assert not store.conn.in_transaction
 
 
 def test_setting_open_deletes_the_decision_row(store: Store, corpus: Corpus) -> None:
     run_id = new_run(store, corpus)
     store.record_result(run_id, make_result(standard_proposals()), corpus)
-    store.set_decision(run_id, 0, 0, REJECTED)
-    store.set_decision(run_id, 3, 4, ACCEPTED)
+    store.set_judgment(run_id, 0, 0, REJECTED)
+    store.set_judgment(run_id, 3, 4, ACCEPTED)
     assert count(store, "decisions", run_id) == 2
-    store.set_decision(run_id, 0, 0, OPEN)
+    store.set_judgment(run_id, 0, 0, OPEN)
     assert count(store, "decisions", run_id) == 1
-    assert store.decisions(run_id) == {(3, 4): ACCEPTED}
+    assert store.judgments(run_id) == {(3, 4): ACCEPTED}
     assert store.proposals(run_id)[0].status == OPEN
     assert store.review_counts(run_id) == {ACCEPTED: 1, REJECTED: 0, UNSURE: 0, OPEN: 3}
-    store.set_decision(run_id, 2, 2, OPEN)  # clearing an undecided pair is a no-op
-    assert store.decisions(run_id) == {(3, 4): ACCEPTED}
+    store.set_judgment(run_id, 2, 2, OPEN)  # clearing an undecided pair is a no-op
+    assert store.judgments(run_id) == {(3, 4): ACCEPTED}
 
 
 @pytest.mark.parametrize("status", ["accept", "ACCEPTED", "", "maybe", None])
@@ -606,8 +606,8 @@ def test_unknown_review_status_raises(store: Store, corpus: Corpus, status: obje
     run_id = new_run(store, corpus)
     store.record_result(run_id, make_result(standard_proposals()), corpus)
     with pytest.raises(ValueError, match="unknown review status"):
-        store.set_decision(run_id, 0, 0, status)  # type: ignore[arg-type]
-    assert store.decisions(run_id) == {}
+        store.set_judgment(run_id, 0, 0, status)  # type: ignore[arg-type]
+    assert store.judgments(run_id) == {}
     assert not store.conn.in_transaction
 
 
@@ -615,17 +615,17 @@ def test_decision_is_visible_from_a_second_connection_at_once(db: Path, corpus: 
     with Store(db) as first, Store(db) as second:
         run_id = new_run(first, corpus)
         first.record_result(run_id, make_result(standard_proposals()), corpus)
-        assert second.decisions(run_id) == {}
-        first.set_decision(run_id, 1, 3, REJECTED)
+        assert second.judgments(run_id) == {}
+        first.set_judgment(run_id, 1, 3, REJECTED)
         assert not first.conn.in_transaction  # committed before returning
-        assert second.decisions(run_id) == {(1, 3): REJECTED}
+        assert second.judgments(run_id) == {(1, 3): REJECTED}
         assert second.proposals(run_id)[1].status == REJECTED
         assert second.review_counts(run_id) == {ACCEPTED: 0, REJECTED: 1, UNSURE: 0, OPEN: 3}
-        second.set_decision(run_id, 1, 3, OPEN)
-        assert first.decisions(run_id) == {}
+        second.set_judgment(run_id, 1, 3, OPEN)
+        assert first.judgments(run_id) == {}
     # And it survives the connection going away (no pending transaction lost on close).
     with Store(db) as s:
-        s.set_decision(run_id, 0, 0, ACCEPTED)
+        s.set_judgment(run_id, 0, 0, ACCEPTED)
     raw = sqlite3.connect(db)
     assert raw.execute("SELECT lost_index, known_index, status FROM decisions").fetchall() == [(0, 0, ACCEPTED)]
     raw.close()
@@ -653,9 +653,9 @@ def test_every_read_sees_writes_made_since_by_another_process(db: Path, corpus: 
 def test_decisions_survive_rewriting_the_proposals(store: Store, corpus: Corpus) -> None:
     run_id = new_run(store, corpus)
     store.record_result(run_id, make_result(standard_proposals()), corpus)
-    store.set_decision(run_id, 0, 0, ACCEPTED)
-    store.set_decision(run_id, 1, 3, REJECTED)
-    store.set_decision(run_id, 3, 4, ACCEPTED)
+    store.set_judgment(run_id, 0, 0, ACCEPTED)
+    store.set_judgment(run_id, 1, 3, REJECTED)
+    store.set_judgment(run_id, 3, 4, ACCEPTED)
 
     # The same run recorded again: new ranks, (1, 3) gone, a new pair (1, 2).
     p = standard_proposals()
@@ -664,7 +664,7 @@ def test_decisions_survive_rewriting_the_proposals(store: Store, corpus: Corpus)
     assert count(store, "proposals", run_id) == 4
     assert pairs(store.proposals(run_id)) == [(3, 4, ACCEPTED), (1, 2, OPEN), (0, 0, ACCEPTED), (2, 2, OPEN)]
     # The decision on the vanished pair is kept, but only proposals count.
-    assert store.decisions(run_id) == {(0, 0): ACCEPTED, (1, 3): REJECTED, (3, 4): ACCEPTED}
+    assert store.judgments(run_id) == {(0, 0): ACCEPTED, (1, 3): REJECTED, (3, 4): ACCEPTED}
     assert store.review_counts(run_id) == {ACCEPTED: 2, REJECTED: 0, UNSURE: 0, OPEN: 2}
 
     # When the pair comes back, so does its status.
@@ -677,7 +677,7 @@ def test_decisions_survive_rewriting_the_proposals(store: Store, corpus: Corpus)
 
 def test_decision_for_a_missing_run_is_refused(store: Store) -> None:
     with pytest.raises(sqlite3.IntegrityError):
-        store.set_decision(12345, 0, 0, ACCEPTED)
+        store.set_judgment(12345, 0, 0, ACCEPTED)
     assert not store.conn.in_transaction
     assert store.conn.execute("SELECT COUNT(*) FROM decisions").fetchone()[0] == 0
 
@@ -696,8 +696,8 @@ def test_delete_run_cascades(db: Path, corpus: Corpus) -> None:
         recorder(ChannelStep(0, 1, 2, 4.0, 1.0))
         recorder(ChannelStep(0, 2, 2, 3.5, 2.0))
         recorder.finish(make_result(standard_proposals(), beyond=[Proposal(2, 1, 0.3, 3.5, False)]), corpus)
-        recorder.store.set_decision(run_id, 0, 0, ACCEPTED)
-        recorder.store.set_decision(run_id, 1, 3, REJECTED)
+        recorder.store.set_judgment(run_id, 0, 0, ACCEPTED)
+        recorder.store.set_judgment(run_id, 1, 3, REJECTED)
         recorder.store.set_pins(run_id, "a", ["k", "g"])
         recorder.close()
     with Store(db) as s:
@@ -712,7 +712,7 @@ def test_delete_run_cascades(db: Path, corpus: Corpus) -> None:
         assert {t: count(s, t, keep) for t in TABLES} == before
         assert s.run(doomed) is None
         assert [r.id for r in s.runs()] == [keep]
-        assert s.proposals(doomed) == [] and s.decisions(doomed) == {} and s.char_map(doomed) == {}
+        assert s.proposals(doomed) == [] and s.judgments(doomed) == {} and s.char_map(doomed) == {}
         assert s.rounds(doomed) == [] and s.epoch_losses(doomed) == [] and s.channel_losses(doomed) == []
         assert s.pins(doomed) == [] and s.pins(keep) == [("a", "k"), ("a", "g")]
         s.delete_run(doomed)  # deleting again is harmless
@@ -739,7 +739,7 @@ sys.stdin.readline()  # all writers start together
 with Store(path) as store:
     run_id = store.create_run(corpus, f"worker{worker}", None, {"worker": worker}, 1)
     for i in range(n):
-        store.set_decision(run_id, worker, i, "accepted" if i % 2 else "rejected")
+        store.set_judgment(run_id, worker, i, "accepted" if i % 2 else "rejected")
         if i % 10 == 0:
             store.create_run(corpus, f"worker{worker}-{i}", None, {"worker": worker, "i": i}, 1)
 print(run_id, flush=True)
@@ -752,7 +752,7 @@ def write_share(path: Path, worker: int, n: int) -> int:
     with Store(path) as s:
         run_id = s.create_run(corpus, f"worker{worker}", None, {"worker": worker}, 1)
         for i in range(n):
-            s.set_decision(run_id, worker, i, ACCEPTED if i % 2 else REJECTED)
+            s.set_judgment(run_id, worker, i, ACCEPTED if i % 2 else REJECTED)
             if i % 10 == 0:
                 s.create_run(corpus, f"worker{worker}-{i}", None, {"worker": worker, "i": i}, 1)
     return run_id
@@ -794,7 +794,7 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
         assert len({r.id for r in runs}) == len(runs)
         for worker, run_id in run_ids.items():
             assert s.run(run_id).corpus_path == f"worker{worker}"
-            assert s.decisions(run_id) == {(worker, i): ACCEPTED if i % 2 else REJECTED for i in range(n)}
+            assert s.judgments(run_id) == {(worker, i): ACCEPTED if i % 2 else REJECTED for i in range(n)}
         assert s.conn.execute("SELECT COUNT(*) FROM decisions").fetchone()[0] == 3 * n
 
 
@@ -807,10 +807,10 @@ def reviewed_rows(store: Store, corpus: Corpus) -> list[ProposalRow]:
     p = standard_proposals()
     extra = Proposal(0, 1, 0.55, 2.75, True, [(1, 0.55)], [])
     store.record_result(run_id, make_result([p[0], p[1], p[2], extra, p[3]]), corpus)
-    store.set_decision(run_id, 0, 0, ACCEPTED)
-    store.set_decision(run_id, 1, 3, REJECTED)
-    store.set_decision(run_id, 3, 4, ACCEPTED)
-    store.set_decision(run_id, 0, 1, ACCEPTED)
+    store.set_judgment(run_id, 0, 0, ACCEPTED)
+    store.set_judgment(run_id, 1, 3, REJECTED)
+    store.set_judgment(run_id, 3, 4, ACCEPTED)
+    store.set_judgment(run_id, 0, 1, ACCEPTED)
     return store.proposals(run_id)
 
 
@@ -880,7 +880,7 @@ def test_a_version_2_database_written_by_the_old_code_gains_tokens_and_languages
         (run,) = s.runs()
         assert run.languages == {} and run.accuracy == 0.75 and run.status == "finished"
         rows = s.proposals(run.id)
-        assert len(rows) == 8 and s.decisions(run.id) == {(0, 0): ACCEPTED}
+        assert len(rows) == 8 and s.judgments(run.id) == {(0, 0): ACCEPTED}
         assert rows[0].lost == "λιγβυ" and rows[0].lost_tokens == ["λ", "ι", "γ", "β", "υ"]
         assert rows[0].known_tokens == list(rows[0].known) and rows[0].lost_gloss == rows[0].known_gloss == ""
         assert s.find_run(str(run.id)).id == run.id
@@ -900,12 +900,12 @@ def test_a_version_3_database_written_by_the_old_code_takes_unsure_decisions(tmp
         assert run.accuracy == 0.75 and len(s.proposals(run.id)) == 8
         after = s.conn.execute("SELECT * FROM decisions ORDER BY lost_index, known_index").fetchall()
         assert [tuple(r) for r in after] == before
-        assert s.decisions(run.id) == {(0, 1): ACCEPTED, (1, 1): ACCEPTED, (2, 5): REJECTED, (3, 4): REJECTED}
+        assert s.judgments(run.id) == {(0, 1): ACCEPTED, (1, 1): ACCEPTED, (2, 5): REJECTED, (3, 4): REJECTED}
         assert s.review_counts(run.id) == {ACCEPTED: 2, REJECTED: 1, UNSURE: 0, OPEN: 5}
         names = {r[0] for r in s.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert "decisions_new" not in names and set(TABLES) <= names
-        s.set_decision(run.id, 4, 4, UNSURE)  # the old CHECK would refuse this
-        s.set_decision(run.id, 3, 4, UNSURE)
+        s.set_judgment(run.id, 4, 4, UNSURE)  # the old CHECK would refuse this
+        s.set_judgment(run.id, 3, 4, UNSURE)
         assert s.review_counts(run.id) == {ACCEPTED: 2, REJECTED: 0, UNSURE: 2, OPEN: 4}
         with pytest.raises(sqlite3.IntegrityError):  # the rebuilt table still checks its statuses
             s.conn.execute("INSERT INTO decisions VALUES (?, 0, 0, 'maybe', 0)", (run.id,))
@@ -933,7 +933,7 @@ def test_a_version_4_database_written_by_the_old_code_gains_channel_steps(tmp_pa
         (run,) = s.runs()
         assert run.accuracy == 0.75 and len(s.proposals(run.id)) == 8 and len(s.rounds(run.id)) == 2
         assert len(s.epoch_losses(run.id)) == 6 and s.channel_losses(run.id) == []
-        assert s.decisions(run.id) == {(0, 0): ACCEPTED, (2, 5): UNSURE}
+        assert s.judgments(run.id) == {(0, 0): ACCEPTED, (2, 5): UNSURE}
         new_id = new_run(s, corpus)
     recorder = RunRecorder(old, new_id)
     recorder(ChannelStep(0, 1, 1, 2.5, 0.1, "transport"))
@@ -1037,7 +1037,7 @@ def test_a_version_5_database_written_by_the_old_code_gains_alignments(tmp_path:
         assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         (run,) = s.runs()
         rows = s.proposals(run.id)
-        assert run.accuracy == 0.75 and len(rows) == 8 and s.decisions(run.id) == {(1, 1): ACCEPTED}
+        assert run.accuracy == 0.75 and len(rows) == 8 and s.judgments(run.id) == {(1, 1): ACCEPTED}
         for row in rows:  # the fixed grids are diagonals: each symbol over its row's symbol
             assert row.alignment and reads_as(row.alignment, row.lost_tokens, row.known_tokens)
         assert s.pins(run.id) == []  # schema 7: no pins yet; the old run takes them
@@ -1064,7 +1064,7 @@ def test_a_version_7_database_written_by_the_old_code_gains_the_pairs_beyond_d(t
     with Store(old) as s:
         assert s.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
         (run,) = s.runs()
-        assert len(s.proposals(run.id)) == 8 and s.decisions(run.id) == {(1, 1): ACCEPTED}
+        assert len(s.proposals(run.id)) == 8 and s.judgments(run.id) == {(1, 1): ACCEPTED}
         assert s.pins(run.id) == [("γ", "n")] and s.beyond_pairs(run.id) == []
         new_id = new_run(s, corpus)
     recorder = RunRecorder(old, new_id)
@@ -1089,7 +1089,7 @@ def test_pairs_beyond_d_rank_after_the_proposals_and_count_in_none_of_their_figu
     assert rows[0].alternatives == [("bce", 0.4), ("abe", 0.1)]
     assert [r.beyond for r in store.proposals(run_id)] == [False, False]
     # Judged as any pair; the proposals' counts and the run's figures stay the proposals' own.
-    store.set_decision(run_id, 2, 2, ACCEPTED)
+    store.set_judgment(run_id, 2, 2, ACCEPTED)
     assert [r.status for r in store.beyond_pairs(run_id)] == [ACCEPTED, OPEN]
     assert store.review_counts(run_id) == {ACCEPTED: 0, REJECTED: 0, UNSURE: 0, OPEN: 2}
     assert store.beyond_counts(run_id) == (2, 1) and store.run(run_id).n_proposals == 2
@@ -1097,7 +1097,7 @@ def test_pairs_beyond_d_rank_after_the_proposals_and_count_in_none_of_their_figu
     recorder = RunRecorder(db, run_id)
     recorder.finish(make_result(standard_proposals()), corpus)
     recorder.close()
-    assert store.beyond_pairs(run_id) == [] and store.decisions(run_id)[(2, 2)] == ACCEPTED
+    assert store.beyond_pairs(run_id) == [] and store.judgments(run_id)[(2, 2)] == ACCEPTED
     assert store.beyond_counts(run_id) == (0, 0)
 
 

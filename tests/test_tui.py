@@ -158,15 +158,15 @@ async def test_review_keys_write_decisions_to_the_store(data_dir, tmp_path):
         await pilot.press("a")  # rank 1 accepted, cursor moves to rank 2
         await pilot.press("r")  # rank 2 rejected
         with Store(db) as other:  # committed at the keypress, visible to another connection
-            decided = other.decisions(run_id)
+            decided = other.judgments(run_id)
         assert decided[(rows[1].lost_index, rows[1].known_index)] == ACCEPTED
         assert decided[(rows[2].lost_index, rows[2].known_index)] == REJECTED
         await pilot.press("u")  # undo the reject
-        assert (rows[2].lost_index, rows[2].known_index) not in app.store.decisions(run_id)
+        assert (rows[2].lost_index, rows[2].known_index) not in app.store.judgments(run_id)
         assert screen._current_rank() == 2  # undo returns to the pair it changed
         await pilot.press("down", "space")  # rank 3: open -> accepted
         await pilot.press("space")  # accepted -> rejected
-        assert app.store.decisions(run_id)[(rows[3].lost_index, rows[3].known_index)] == REJECTED
+        assert app.store.judgments(run_id)[(rows[3].lost_index, rows[3].known_index)] == REJECTED
         counts_text = str(screen.query_one("#review-counts").render())
         assert "1 accepted" in counts_text and "1 rejected" in counts_text
         # n / N: next and previous unreviewed pair (ranks 1 and 3 are judged).
@@ -217,7 +217,7 @@ async def test_pairs_beyond_d_follow_the_proposals_dimmed_are_judged_as_any_and_
         assert "+1 past D" in title and "not proposed" in title
         await pilot.press("a")  # judged as any pair: committed, counted apart from the proposals
         pair = (screen.by_rank[7].lost_index, screen.by_rank[7].known_index)
-        assert app.store.decisions(run_id)[pair] == ACCEPTED
+        assert app.store.judgments(run_id)[pair] == ACCEPTED
         counts = str(screen.query_one("#review-counts").render())
         assert "0 accepted" in counts and "6 open" in counts and "+2 past D (1 judged)" in counts
         assert "not proposed now" not in counts
@@ -493,7 +493,7 @@ async def test_the_unsure_key_marks_a_pair_unsure_in_the_store(data_dir, tmp_pat
         pair = {rank: (r.lost_index, r.known_index) for rank, r in rows.items()}
         await pilot.press("m")  # rank 1 unsure, cursor moves to rank 2
         with Store(default_path(data_dir)) as other:  # committed at the keypress
-            assert other.decisions(run_id) == {pair[1]: UNSURE}
+            assert other.judgments(run_id) == {pair[1]: UNSURE}
             assert other.review_counts(run_id)[UNSURE] == 1
         assert screen._current_rank() == 2 and screen.by_rank[1].status == UNSURE
         assert "1 unsure" in str(screen.query_one("#review-counts").render())
@@ -502,15 +502,15 @@ async def test_the_unsure_key_marks_a_pair_unsure_in_the_store(data_dir, tmp_pat
         await pilot.press("escape")
         assert app.screen is screen and refined == []
         await pilot.press("u")
-        assert app.store.decisions(run_id) == {}
+        assert app.store.judgments(run_id) == {}
         await pilot.press("space", "space", "space")  # rank 1: open -> accepted -> rejected -> unsure
-        assert app.store.decisions(run_id) == {pair[1]: UNSURE}
+        assert app.store.judgments(run_id) == {pair[1]: UNSURE}
         await pilot.press("down", "m")
         await pilot.press("f", "f", "f", "f")  # all -> open -> accepted -> rejected -> unsure
         assert screen.status_filter == UNSURE and screen.shown_ranks == [1, 2]
         screen.query_one("#pairs", DataTable).move_cursor(row=0)
         await pilot.press("space")  # rank 1: unsure -> open
-        assert app.store.decisions(run_id) == {pair[2]: UNSURE} and screen.by_rank[1].status == OPEN
+        assert app.store.judgments(run_id) == {pair[2]: UNSURE} and screen.by_rank[1].status == OPEN
         await pilot.press("f", "a")  # all shown again; rank 1 accepted: the dialog counts it
         await pilot.press("R")
         assert "1 accepted pair(s) fixed" in dialog_text(app.screen)
@@ -632,10 +632,10 @@ async def test_keymap_file_remaps_a_binding_by_id(data_dir, tmp_path):
     app = DecipherApp(data_dir)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("3", "a")  # no longer bound
-        assert app.store.decisions(run_id) == {}
+        assert app.store.judgments(run_id) == {}
         await pilot.press("y")
         first = app.store.proposals(run_id)[0]
-        assert app.store.decisions(run_id) == {(first.lost_index, first.known_index): ACCEPTED}
+        assert app.store.judgments(run_id) == {(first.lost_index, first.known_index): ACCEPTED}
 
 
 @pytest.mark.slow
@@ -693,7 +693,7 @@ async def test_refine_on_review_replaces_proposals_in_place_keeping_decisions(da
         assert [r.round for r in app.store.rounds(run_id)] == [1, 2, 3, 4, 5]
         shown = {(r.lost_index, r.known_index) for r in screen.rows}  # reloaded in place
         assert accepted <= shown and not shown & rejected
-        assert app.store.decisions(run_id) == {**dict.fromkeys(accepted, ACCEPTED), **dict.fromkeys(rejected, REJECTED)}
+        assert app.store.judgments(run_id) == {**dict.fromkeys(accepted, ACCEPTED), **dict.fromkeys(rejected, REJECTED)}
         counts_text = str(screen.query_one("#review-counts").render())
         assert "2 accepted" in counts_text and "+2 judged, not proposed now" in counts_text
 
@@ -781,7 +781,7 @@ async def test_refining_as_a_branch_makes_a_new_run_and_leaves_the_source(data_d
         screen = app.screen
         source = app.store.run(screen.run_id)
         proposals = [(r.lost_index, r.known_index, r.score) for r in app.store.proposals(source.id)]
-        decisions = app.store.decisions(source.id)
+        decisions = app.store.judgments(source.id)
         lost = screen.by_rank[screen._current_rank()].lost_index  # rank 3
         await refine_by_keyboard(pilot, "1", branch=True)
         runs = app.store.runs()
@@ -790,7 +790,7 @@ async def test_refining_as_a_branch_makes_a_new_run_and_leaves_the_source(data_d
         assert branch.run_dir == str(Path(source.run_dir + "-branch-1").resolve())
         assert (Path(branch.run_dir) / CHECKPOINT_NAME).is_file()
         assert [(r.lost_index, r.known_index, r.score) for r in app.store.proposals(source.id)] == proposals
-        assert app.store.run(source.id).status == "finished" and app.store.decisions(branch.id) == decisions
+        assert app.store.run(source.id).status == "finished" and app.store.judgments(branch.id) == decisions
         assert screen.run_id == branch.id  # Review moved to the branch, the cursor on the same lost word
         assert screen.by_rank[screen._current_rank()].lost_index == lost
         assert screen._current_rank() != 3  # measured: the word moved (to rank 10); the rank would not do

@@ -55,7 +55,7 @@ async def test_home_and_end_on_review_reach_the_last_pair_and_a_judgment_lands_t
         assert table.cursor_coordinate.row == table.row_count - 1 == len(screen.shown_ranks) - 1
         last = screen.by_rank[screen.shown_ranks[-1]]
         await pilot.press("a")
-        assert app.store.decisions(run_id) == {(last.lost_index, last.known_index): ACCEPTED}
+        assert app.store.judgments(run_id) == {(last.lost_index, last.known_index): ACCEPTED}
         await pilot.press("home")
         assert table.cursor_coordinate.row == 0
         await pilot.press("G", "g")

@@ -1,4 +1,4 @@
-"""A run's review decisions as a TSV file, read and written without the TUI (`decipher review`).
+"""A run's judgments as a TSV file, read and written without the TUI (`decipher review`).
 
 The file has the header `lost<TAB>known<TAB>decision`, then one judged pair a line: the lost word,
 the known word, and `accepted`, `rejected` or `unsure`; on import, `open` clears a pair's decision.
@@ -75,7 +75,7 @@ def run_vocabulary(run: RunRow, proposals: Sequence[ProposalRow] = ()) -> RunVoc
     if changed:
         raise StoreError(
             f"run #{run.id}: its corpus {run.corpus_path!r} has changed since the run ({stored[0]} x {stored[1]} "
-            f"words then, {len(vocab.lost)} x {len(vocab.known)} now, or other words); its decisions cannot be matched"
+            f"words then, {len(vocab.lost)} x {len(vocab.known)} now, or other words); its judgments cannot be matched"
         )
     return vocab
 
@@ -96,7 +96,7 @@ def read_pins(path: Path, vocab: RunVocabulary) -> SignValues:
     return read_sign_values(path, vocab.corpus)
 
 
-def read_decisions(path: Path, vocab: RunVocabulary) -> list[tuple[int, int, str]]:
+def read_judgments(path: Path, vocab: RunVocabulary) -> list[tuple[int, int, str]]:
     """The (lost index, known index, decision) items of a review file, in file order, each pair once.
 
     Every line is checked before any is returned; the first problem raises CorpusError naming the
@@ -136,13 +136,13 @@ def read_decisions(path: Path, vocab: RunVocabulary) -> list[tuple[int, int, str
     return [(i, j, decision) for (i, j), (decision, _) in items.items()]
 
 
-def write_decisions(decisions: Mapping[tuple[int, int], str], vocab: RunVocabulary) -> str:
-    """Every decision as a review file, sorted by lost word, then known word (what import reads back)."""
-    outside = [pair for pair in decisions if not (0 <= pair[0] < len(vocab.lost) and 0 <= pair[1] < len(vocab.known))]
+def write_judgments(judgments: Mapping[tuple[int, int], str], vocab: RunVocabulary) -> str:
+    """Every judgment as a review file, sorted by lost word, then known word (what import reads back)."""
+    outside = [pair for pair in judgments if not (0 <= pair[0] < len(vocab.lost) and 0 <= pair[1] < len(vocab.known))]
     if outside:  # recorded on another corpus: refuse rather than write other words
-        raise StoreError(f"decision on pair {min(outside)} is outside the corpus "
+        raise StoreError(f"judgment on pair {min(outside)} is outside the corpus "
                          f"({len(vocab.lost)} lost x {len(vocab.known)} known words)")  # fmt: skip
-    return review_text(sorted((vocab.lost[i], vocab.known[j], status) for (i, j), status in decisions.items()))
+    return review_text(sorted((vocab.lost[i], vocab.known[j], status) for (i, j), status in judgments.items()))
 
 
 def review_text(rows: Iterable[tuple[str, str, str]]) -> str:
@@ -151,8 +151,8 @@ def review_text(rows: Iterable[tuple[str, str, str]]) -> str:
     return "".join("\t".join(cells) + "\n" for cells in [HEADER, *rows])
 
 
-def decisions_summary(items: Iterable[tuple[int, int, str]]) -> str:
-    """`8 accepted, 3 rejected, 1 unsure` (and `2 cleared` for `open` lines), each decision counted."""
+def judgments_summary(items: Iterable[tuple[int, int, str]]) -> str:
+    """`8 accepted, 3 rejected, 1 unsure` (and `2 cleared` for `open` lines), each judgment counted."""
     counts = Counter(status for _, _, status in items)
     parts = [f"{counts[status]} {status}" for status in DECIDED]
     if counts[OPEN]:

@@ -50,7 +50,7 @@ from ..engine.run.events import EventCallback
 from ..store import CANCELLED, FINISHED, OPEN, RUNNING, UNKNOWN_VALUE, RunRecorder, Store, StoreError
 from .cores import CoreShare, shared_cores
 from .results import new_run_dir, write_run_files
-from .review_io import RunVocabulary, read_decisions
+from .review_io import RunVocabulary, read_judgments
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +134,7 @@ class RunSession:
         out_dir = out or new_run_dir(loaded.corpus.name, sources.preset, data_root)
         session = cls(db_path, cfg, sources, loaded, out_dir, warnings=loaded.warnings)
         if cfg.known_pairs:
-            items = read_decisions(Path(cfg.known_pairs), RunVocabulary.of(loaded.corpus))
+            items = read_judgments(Path(cfg.known_pairs), RunVocabulary.of(loaded.corpus))
             session.known_items = [item for item in items if item[2] != OPEN]
         if cfg.known_signs:  # checked before the run is recorded (the engine reads the file again)
             session.known_signs = read_sign_values(cfg.known_signs, loaded.corpus)
@@ -175,7 +175,7 @@ class RunSession:
         session = cls._continued(db_path, run_id, folder, checkpoint, ConfigSources(preset=None, overrides=overrides))
         corpus = session.loaded.corpus
         with Store(db_path) as store:
-            session.review = ReviewConstraints.from_decisions(store.decisions(run_id))
+            session.review = ReviewConstraints.from_judgments(store.judgments(run_id))
             pins = store.pins(run_id)
             stored = store.find_run(run_id)
             if out is not None:
@@ -215,7 +215,7 @@ class RunSession:
         """A new run's constraints from its `known_pairs` file (None: it names none)."""
         if self.checkpoint is not None or not self.cfg.known_pairs:
             return None
-        return ReviewConstraints.from_decisions({(i, j): d for i, j, d in self.known_items})
+        return ReviewConstraints.from_judgments({(i, j): d for i, j, d in self.known_items})
 
     @property
     def checkpoint_path(self) -> Path:
@@ -266,10 +266,10 @@ class RunSession:
                     str(self.out_dir.resolve()),
                 )  # fmt: skip
                 if self.branch_of is not None:
-                    store.copy_decisions(self.branch_of, self.run_id)
+                    store.copy_judgments(self.branch_of, self.run_id)
                     store.copy_pins(self.branch_of, self.run_id)
                 if self.known_items:
-                    store.set_decisions(self.run_id, self.known_items)
+                    store.set_judgments(self.run_id, self.known_items)
             else:
                 # A channel run has no EM rounds to plan; a neural run's refinement adds rounds.
                 planned = None
@@ -360,15 +360,15 @@ def pinned_sign_values(pins: list[tuple[str, str]], corpus: Corpus, source: str)
 def pins_refit(run_dir: Path, decisions: dict[str, Any], pins: list[tuple[str, str]]) -> bool:
     """Whether refining the run in `run_dir` under `pins` (the store's rows) fits it again (auto's
     `refit_under`): a pinned value the run did not hold, on a run that searched its signs as
-    syllables. The values it held are its checkpoint's; an unreadable checkpoint holds none."""
+    syllables. The values it had are its checkpoint's; an unreadable checkpoint has none."""
     values = SignValues(tuple(SignValue(sign, tuple(value)) for sign, value in pins if value != UNKNOWN_VALUE))
     if not refit_under(decisions, SignValues(), values):  # no search, or no pins: no checkpoint read at all
         return False
     try:
-        held = SignValues.from_state(load_checkpoint(run_dir).state.get("sign_values"))
+        run_signs = SignValues.from_state(load_checkpoint(run_dir).state.get("sign_values"))
     except CheckpointError:
-        held = SignValues()
-    return refit_under(decisions, held, values)
+        run_signs = SignValues()
+    return refit_under(decisions, run_signs, values)
 
 
 def find_stored_run(run: str, db_path: Path) -> tuple[int | None, Path, Checkpoint]:

@@ -178,7 +178,7 @@ def _reviewed_refinements(
     result = base
     for n in range(1, iterations + 1):
         judged.update(simulate_review(result, corpus, judged, n_accept, n_reject))
-        review = ReviewConstraints.from_decisions(judged)
+        review = ReviewConstraints.from_judgments(judged)
         t0 = time.perf_counter()
         result = refine_decipherment(
             corpus, load_checkpoint(reviewed), review, refine_rounds, on_event,
@@ -223,7 +223,7 @@ def _draw_figures(
     control_result: DecipherResult | None,
 ) -> dict:
     """One draw's figures, on the evaluated words its reviewer never judged."""
-    review = ReviewConstraints.from_decisions(judged)
+    review = ReviewConstraints.from_judgments(judged)
     unjudged = evaluated - review.judged_lost()
     return {
         "draw": draw, "n_unjudged": len(unjudged), "accepted": len(review.accepted),

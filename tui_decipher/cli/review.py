@@ -18,13 +18,13 @@ from rich.markup import escape
 from ..app.boundary import BOUNDARY_PAIRS, boundary_pairs, demand_range
 from ..app.results import write_atomic
 from ..app.review_io import (
-    decisions_summary,
     is_sign_values_file,
-    read_decisions,
+    judgments_summary,
+    read_judgments,
     read_pins,
     review_text,
     run_vocabulary,
-    write_decisions,
+    write_judgments,
 )
 from ..app.settled_demand import settle_run
 from ..engine.corpora.corpus import CorpusError
@@ -92,14 +92,14 @@ def review_import(
                     f"`decipher run --refine {row.id}` refines it holding them"
                 )
                 return
-            items = read_decisions(file, vocab)
-            store.set_decisions(row.id, items)  # one transaction: all of the file, or nothing
+            items = read_judgments(file, vocab)
+            store.set_judgments(row.id, items)  # one transaction: all of the file, or nothing
             settled = settle_run(store, store.find_run(row.id)) if not keep_d and row.status == FINISHED else None
         except (StoreError, CorpusError) as exc:
             raise fail(str(exc)) from None
     noun = "decision" if len(items) == 1 else "decisions"
     console = Console(highlight=False, soft_wrap=True)
-    console.print(f"imported {len(items)} {noun}: {decisions_summary(items)} into run #{row.id}")
+    console.print(f"imported {len(items)} {noun}: {judgments_summary(items)} into run #{row.id}")
     if settled is not None:  # None: the run was given its D, which judgments do not move
         console.print(settled.line())
 
@@ -122,13 +122,13 @@ def review_export(
     with open_store(data) as store:
         try:
             row = store.find_run(run)
-            decisions = store.decisions(row.id)
+            decisions = store.judgments(row.id)
             vocab = run_vocabulary(row, store.proposals(row.id))
-            text = write_decisions(decisions, vocab)
+            text = write_judgments(decisions, vocab)
         except StoreError as exc:
             raise fail(str(exc)) from None
     items = [(i, j, status) for (i, j), status in decisions.items()]
-    line = f"run #{row.id}: {len(items)} decision(s): {decisions_summary(items)}"
+    line = f"run #{row.id}: {len(items)} decision(s): {judgments_summary(items)}"
     _write_review_file(file, text, line)
 
 

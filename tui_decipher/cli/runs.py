@@ -39,7 +39,7 @@ def runs_show(run: RunArg, data: DataDir = None) -> None:
     try:
         with open_store(data) as store:
             row = store.find_run(run)
-            counts, judged = store.review_counts(row.id), len(store.decisions(row.id))
+            counts, judged = store.review_counts(row.id), len(store.judgments(row.id))
             pins, beyond = store.pins(row.id), store.beyond_counts(row.id)
     except StoreError as exc:
         raise fail(str(exc)) from None

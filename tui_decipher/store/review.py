@@ -1,5 +1,5 @@
-"""The store's review tables: a run's proposals and their decisions, its character map, and the
-sign values pinned on it."""
+"""The store's review tables: a run's proposals and their judgments (stored in the table `decisions`),
+its character map, and the sign values pinned on it."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from .rows import (
 
 
 class ReviewTables(Connection):
-    """Proposals, decisions, the character map and pins (a part of `Store`, which opens the connection)."""
+    """Proposals, judgments, the character map and pins (a part of `Store`, which opens the connection)."""
 
     if TYPE_CHECKING:  # the runs' table's, which `Store` also is (store/runs.py)
 
@@ -40,7 +40,7 @@ class ReviewTables(Connection):
         return self._pairs("beyond_pairs", run_id)
 
     def _pairs(self, table: str, run_id: int) -> list[ProposalRow]:
-        """The rows of a table of pairs (proposals, beyond_pairs) by rank, joined with their decisions."""
+        """The rows of a table of pairs (proposals, beyond_pairs) by rank, joined with their judgments."""
         rows = self.conn.execute(
             f"""SELECT p.*, d.status AS decision FROM {table} p
                LEFT JOIN decisions d ON d.run_id = p.run_id AND d.lost_index = p.lost_index
@@ -50,13 +50,13 @@ class ReviewTables(Connection):
         ).fetchall()
         return [proposal_row(r, beyond=table == "beyond_pairs") for r in rows]
 
-    def set_decision(self, run_id: int, lost_index: int, known_index: int, status: str) -> None:
-        """Record a review decision now (committed before returning); OPEN clears it."""
-        self.set_decisions(run_id, [(lost_index, known_index, status)])
+    def set_judgment(self, run_id: int, lost_index: int, known_index: int, status: str) -> None:
+        """Record a judgment now (committed before returning); OPEN clears it."""
+        self.set_judgments(run_id, [(lost_index, known_index, status)])
 
-    def set_decisions(self, run_id: int, items: Iterable[tuple[int, int, str]]) -> None:
-        """Record many (lost index, known index, status) decisions in one transaction: all or none.
-        OPEN clears a pair's decision; a later item for the same pair wins."""
+    def set_judgments(self, run_id: int, items: Iterable[tuple[int, int, str]]) -> None:
+        """Record many (lost index, known index, status) judgments in one transaction: all or none.
+        OPEN clears a pair's judgment; a later item for the same pair wins."""
         items = list(items)
         for _, _, status in items:
             if status not in STATUSES:
@@ -76,7 +76,7 @@ class ReviewTables(Connection):
                         (run_id, lost_index, known_index, status, now),
                     )
 
-    def decisions(self, run_id: int) -> dict[tuple[int, int], str]:
+    def judgments(self, run_id: int) -> dict[tuple[int, int], str]:
         rows = self.conn.execute(
             "SELECT lost_index, known_index, status FROM decisions WHERE run_id = ?", (run_id,)
         ).fetchall()
@@ -97,7 +97,7 @@ class ReviewTables(Connection):
         return counts
 
     def beyond_counts(self, run_id: int) -> tuple[int, int]:
-        """The run's pairs past D and how many of them are judged (any decision)."""
+        """The run's pairs past D and how many of them are judged (any judgment)."""
         row = self.conn.execute(
             """SELECT COUNT(*), COUNT(d.status) FROM beyond_pairs p
                LEFT JOIN decisions d ON d.run_id = p.run_id AND d.lost_index = p.lost_index
@@ -107,8 +107,8 @@ class ReviewTables(Connection):
         ).fetchone()
         return int(row[0]), int(row[1])
 
-    def copy_decisions(self, from_run: int, to_run: int) -> None:
-        """Give a run (a branch) another run's decisions, in one transaction."""
+    def copy_judgments(self, from_run: int, to_run: int) -> None:
+        """Give a run (a branch) another run's judgments, in one transaction."""
         self._write(
             "INSERT OR REPLACE INTO decisions SELECT ?, lost_index, known_index, status, decided_at"
             " FROM decisions WHERE run_id = ?",

@@ -9,7 +9,7 @@ An expert's review of proposed cognate pairs steers the next EM rounds ("refinem
 - an "unsure" pair (the reviewer's question mark) constrains nothing: it is kept and exported
   so the doubt is not lost, but the model stays free to propose or drop it.
 
-Only the reviewer's decisions are read here; gold cognates never are.
+Only the reviewer's judgments are read here; gold cognates never are.
 """
 
 from __future__ import annotations
@@ -35,18 +35,18 @@ class ReviewConstraints:
     rejected: tuple[tuple[int, int], ...] = ()
 
     @classmethod
-    def from_decisions(cls, decisions: Mapping[tuple[int, int], str]) -> ReviewConstraints:
+    def from_judgments(cls, judgments: Mapping[tuple[int, int], str]) -> ReviewConstraints:
         """From the store's {(lost, known): "accepted" | "rejected" | "unsure"} map; unsure pairs are
         left out on purpose: a doubt is not a judgment the flow or the M-step should obey."""
-        accepted = tuple(sorted(k for k, v in decisions.items() if v == ACCEPTED))
-        rejected = tuple(sorted(k for k, v in decisions.items() if v == REJECTED))
+        accepted = tuple(sorted(k for k, v in judgments.items() if v == ACCEPTED))
+        rejected = tuple(sorted(k for k, v in judgments.items() if v == REJECTED))
         return cls(accepted, rejected)
 
     def __len__(self) -> int:
         return len(self.accepted) + len(self.rejected)
 
     def check(self, n_lost: int, n_known: int) -> None:
-        """Refuse pairs outside the corpus (decisions recorded on another corpus)."""
+        """Refuse pairs outside the corpus (judgments recorded on another corpus)."""
         for i, j in (*self.accepted, *self.rejected):
             if not (0 <= i < n_lost and 0 <= j < n_known):
                 raise ValueError(

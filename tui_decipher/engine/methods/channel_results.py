@@ -254,8 +254,8 @@ def save_channel(
         state["demand_high"] = problem.demand.high
     if problem.signs:  # a refinement holds the channel to them without the file
         state["sign_values"] = problem.signs.as_state()
-    if problem.held:  # and to the syllable map auto held it to
-        state["held_map"] = problem.held.as_state()
+    if problem.map_pins:  # and to the syllable map auto pinned it to
+        state["held_map"] = problem.map_pins.as_state()
     save_checkpoint(
         path,
         Checkpoint(

@@ -54,7 +54,7 @@ def _refined_problem(
     cancel: threading.Event, pinned: SignValues | None,
 ) -> Problem:  # fmt: skip
     """The problem a refinement of the finished run `start` trains: its settings, D, sign values
-    (with the `pinned` ones merged in) and held syllable map, under the reviewer's judgments,
+    (with the `pinned` ones merged in) and pinned syllable map, under the reviewer's judgments,
     carrying its time."""
     if "channel" not in start.state:
         raise CheckpointError("the checkpoint holds no trained channel to refine")
@@ -63,9 +63,9 @@ def _refined_problem(
     if pinned:
         pinned.check_channel(cfg.channel_kind)
         signs = signs.merged(pinned)
-    held = SignValues.from_state(start.state.get("held_map"))  # the syllable map auto held it to (none before)
+    map_pins = SignValues.from_state(start.state.get("held_map"))  # the syllable map auto pinned it to (none before)
     problem = Problem.prepare(corpus, cfg, on_event, cancel, review=review, seconds_before=start.seconds,
-                              phases_before=start.phases, signs=signs, held=held)  # fmt: skip
+                              phases_before=start.phases, signs=signs, map_pins=map_pins)  # fmt: skip
     # D as the run read it, before pairs accepted past it raised it (`judged_demand`: the refinement
     # counts them again, so a D raised once is not raised twice), and the most the evidence allowed
     # (a checkpoint from before `demand_high` reads none).

@@ -95,7 +95,7 @@ class Problem:
 
     `review` holds the reviewer's judgments a refinement imposes on every flow (None otherwise);
     `signs` the scholar's known sign values, which hold every character channel of the run;
-    `held` the values of a syllable search's map that auto chose to hold its channels to as well
+    `map_pins` the values of a syllable search's map that auto chose to pin its channels to as well
     (engine/methods/auto/probe.py), where the scholar gave none for a sign.
     """
 
@@ -114,7 +114,7 @@ class Problem:
     phases: dict[str, float]
     review: ReviewConstraints | None = None
     signs: SignValues | None = None
-    held: SignValues | None = None
+    map_pins: SignValues | None = None
     peak: PeakMemory = dataclasses.field(default_factory=PeakMemory)  # where memory peaked, by phase
 
     @classmethod
@@ -128,13 +128,13 @@ class Problem:
         seconds_before: float = 0.0,
         phases_before: dict[str, float] | None = None,
         signs: SignValues | None = None,
-        held: SignValues | None = None,
+        map_pins: SignValues | None = None,
         **run_state: Any,
     ) -> Self:
         """Encode the vocabularies once for the whole run; `seconds_before` and `phases_before`
         carry the time of an interrupted run this one continues. `signs`: known sign values (None:
         those of the `known_signs` file, if the settings name one), checked against the channel
-        kind. `held`: a syllable map's values the run's channels are held to (the field's). `run_state`:
+        kind. `map_pins`: a syllable map's values the run's channels are pinned to (the field's). `run_state`:
         the fields a method's subclass adds (e.g. where it checkpoints), set at construction."""
         if signs is None and cfg.known_signs:
             signs = read_sign_values(cfg.known_signs, corpus)
@@ -165,7 +165,7 @@ class Problem:
             phases=phases,
             review=review,
             signs=signs or None,
-            held=held or None,
+            map_pins=map_pins or None,
             **run_state,
         )
 
@@ -185,7 +185,7 @@ class Problem:
             self, corpus=back, lost_charset=self.known_charset, known_charset=self.lost_charset,
             lost=LostBatch.encode(back.lost_words, self.known_charset, self.device), known=known,
             known_texts=[ids_to_text(ids[:-1]) for ids in known.ids], demand=demand, review=None, signs=None,
-            held=None,
+            map_pins=None,
         )  # fmt: skip
 
     @property
@@ -198,13 +198,13 @@ class Problem:
 
     @functools.cached_property
     def pinned_signs(self) -> list[tuple[int, tuple[int, ...]]]:
-        """The known sign values as channel ids (lost symbol, known letters), the held map's
-        (`held`) for the signs the scholar gave none; empty when none. A scholar's syllable value
+        """The known sign values as channel ids (lost symbol, known letters), the pinned map's
+        (`map_pins`) for the signs the scholar gave none; empty when none. A scholar's syllable value
         also lets its sign write its consonant alone (`SignValues.with_dead_vowels`; the vowels as
         the syllable search finds them). Read once a run: every channel it trains asks, and finding
         the vowels reads every known word."""
         signs = self.signs.with_dead_vowels(known_vowels(self.corpus.known_words)) if self.signs else None
-        values = self.held.merged(signs) if self.held and signs else signs or self.held
+        values = self.map_pins.merged(signs) if self.map_pins and signs else signs or self.map_pins
         if not values:
             return []
         return values.resolve(self.lost_charset, self.known_charset)

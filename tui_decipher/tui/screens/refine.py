@@ -142,7 +142,7 @@ def ask_refinement(screen: ReviewScreen | KeyScreen, run: RunRow | None, where_a
     if run_dir is None:
         screen.notify(f"Run #{run.id} has no checkpoint to continue from.", severity="warning")
         return
-    decisions = list(app.store.decisions(run.id).values())
+    decisions = list(app.store.judgments(run.id).values())
     accepted, rejected = decisions.count(ACCEPTED), decisions.count(REJECTED)  # unsure ones constrain nothing
     pins = [(sign, value) for sign, value in app.store.pins(run.id) if value != UNKNOWN_VALUE]
     pinned = len(pins)

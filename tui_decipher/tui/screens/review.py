@@ -240,7 +240,7 @@ class ReviewScreen(Screen[None]):
         if text := self.query_one("#filter", Input).value.strip():
             shown += f" ~{text!r}"
         title = f"run #{self.run_id}  " if self.run_id is not None else ""
-        judged = len(self.app.store.decisions(self.run_id)) if self.run_id is not None else 0
+        judged = len(self.app.store.judgments(self.run_id)) if self.run_id is not None else 0
         settled = self.run_row.decisions.get("settled") if self.run_row is not None else None
         change = ""
         if self.refinement is not None:
@@ -269,7 +269,7 @@ class ReviewScreen(Screen[None]):
         if record_undo:
             self.undo_stack.append((row.lost_index, row.known_index, row.status))
         assert self.run_id is not None  # rows are only loaded for a run
-        self.app.store.set_decision(self.run_id, row.lost_index, row.known_index, status)  # committed now
+        self.app.store.set_judgment(self.run_id, row.lost_index, row.known_index, status)  # committed now
         row.status = status
         if self._settle():
             return
@@ -312,7 +312,7 @@ class ReviewScreen(Screen[None]):
         rank = next((r.rank for r in self.rows if (r.lost_index, r.known_index) == (lost, known)), None)
         if rank is None:  # a refinement no longer proposes the pair: its decision is still the store's
             assert self.run_id is not None  # undo entries are only recorded for the loaded run
-            self.app.store.set_decision(self.run_id, lost, known, previous)
+            self.app.store.set_judgment(self.run_id, lost, known, previous)
             if not self._settle():
                 self._update_counts()
             self.notify(f"Undone: a pair no longer proposed is {previous} again.")

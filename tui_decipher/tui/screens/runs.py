@@ -131,7 +131,7 @@ class RunsScreen(Screen[None]):
         if run.status not in (RUNNING,):
             store = self.app.store
             counts, beyond = store.review_counts(run.id), store.beyond_counts(run.id)
-            lines.append(f"review: {review_summary(counts, len(store.decisions(run.id)), beyond)}")
+            lines.append(f"review: {review_summary(counts, len(store.judgments(run.id)), beyond)}")
         refinement = refinement_line(run.decisions)
         if refinement:  # last: the detail pane shows the accuracy and the review first
             lines.append(f"refinement: {refinement}")

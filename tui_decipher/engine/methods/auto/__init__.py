@@ -10,9 +10,9 @@ many lost words have a cognate. This method decides both, and says why, from the
    its sign map is first searched as a whole (`SyllableSearch`, engine/channels/syllables.py):
    the map that explains the lost words best starts every channel auto trains, where two starts
    agree on it and it explains them better than the signs' own frequencies do. Where it was
-   searched under a scholar's values, the first probe is trained held to it (its syllables as
-   values, held_map.py) and free to leave it, and the one whose held-out words beat the decoys more
-   often is kept (2. below); a held one's channel holds the fit and any refinement. A map that
+   searched under a scholar's values, the first probe is trained pinned to it (its syllables as
+   values, map_pins.py) and free to leave it, and the one whose held-out words beat the decoys more
+   often is kept (2. below); a pinned one's channel pins the fit and any refinement. A map that
    one start alone found (on a long list a start finds it rarely) may be the map or part of it,
    so the first probe is trained from it and from a random start, and kept as above; otherwise
    channels start at random. Where the
@@ -249,12 +249,12 @@ class AutoMethod:
         # (it could tell no map from chance) or what its map and channel were made without: the run
         # is fitted again under them, search and probes included, D kept where it had a map
         # (`refit_under`, `kept_demand`).
-        held = SignValues.from_state(start.state.get("sign_values"))
-        if refit_under(start.state.get("decisions", {}), held, signs):
+        run_signs = SignValues.from_state(start.state.get("sign_values"))
+        if refit_under(start.state.get("decisions", {}), run_signs, signs):
             assert signs is not None
             cfg = start.settings().replace(known_signs="")  # the values travel as `signs`, not as a file
-            result = self._fit(corpus, cfg, on_event, cancel, checkpoint_path, None, constraints, held.merged(signs),
-                               refit_of=start)  # fmt: skip
+            result = self._fit(corpus, cfg, on_event, cancel, checkpoint_path, None, constraints,
+                               run_signs.merged(signs), refit_of=start)  # fmt: skip
             if result.status != "cancelled":
                 return result
             # Stopped: the run keeps the channel it had (a cancelled refinement's result, nothing trained).

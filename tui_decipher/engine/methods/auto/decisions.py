@@ -76,17 +76,17 @@ def _demand_phrase(d: dict[str, Any]) -> str:
     return f"D = {d['demand']} of {d['n_lost_all']}{allowed} ({d['why']})"
 
 
-def refit_under(decisions: dict[str, Any], held: SignValues, pinned: SignValues | None) -> bool:
+def refit_under(decisions: dict[str, Any], run_signs: SignValues, pinned: SignValues | None) -> bool:
     """Whether a refinement fits an auto run again rather than training its channel on: it brings
-    sign values the run did not hold, and the run searched its signs as syllables (`decisions
+    sign values the run did not have (`run_signs`: its own), and the run searched its signs as syllables (`decisions
     ["syllables"]`). The map is then searched again under the values and the probes trained from
     it: where the search had found no map, the values are what it lacked; where it had found one,
-    its channel (free to leave the map, or held to it) trained without them, and training on from
+    its channel (free to leave the map, or pinned to it) trained without them, and training on from
     there read 400-word generated syllabaries 8-10 points below a run given the values from its
     start (docs/pinning.md). A run with no search (an alphabet) trains on."""
     if not pinned:
         return False
-    new = {(v.lost, v.known) for v in pinned.values} - {(v.lost, v.known) for v in held.values}
+    new = {(v.lost, v.known) for v in pinned.values} - {(v.lost, v.known) for v in run_signs.values}
     return bool(new) and bool(decisions.get("syllables"))
 
 

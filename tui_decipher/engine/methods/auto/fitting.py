@@ -158,10 +158,10 @@ def fit_stages(run: Prepared, memo: StageMemo, probe: ProbeStage, refit: KeptDem
     back_steps, back_why = reverse_steps(schedule, problem.n_lost, problem.n_known)
     back_share = reverse_share(problem.n_lost, problem.n_known) if back_steps else 0.0
     steps_run = probed.steps + schedule.fit_steps + back_steps  # the search's included
-    # A probe held to the syllable map holds the run's channels from there on (its fit, and a
+    # A probe pinned to the syllable map pins the run's channels from there on (its fit, and a
     # refinement of the finished run: the checkpoint keeps the map's values).
     training = dataclasses.replace(
-        problem, demand=demand, held=probed.held,
+        problem, demand=demand, map_pins=probed.map_pins,
         cfg=chosen.replace(capacity=least, cognate_fraction=demand.share, channel_steps=steps_run),
     )  # fmt: skip
     start = copy.deepcopy(probed.channel)

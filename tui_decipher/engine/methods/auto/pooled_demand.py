@@ -1,5 +1,5 @@
 """D read over every split's held-out words: where the first probe was also trained on other
-splits of the lost words (held_folds.py: held to the syllable map and free, under a scholar's
+splits of the lost words (pinned_folds.py: pinned to the syllable map and free, under a scholar's
 values), each split's channel is calibrated as the kept probe's is (calibration.py) and D is read
 from the scores of every split's held-out, own-cognate and null words together (`pooled_demand`).
 
@@ -28,7 +28,7 @@ from ..stages import StageMemo
 from .calibration import calibrated
 from .decoys import against_decoys, synthetic_cognates
 from .demand import DemandEstimate, estimate_demand
-from .held_folds import Fold
+from .pinned_folds import Fold
 from .probe_words import ProbeWords, split_words
 from .schedule import Schedule
 

@@ -24,13 +24,13 @@ from .cross_channel import cross_channel
 from .decoys import against_decoys
 from .demand import DemandEstimate
 from .fit_check import _fit_check_evidence
-from .held_folds import Fold, fold_probes
-from .held_map import holds_map, map_values
+from .map_pins import map_values, pins_map
+from .pinned_folds import Fold, fold_probes
 from .pooled_demand import pooled_demand, split_scores
 from .probe_choice import _probe_why, _Tried
+from .probe_search import searched_channel
 from .probe_words import ProbeWords, probe_words
 from .schedule import Probe, Schedule
-from .search import searched_channel
 from .syllable_search import _Syllables
 from .training import LEXICON_SETTLE, _seeded, _train
 
@@ -57,7 +57,7 @@ def kept_probe(held_out_wins: list[int]) -> int:
 
 
 def _kept(tried: list[_Tried[_Estimate]]) -> int:
-    """The tried candidate `kept_probe` keeps, one ruled out on more splits never (held_folds.py)."""
+    """The tried candidate `kept_probe` keeps, one ruled out on more splits never (pinned_folds.py)."""
     return kept_probe([-1 if t.ruled_out else t.estimate.held.wins for t in tried])
 
 
@@ -100,19 +100,19 @@ def run_probes(
                               cross).held  # fmt: skip
         estimate = dataclasses.replace(estimate, held=recalibrated(estimate.held, again))
     single = syllables is not None and syllables.single
-    holds = any(t.held for t in tried)
+    pins = any(t.pinned for t in tried)
     evidence = [
         {"objective": t.probe.objective, "steps": t.probe.total_steps, "held_out": t.estimate.held.n_lost,
          "wins": t.estimate.held.wins, "share": round(t.estimate.share, 4),
          "share_upper": round(t.estimate.held.share_upper(), 4), "kept": k == kept,
          **({"search": searched[k]} if t.probe.search else {}),
          **({"from_single_map": t.from_single} if single else {}),
-         **({"held_to_map": t.held, "fold_wins": list(t.fold_wins)} if holds else {})}
+         **({"held_to_map": t.pinned, "fold_wins": list(t.fold_wins)} if pins else {})}
         for k, t in enumerate(tried)
     ]  # fmt: skip
     why = _probe_why(schedule, tried, kept, single, searched)
-    held = map_values(syllables.map) if tried[kept].held and syllables is not None else None
-    return _Probed(estimate, channel, evidence, why, done, words.held, words.decoys, held)
+    map_pins = map_values(syllables.map) if tried[kept].pinned and syllables is not None else None
+    return _Probed(estimate, channel, evidence, why, done, words.held, words.decoys, map_pins)
 
 
 def _tried_probes(
@@ -132,30 +132,31 @@ def _tried_probes(
     searched: list[list[dict[str, Any]]] = []
     found = syllables.map if syllables and syllables.used else None
     single = syllables.map if syllables and syllables.single else None
-    hold = False
+    pin = False
     for attempt, probe in enumerate(schedule.probes):
-        starts_of = _starts_of(problem, attempt, found, single, hold)
-        held_name = " held to the map" if hold else ""
+        starts_of = _starts_of(problem, attempt, found, single, pin)
+        # Stage names keep the words they had (a stopped run resumes by them): "held" is pinned.
+        pinned_name = " held to the map" if pin else ""
         start: Channel | None = None
         starts: list[dict[str, Any]] = []
         if probe.search is not None:
             seed = derive(cfg.seed, "channel start", 0, attempt)
             start, starts = searched_channel(problem, probe, done, seed, found, memo,
-                                             f"probe {attempt + 1}{held_name} search", words.train_rows,
-                                             hold)  # fmt: skip
+                                             f"probe {attempt + 1}{pinned_name} search", words.train_rows,
+                                             pin)  # fmt: skip
             done += probe.search.total_steps
-        for seeded, held in starts_of:
+        for seeded, pinned in starts_of:
             searched.append(starts)
             where = " from the single map" if seeded is single and single is not None else ""
-            name = f"probe {attempt + 1}{where}" + (" held to the map" if held else "")
+            name = f"probe {attempt + 1}{where}" + (" held to the map" if pinned else "")
             seed = derive(cfg.seed, "channel start", 0, attempt)
 
-            def train(name: str = name, seeded: SyllableMap | None = seeded, held: bool = held,
+            def train(name: str = name, seeded: SyllableMap | None = seeded, pinned: bool = pinned,
                       start: Channel | None = start, done: int = done, seed: int = seed,
                       probe: Probe = probe) -> ChannelFit:  # fmt: skip
                 return _train(problem, words.train, probe.steps, done, seed, max(1, len(words.train) // 2), 1,
                               rows=words.train_rows, objective=probe.objective,
-                              start=start or _seeded(problem, seeded, seed, held), saving=memo.saving(name),
+                              start=start or _seeded(problem, seeded, seed, pinned), saving=memo.saving(name),
                               settle=LEXICON_SETTLE if probe.objective == "lexicon" else 0.0)  # fmt: skip
 
             fit = memo.run(name, train)
@@ -163,38 +164,38 @@ def _tried_probes(
                 start = fit.channel
             done += probe.steps
             estimate = _estimate(problem, fit.channel, words.held, words.decoys, words.nulls, words.distances, cross)
-            tried.append(_Tried(probe, estimate, fit.channel, single is not None and seeded is single, held))
-        if len(starts_of) == 2 and starts_of[0][1]:  # held and free: compared on more splits too
+            tried.append(_Tried(probe, estimate, fit.channel, single is not None and seeded is single, pinned))
+        if len(starts_of) == 2 and starts_of[0][1]:  # pinned and free: compared on more splits too
             done = _compare_on_folds(problem, schedule, probe, found, words, tried, done, memo)
         kept = tried[_kept(tried)]
         if kept.from_single:
             found = single
-        hold = kept.held
+        pin = kept.pinned
         if not doubted(probe, kept.estimate.held):
             break
     return tried, searched, done
 
 
 def _starts_of(problem: Problem, attempt: int, found: SyllableMap | None, single: SyllableMap | None,
-               hold: bool) -> tuple[tuple[SyllableMap | None, bool], ...]:  # fmt: skip
-    """Where probe `attempt` starts, each (a map or None, held to it). The first probe from a map
+               pin: bool) -> tuple[tuple[SyllableMap | None, bool], ...]:  # fmt: skip
+    """Where probe `attempt` starts, each (a map or None, pinned to it). The first probe from a map
     only one start found, as well as from where it would start; from a map two starts agreed on
-    under a scholar's values, held to it as to those values as well as free to leave it
-    (`holds_map`; the two compared on more splits of the words too, held_folds.py). The one whose
-    held-out words beat the decoys more often is kept, the held one of equals; the next probes
-    start as it did (`found`, `hold`)."""
+    under a scholar's values, pinned to it as to those values as well as free to leave it
+    (`pins_map`; the two compared on more splits of the words too, pinned_folds.py). The one whose
+    held-out words beat the decoys more often is kept, the pinned one of equals; the next probes
+    start as it did (`found`, `pin`)."""
     if attempt == 0 and single is not None:
         return (found, False), (single, False)
-    if attempt == 0 and found is not None and holds_map(problem, found):
+    if attempt == 0 and found is not None and pins_map(problem, found):
         return (found, True), (found, False)
-    return ((found, hold),)
+    return ((found, pin),)
 
 
 def _folds_like(tried: list[_Tried[_Estimate]], kept: int) -> tuple[Fold, ...]:
-    """The other splits' probes trained as the kept candidate was (held to the map, or free): its
+    """The other splits' probes trained as the kept candidate was (pinned to the map, or free): its
     own where it was compared on them, the first probe's where a later candidate went on from its
     start; none where no candidate was compared."""
-    like = [t for t in tried if t.folds and t.held == tried[kept].held]
+    like = [t for t in tried if t.folds and t.pinned == tried[kept].pinned]
     return like[0].folds if like else ()
 
 
@@ -202,12 +203,12 @@ def _compare_on_folds(
     problem: Problem, schedule: Schedule, probe: Probe, found: SyllableMap | None, words: ProbeWords,
     tried: list[_Tried[_Estimate]], done: int, memo: StageMemo,
 ) -> int:  # fmt: skip
-    """The last two candidates (held to the map, then free) trained on more splits (`fold_wins`),
-    the one with fewer held-out wins over every split ruled out (the held one kept of equals), in
+    """The last two candidates (pinned to the map, then free) trained on more splits (`fold_wins`),
+    the one with fewer held-out wins over every split ruled out (the pinned one kept of equals), in
     place in `tried`; returns the steps run by then."""
     assert found is not None
     for k in (-2, -1):
-        folds = fold_probes(problem, probe, found, tried[k].held, words.decoys, schedule.train_share, done, memo)
+        folds = fold_probes(problem, probe, found, tried[k].pinned, words.decoys, schedule.train_share, done, memo)
         done += len(folds) * probe.steps
         tried[k] = dataclasses.replace(tried[k], folds=tuple(folds))
     loser = -1 if tried[-2].all_wins >= tried[-1].all_wins else -2
@@ -291,6 +292,13 @@ class _Probed:
     steps: int
     held_words: list[Word]  # the held-out lost words the estimate was made on
     decoys: list[Word]
-    # The syllable map's values the kept probe was held to (None: free, or no map). A class-level
-    # default: a probe stage pickled before holds existed reads as free.
-    held: SignValues | None = None
+    # The syllable map's values the kept probe was pinned to (None: free, or no map). A class-level
+    # default: a probe stage stored before pins existed reads as free.
+    map_pins: SignValues | None = None
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A stage stored before the rename names its map pins `held` (a partial checkpoint written before 0.8)."""
+        state = dict(state)
+        if "held" in state:
+            state["map_pins"] = state.pop("held")
+        self.__dict__.update(state)

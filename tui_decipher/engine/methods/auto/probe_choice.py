@@ -7,7 +7,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from ...channels.protocol import Channel
 from .demand import DemandEstimate
-from .held_folds import Fold
+from .pinned_folds import Fold
 from .schedule import Probe, Schedule
 
 
@@ -28,15 +28,15 @@ def _probe_why(
     """Which probe was kept and why, in a phrase; empty where the schedule has one candidate and
     no start was chosen. `single`: whether the first probe was tried from a map only one syllable
     search start found; `starts_of`: each tried probe's search starts."""
-    holds = any(t.held for t in tried)
+    pins = any(t.pinned for t in tried)
     if len(schedule.probes) == 1 and len(tried) == 1:
         return ""
 
     def started(t: _Tried[Any]) -> str:
         if single:
             return " from the map one start found" if t.from_single else " from a random start"
-        if holds:
-            return " held to the syllable map" if t.held else " free to leave the syllable map"
+        if pins:
+            return " pinned to the syllable map" if t.pinned else " free to leave the syllable map"
         return ""
 
     chosen = tried[kept]
@@ -67,15 +67,15 @@ def _probe_why(
 @dataclass(frozen=True)
 class _Tried(Generic[E]):
     """A probe candidate as trained: its estimate and channel, and where it started: from the map
-    only one syllable search start found (`from_single`), held to the syllable map (`held`). A held
-    and a free candidate are also trained on more splits (held_folds.py, `folds`: their wins
+    only one syllable search start found (`from_single`), pinned to the syllable map (`pinned`). A pinned
+    and a free candidate are also trained on more splits (pinned_folds.py, `folds`: their wins
     there are `fold_wins`), and whether the other won over every split (`ruled_out`: never kept)."""
 
     probe: Probe
     estimate: E
     channel: Channel
     from_single: bool = False
-    held: bool = False
+    pinned: bool = False
     folds: tuple[Fold, ...] = ()
     ruled_out: bool = False
 

@@ -20,7 +20,7 @@ MAX_HELD_OUT = 1000  # held-out lost words the demand is estimated on (bounds it
 
 def split_order(n_lost: int, seed: int, train_share: float) -> tuple[np.ndarray, int]:
     """The seeded permutation of the lost words that `probe_split` cuts, and where: its first `cut`
-    train, the rest are held out (held_folds.py holds out other slices of the same permutation)."""
+    train, the rest are held out (pinned_folds.py holds out other slices of the same permutation)."""
     order = np.random.default_rng(seed).permutation(n_lost)
     return order, min(max(int(n_lost * train_share), 1), max(n_lost - 1, 1))
 
@@ -62,7 +62,7 @@ def split_words(
     problem: Problem, train_rows: np.ndarray, held: np.ndarray, decoys: list[Word], split: int = 0
 ) -> ProbeWords:
     """A split's words (`train_rows` and `held` rows of the lost words) with `decoys` and null words
-    drawn from its training words. `split`: 0 the probe's, k another's (held_folds.py)."""
+    drawn from its training words. `split`: 0 the probe's, k another's (pinned_folds.py)."""
     cfg, corpus = problem.cfg, problem.corpus
     lost = corpus.lost_words
     train_words, held_words = [lost[i] for i in train_rows], [lost[i] for i in held]

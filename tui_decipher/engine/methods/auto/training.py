@@ -23,18 +23,18 @@ from ...run.demand import Demand
 from ...run.events import ChannelStep, Decided
 from ...run.problem import Problem, RunCancelled
 from ...run.seeds import derive
-from .held_map import map_values
+from .map_pins import map_values
 from .schedule import Schedule
 
 
-def _seeded(problem: Problem, found: SyllableMap | None, seed: int, hold: bool = False) -> Channel | None:
+def _seeded(problem: Problem, found: SyllableMap | None, seed: int, pin: bool = False) -> Channel | None:
     """A fresh channel started from the syllable search's map (None where there is no map: the
-    trainer then makes its own random start); with `hold`, held to the map's values as to a
+    trainer then makes its own random start); with `pin`, pinned to the map's values as to a
     scholar's (`map_values`; the scholar's own, where given, take their signs' place)."""
     if found is None:
         return None
     cfg = problem.cfg
-    signs = dataclasses.replace(problem, held=map_values(found)).pinned_signs if hold else problem.pinned_signs
+    signs = dataclasses.replace(problem, map_pins=map_values(found)).pinned_signs if pin else problem.pinned_signs
     channel = new_channel(cfg.channel_kind, problem.lost_charset, problem.known_charset,
                           torch.Generator().manual_seed(seed), cfg.channel_init_scale, cfg.channel_copy_bias,
                           signs, problem.device, cfg.channel_gaps)  # fmt: skip

@@ -1,5 +1,5 @@
 """A syllable map two search starts agreed on under a scholar's values: auto's first probe is trained
-held to it as well as free to leave it, held-out words choose, and a held probe holds the fit and
+pinned to it as well as free to leave it, held-out words choose, and a pinned probe pins the fit and
 every refinement."""
 
 from __future__ import annotations
@@ -71,37 +71,37 @@ def _agreed_under_values(tmp_path, monkeypatch):
     return written, cfg, taken
 
 
-@pytest.mark.parametrize("held_kept", [True, False])
-def test_the_first_probe_is_tried_held_to_an_agreed_map_and_free_and_a_held_one_holds_the_fit_and_refinements(
-    tmp_path, single_thread, monkeypatch, held_kept
+@pytest.mark.parametrize("pinned_kept", [True, False])
+def test_the_first_probe_is_tried_pinned_to_an_agreed_map_and_free_and_a_pinned_one_pins_the_fit_and_refinements(
+    tmp_path, single_thread, monkeypatch, pinned_kept
 ) -> None:
     written, cfg, taken = _agreed_under_values(tmp_path, monkeypatch)
     corpus = read_cog(written.path)
     # Which candidate's held-out words won is forced here (`kept_probe`'s own rule has its test): the
     # held probe is the first candidate, the free one the second.
-    monkeypatch.setattr(auto_probe, "kept_probe", lambda wins: 0 if held_kept else 1)
+    monkeypatch.setattr(auto_probe, "kept_probe", lambda wins: 0 if pinned_kept else 1)
     result = run_decipherment(corpus, cfg, checkpoint=tmp_path / CHECKPOINT_NAME)
     d = result.decisions
     assert d["syllables"]["used"]
     lexicon = [p for p in d["probes"] if p["objective"] == "lexicon"]
     assert [p["held_to_map"] for p in lexicon] == [True, False]
-    assert [p["kept"] for p in lexicon] == [held_kept, not held_kept]
-    kept_phrase = "held to the syllable map" if held_kept else "free to leave the syllable map"
-    other_phrase = "free to leave the syllable map" if held_kept else "held to the syllable map"
+    assert [p["kept"] for p in lexicon] == [pinned_kept, not pinned_kept]
+    kept_phrase = "pinned to the syllable map" if pinned_kept else "free to leave the syllable map"
+    other_phrase = "free to leave the syllable map" if pinned_kept else "pinned to the syllable map"
     assert f"probe: lexicon objective {kept_phrase} (its held-out words beat decoys" in d["line"]
     assert f"the lexicon probe {other_phrase}'s" in d["line"]
     # D is read on the held-out words of all three splits the kept candidate trained on (pooled_demand.py).
     assert d["demand"]["n_lost"] == 3 * lexicon[0]["held_out"] and ", over 3 splits" in d["demand"]["why"]
     checkpoint = load_checkpoint(tmp_path)
     values = map_values(taken[0])
-    if not held_kept:
+    if not pinned_kept:
         assert "held_map" not in checkpoint.state
         return
     # The run's checkpoint keeps the map's values; a refinement's problem reads them back and its
     # channel is held to them (each held sign's other readings start below its value).
     assert SignValues.from_state(checkpoint.state["held_map"]).by_symbol() == values.by_symbol()
     problem = _refined_problem(corpus, checkpoint, ReviewConstraints(), lambda e: None, threading.Event(), None)
-    assert problem.held is not None and problem.held.by_symbol() == values.by_symbol()
+    assert problem.map_pins is not None and problem.map_pins.by_symbol() == values.by_symbol()
     channel = load_channel(problem, checkpoint.state["channel"])
     held_ids = {problem.lost_charset.index[v.lost] for v in values.values}
     assert channel.pinned_one is not None
@@ -159,7 +159,7 @@ def test_a_refit_that_keeps_the_runs_d_keeps_its_range_and_its_pairs_past_d(tmp_
     assert line.endswith(f"kept from the run; D 60 -> {judged.demand}: pairs accepted past D")
 
 
-def test_without_a_scholars_values_the_first_probe_is_not_tried_held(tmp_path, single_thread, monkeypatch) -> None:
+def test_without_a_scholars_values_the_first_probe_is_not_tried_pinned(tmp_path, single_thread, monkeypatch) -> None:
     taken: list[SyllableMap] = []
     monkeypatch.setattr(syllable_search, "search_starts", _agreed_maps(syllable_search.search_starts, taken))
     monkeypatch.setattr(syllable_search, "planted_gain", lambda *args, **kwargs: 10.0)
@@ -167,16 +167,16 @@ def test_without_a_scholars_values_the_first_probe_is_not_tried_held(tmp_path, s
     cfg = DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60)
     d = run_decipherment(read_cog(path), cfg, checkpoint=tmp_path / CHECKPOINT_NAME).decisions
     assert d["syllables"]["used"] and all("held_to_map" not in p for p in d["probes"])
-    assert "held to the syllable map" not in d["line"] and "held_map" not in load_checkpoint(tmp_path).state
+    assert "pinned to the syllable map" not in d["line"] and "held_map" not in load_checkpoint(tmp_path).state
 
 
 def test_the_other_splits_hold_out_disjoint_parts_of_the_words_the_probes_own_split_trains_on() -> None:
-    from tui_decipher.engine.methods.auto.held_folds import HOLD_FOLDS, fold_rows
+    from tui_decipher.engine.methods.auto.pinned_folds import COMPARED_FOLDS, fold_rows
     from tui_decipher.engine.methods.auto.probe_words import probe_split
 
     _, held = probe_split(200, 7, 0.8)
     folds = fold_rows(200, 7, 0.8)
-    assert len(folds) == HOLD_FOLDS - 1
+    assert len(folds) == COMPARED_FOLDS - 1
     seen = set(held.tolist())
     for fold_train, fold_held in folds:
         assert len(fold_held) == len(held) and len(fold_train) == 200 - len(held)
@@ -189,7 +189,7 @@ def test_the_other_splits_hold_out_disjoint_parts_of_the_words_the_probes_own_sp
 
 
 @pytest.mark.parametrize("free_wins_more", [True, False])
-def test_held_and_free_are_kept_by_their_wins_over_every_split(
+def test_pinned_and_free_are_kept_by_their_wins_over_every_split(
     tmp_path, single_thread, monkeypatch, free_wins_more
 ) -> None:
     written, cfg, _ = _agreed_under_values(tmp_path, monkeypatch)
@@ -201,9 +201,9 @@ def test_held_and_free_are_kept_by_their_wins_over_every_split(
     monkeypatch.setattr(auto_probe, "doubted", lambda probe, estimate: False)
     monkeypatch.setattr(
         auto_probe, "fold_probes",
-        lambda problem, probe, found, held, *args: [
+        lambda problem, probe, found, pinned, *args: [
             dataclasses.replace(fold, wins=wins)
-            for fold, wins in zip(real_folds(problem, probe, found, held, *args), other[held], strict=True)
+            for fold, wins in zip(real_folds(problem, probe, found, pinned, *args), other[pinned], strict=True)
         ],
     )  # fmt: skip
     events: list[object] = []
@@ -214,5 +214,25 @@ def test_held_and_free_are_kept_by_their_wins_over_every_split(
     labels = {e.label for e in events if isinstance(e, ChannelStep)}
     assert {"lexicon", "probe split 2 lexicon", "probe split 3 lexicon"} <= labels
     assert [p["kept"] for p in lexicon] == ([False, True] if free_wins_more else [True, False])
-    won = "free to leave the syllable map" if free_wins_more else "held to the syllable map"
+    won = "free to leave the syllable map" if free_wins_more else "pinned to the syllable map"
     assert f"over 3 splits of the lost words the probe {won}'s held-out words beat decoys" in d["line"]
+
+
+def test_a_probe_stage_stored_before_the_rename_reads_its_map_pins() -> None:
+    """A partial checkpoint written before `_Probed.held` became `map_pins` stores the kept probe's
+    map values under `held`: read back, they are its map pins, so a resumed run stays pinned."""
+    from tui_decipher.engine.methods.auto import STAGE_CLASSES
+    from tui_decipher.engine.run.state_data import from_data, to_data
+
+    values = SignValues((SignValue("x", ("k", "a")), SignValue("y", ("t", "a"))), "the syllable map")
+    probed = auto_probe._Probed(None, None, [], "why", 7, [], [], values)  # type: ignore[arg-type]
+    data = to_data({"probe": probed}, STAGE_CLASSES)
+    stored = data["probe"]["attributes"]
+    stored["held"] = stored.pop("map_pins")  # as the code before the rename wrote it
+    read = from_data(data, STAGE_CLASSES)["probe"]
+    assert read.map_pins is not None and read.map_pins.by_symbol() == values.by_symbol()
+    assert "held" not in vars(read) and read.steps == 7
+    # One stored before map pins existed at all reads as free.
+    del stored["held"]
+    assert from_data(data, STAGE_CLASSES)["probe"].map_pins is None
+    assert from_data(to_data({"probe": probed}, STAGE_CLASSES), STAGE_CLASSES)["probe"].map_pins == values

@@ -37,7 +37,7 @@ def pytest_configure(config) -> None:
     own_temp = Path(tempfile.mkdtemp(prefix=f"tui-decipher-tests-{worker}-"))
     os.environ["TMPDIR"] = str(own_temp)
     tempfile.tempdir = None  # read TMPDIR again
-    from tui_decipher.app import cores
+    from tui_decipher.session import cores
 
     cores.REGISTRY = own_temp / cores.REGISTRY.name
 

@@ -41,8 +41,9 @@ def tree_paths(lines: list[str]) -> tuple[set[Path], set[str]]:
 def test_the_map_s_checks_find_a_missing_module_and_an_unnamed_package() -> None:
     # The checks must be able to fail: a named module that does not exist is found, and a folder's
     # entries resolve under it by their indentation.
-    paths, mentioned = tree_paths(["tui_decipher/", "  app/", "    nowhere.py        gone", "  store/"])
-    assert ROOT / "tui_decipher" / "app" / "nowhere.py" in paths and not (ROOT / "tui_decipher/app/nowhere.py").exists()
+    paths, mentioned = tree_paths(["tui_decipher/", "  session/", "    nowhere.py        gone", "  store/"])
+    planted = ROOT / "tui_decipher" / "session" / "nowhere.py"
+    assert planted in paths and not planted.exists()
     assert ROOT / "tui_decipher" / "store" in paths and mentioned == {"nowhere.py"}
 
 

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tui_decipher.app.session import RunSession
 from tui_decipher.cli import app
 from tui_decipher.engine.corpora.corpus import MAX_LINE_CHARS, CorpusError, read_cog
 from tui_decipher.engine.corpora.registry import CorpusSpec, load_corpus
 from tui_decipher.engine.methods import DEMAND_SLACK, check_demand
 from tui_decipher.engine.run.config import ConfigSources, DecipherConfig
+from tui_decipher.session.run_session import RunSession
 from tui_decipher.store import Store, default_path
 
 runner = CliRunner()

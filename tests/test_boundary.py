@@ -1,4 +1,4 @@
-"""The boundary review (app/boundary.py, `decipher review boundary`): unjudged pairs drawn evenly
+"""The boundary review (session/boundary.py, `decipher review boundary`): unjudged pairs drawn evenly
 across the ranks the evidence allows D to be, written as a review file that import reads back."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from tui_decipher.app.boundary import boundary_pairs, demand_range
 from tui_decipher.cli import app
+from tui_decipher.session.boundary import boundary_pairs, demand_range
 from tui_decipher.store import ACCEPTED, OPEN, REJECTED, ProposalRow, Store, default_path
 
 runner = CliRunner()

@@ -252,8 +252,8 @@ def test_no_engine_module_imports_a_ui_library():
     assert int(count) >= 20 and loaded.strip() == "[]"
 
 
-@pytest.mark.parametrize("module", ["tui_decipher.engine.methods", "tui_decipher.app.session", "tui_decipher.cli",
-                                    "tui_decipher.store"])  # fmt: skip
+@pytest.mark.parametrize("module", ["tui_decipher.engine.methods", "tui_decipher.session.run_session",
+                                    "tui_decipher.cli", "tui_decipher.store"])  # fmt: skip
 def test_engine_and_cli_never_import_textual(module):
     code = f"import sys, {module}; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -340,7 +340,7 @@ def test_profile_prints_where_the_time_went_by_phase(tmp_path):
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     phases = summary["phase_seconds"]
     assert {"train", "flow", "align"} <= set(phases)
-    from tui_decipher.app.run_views import time_profile
+    from tui_decipher.session.run_views import time_profile
 
     rows = time_profile(phases, summary["seconds"])
     assert [r[0] for r in rows[:-1]] == sorted(phases, key=lambda p: -phases[p]) and rows[-1][0] == "other"
@@ -353,9 +353,9 @@ def test_profile_prints_where_the_time_went_by_phase(tmp_path):
 def test_the_peak_memory_goes_to_the_innermost_phase_that_raised_it() -> None:
     from collections import defaultdict
 
-    from tui_decipher.app.run_views import peak_line
     from tui_decipher.engine.run.memory import PeakMemory
     from tui_decipher.engine.run.problem import Timer
+    from tui_decipher.session.run_views import peak_line
 
     readings = iter([100, 100, 300, 300, 300, 500, 500, 500])
     peak = PeakMemory(read=lambda: next(readings))  # reads 100 at the start

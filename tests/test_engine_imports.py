@@ -122,7 +122,7 @@ def test_no_engine_folder_imports_one_above_it() -> None:
 
 # What the front ends may take from the engine directly: its public types and constants (events,
 # settings and presets, the errors, a word's text, a reading's alignment, a run's result). Anything
-# that does engine work (loading corpora, the methods, devices, generators) they reach through app/.
+# that does engine work (loading corpora, the methods, devices, generators) they reach through session/.
 PUBLIC = {
     "tui_decipher.engine.run.events", "tui_decipher.engine.run.config", "tui_decipher.engine.run.presets",
     "tui_decipher.engine.run.method_summaries", "tui_decipher.engine.run.checkpoint",
@@ -131,7 +131,7 @@ PUBLIC = {
 }  # fmt: skip
 
 
-def test_the_front_ends_reach_the_engine_through_app_but_for_its_public_types() -> None:
+def test_the_front_ends_reach_the_engine_through_session_but_for_its_public_types() -> None:
     graph = import_graph(PACKAGE)
     assert set(graph) >= PUBLIC  # each public module exists: a rename is not a silent pass
     fronts = [m for m in graph if m.startswith(("tui_decipher.tui", "tui_decipher.cli"))]

@@ -1,10 +1,10 @@
-"""The key as a worksheet (app/key_views.py): which proposals read each sign how, and a syllabary's
+"""The key as a worksheet (session/key_views.py): which proposals read each sign how, and a syllabary's
 key as a grid of consonants and vowels."""
 
 from __future__ import annotations
 
-from tui_decipher.app.key_views import NO_VOWEL, NONE, sign_uses, syllable_grid
 from tui_decipher.engine.channels.alignment import Segment
+from tui_decipher.session.key_views import NO_VOWEL, NONE, sign_uses, syllable_grid
 from tui_decipher.store import ProposalRow
 
 

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tui_decipher.app.review_io import RunVocabulary, read_judgments
 from tui_decipher.engine.constraints.sign_values import read_sign_values
 from tui_decipher.engine.corpora.corpus import Corpus, CorpusError, read_cog
 from tui_decipher.engine.corpora.formats import read_corpus_file
 from tui_decipher.engine.run.config import ConfigError, build_config
+from tui_decipher.session.review_io import RunVocabulary, read_judgments
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip

@@ -228,8 +228,8 @@ def test_a_cancelled_refinement_leaves_the_run_finished(data_dir, single_thread)
     is refined again, not offered for --resume; the caller still learns it was cancelled."""
     import threading
 
-    from tui_decipher.app.session import RunSession
     from tui_decipher.engine.run.events import RoundEnd
+    from tui_decipher.session.run_session import RunSession
 
     assert CliRunner().invoke(cli_app, ["run", "--quiet", *TINY_FLAGS]).exit_code == 0
     db = default_path(data_dir)

@@ -16,7 +16,6 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from tui_decipher.app.run_views import run_fields
 from tui_decipher.bench.reviewer_simulation import accuracy_on
 from tui_decipher.cli import app as cli_app
 from tui_decipher.engine.channels.transport import transport_plan
@@ -28,6 +27,7 @@ from tui_decipher.engine.methods import describe_refinement, refine_decipherment
 from tui_decipher.engine.methods.base import Proposal
 from tui_decipher.engine.run.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from tui_decipher.engine.run.config import DecipherConfig, preset
+from tui_decipher.session.run_views import run_fields
 from tui_decipher.store import ACCEPTED, REJECTED, Store, default_path
 
 CHANNEL = dict(method="channel", channel_steps=300, channel_objective="transport", channel_kind="pieces")

@@ -12,10 +12,10 @@ import pytest
 from tui_support import seed_store
 from typer.testing import CliRunner
 
-from tui_decipher.app.review_io import RunVocabulary
 from tui_decipher.cli import app
 from tui_decipher.engine.constraints.review import ReviewConstraints
 from tui_decipher.engine.corpora.corpus import Corpus
+from tui_decipher.session.review_io import RunVocabulary
 from tui_decipher.store import ACCEPTED, OPEN, REJECTED, UNSURE, Store, default_path
 
 runner = CliRunner()

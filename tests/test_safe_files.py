@@ -201,7 +201,7 @@ def test_a_planted_checkpoint_in_a_stored_run_runs_nothing_on_any_command(data, 
 def test_the_pinned_values_check_of_the_refine_dialog_reads_a_planted_checkpoint_as_none(data, marker):
     """The TUI's Refine dialog asks whether pins would fit the run again (`pins_refit`): a planted
     checkpoint there is an unreadable one, holding no values."""
-    from tui_decipher.app.session import pins_refit
+    from tui_decipher.session.run_session import pins_refit
 
     (data / "r1" / CHECKPOINT_NAME).write_bytes(_planted("whole", _System(marker), data / "r1"))
     decisions = {"syllables": {"found": True}}

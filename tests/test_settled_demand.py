@@ -1,4 +1,4 @@
-"""D settled by the decipherer's judgments (app/settled_demand.py): estimated from the judged pairs of
+"""D settled by the decipherer's judgments (session/settled_demand.py): estimated from the judged pairs of
 a run's ranking and its own evidence, and the proposals recut there, in the store and the run folder,
 without training; `decipher review import` settles it unless --keep-d."""
 
@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tui_decipher.app.results import write_run_files
-from tui_decipher.app.settled_demand import settle_demand, settle_run
 from tui_decipher.bench.experiments import row_from_run
 from tui_decipher.bench.report.markdown import boundary_lines
 from tui_decipher.bench.reviewer_simulation import boundary_figures
@@ -21,6 +19,8 @@ from tui_decipher.engine.corpora.corpus import Corpus, read_cog
 from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
 from tui_decipher.engine.methods import DecipherResult, Proposal
 from tui_decipher.engine.run.config import ConfigSources, DecipherConfig
+from tui_decipher.session.results import write_run_files
+from tui_decipher.session.settled_demand import settle_demand, settle_run
 from tui_decipher.store import ACCEPTED, FINISHED, OPEN, REJECTED, UNSURE, RunRecorder, Store, StoreError, default_path
 
 runner = CliRunner()

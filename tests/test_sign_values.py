@@ -374,7 +374,7 @@ def test_an_auto_run_whose_search_found_no_map_is_fitted_again_under_pinned_valu
     saved = load_checkpoint(tmp_path)
     assert saved.refined == 1 and len(saved.state["sign_values"]) == 10 and not saved.state.get("partial")
     # What the refine dialog says it will do: pins the run already holds train on; a new one refits.
-    from tui_decipher.app.session import pins_refit
+    from tui_decipher.session.run_session import pins_refit
 
     pins = [(v.lost, "".join(v.known)) for v in pinned.values]
     assert not pins_refit(tmp_path, refined.decisions, pins) and not pins_refit(tmp_path, refined.decisions, pins[:3])

@@ -914,7 +914,7 @@ def test_a_version_3_database_written_by_the_old_code_takes_unsure_decisions(tmp
 
 
 def test_the_review_line_counts_decisions_on_pairs_no_longer_proposed() -> None:
-    from tui_decipher.app.run_views import review_summary
+    from tui_decipher.session.run_views import review_summary
 
     counts = {ACCEPTED: 5, REJECTED: 0, UNSURE: 0, OPEN: 195}
     assert review_summary(counts, 12) == "5 accepted, 0 rejected, 0 unsure, 195 open (+7 judged, not proposed now)"
@@ -968,7 +968,7 @@ def test_channel_steps_are_kept_in_order_in_batches_and_a_refinement_follows_its
 
 
 def test_the_loss_plot_draws_epochs_or_the_latest_channel_objective() -> None:
-    from tui_decipher.app.run_views import loss_curve
+    from tui_decipher.session.run_views import loss_curve
 
     steps = [("syllables", 9.0), ("lexicon", 5.0), ("lexicon", 4.0), ("transport", 3.0), ("transport", 2.0)]
     assert loss_curve([], steps) == ("transport loss", [3.0, 2.0])

@@ -49,7 +49,7 @@ def test_a_worker_thread_computes_with_the_count_it_set(restore_threads):
     assert seen == [other]
 
 
-# --- runs side by side share the cores (app/cores.py) ----------------------------------------------
+# --- runs side by side share the cores (session/cores.py) ----------------------------------------------
 
 
 def test_a_run_takes_the_cores_other_live_runs_leave_free(tmp_path, monkeypatch):
@@ -57,7 +57,7 @@ def test_a_run_takes_the_cores_other_live_runs_leave_free(tmp_path, monkeypatch)
     import subprocess
     import sys
 
-    from tui_decipher.app import cores
+    from tui_decipher.session import cores
 
     monkeypatch.setattr(cores, "usable_cores", lambda: 4)
     registry = tmp_path / "registry"
@@ -92,8 +92,8 @@ def test_a_cli_run_beside_another_says_how_many_threads_it_takes(tmp_path, monke
 
     from typer.testing import CliRunner
 
-    from tui_decipher.app import cores
     from tui_decipher.cli import app
+    from tui_decipher.session import cores
 
     registry = tmp_path / "registry"
     registry.mkdir()

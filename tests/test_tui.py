@@ -13,7 +13,6 @@ from textual.widgets import DataTable, Input, ProgressBar, RadioButton, RichLog,
 from tui_support import SYLLABLE_READINGS, seed_store, store_readings
 from typer.testing import CliRunner
 
-from tui_decipher.app.wording import event_line
 from tui_decipher.cli import app as cli_app
 from tui_decipher.engine.constraints.review import REFINE_ROUNDS
 from tui_decipher.engine.corpora.generators import GeneratorSpec, write_generated
@@ -23,6 +22,7 @@ from tui_decipher.engine.run.config import build_config
 from tui_decipher.engine.run.device import screen_threads
 from tui_decipher.engine.run.events import ChannelStep, RunFinished, RunStarted
 from tui_decipher.exports.base import ReviewedRun
+from tui_decipher.session.wording import event_line
 from tui_decipher.store import ACCEPTED, OPEN, REJECTED, UNSURE, Store, default_path
 from tui_decipher.tui.app import DecipherApp, Refinement, proposal_map
 from tui_decipher.tui.live import LiveRun
@@ -451,7 +451,7 @@ async def test_the_refine_dialog_counts_pins_the_run_already_holds_as_no_refit(d
     import json
     import types
 
-    from tui_decipher.app import session
+    from tui_decipher.session import run_session
 
     run_id = seed_store(data_dir, tmp_path)
     folder = tmp_path / "run"
@@ -463,8 +463,8 @@ async def test_the_refine_dialog_counts_pins_the_run_already_holds_as_no_refit(d
         store.conn.execute("UPDATE runs SET decisions_json = ? WHERE id = ?", (json.dumps(decisions), run_id))
         sign = next(iter(store.char_map(run_id)))
         store.set_pins(run_id, sign, ["ka"])
-    held = types.SimpleNamespace(state={"sign_values": [[sign, ["k", "a"], 1]]})
-    monkeypatch.setattr(session, "load_checkpoint", lambda path: held)
+    run_signs = types.SimpleNamespace(state={"sign_values": [[sign, ["k", "a"], 1]]})
+    monkeypatch.setattr(run_session, "load_checkpoint", lambda path: run_signs)
     app = DecipherApp(data_dir)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("3", "R")

@@ -1,6 +1,6 @@
 """The boundary review answered from gold, on finished run folders (docs/settled-demand.md): the
 pairs `decipher review boundary` asks for (10, then 20), judged from the gold column the files
-carry, D settled from them (app/settled_demand.py) and F1 scored at each D: the bench's
+carry, D settled from them (session/settled_demand.py) and F1 scored at each D: the bench's
 `answer_boundary`, for runs made with `decipher run --out DIR`. Gold is read only to play the
 scholar and to score. Run from the repository root:
 
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tui_decipher.app.boundary import demand_range
 from tui_decipher.bench.reviewer_simulation import answer_boundary
+from tui_decipher.session.boundary import demand_range
 
 
 def _gold(path: Path) -> list[bool]:

@@ -22,8 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from ..app.boundary import boundary_pairs, demand_range
-from ..app.settled_demand import SettledDemand, settle_demand
 from ..engine.constraints.review import ACCEPTED, REJECTED, ReviewConstraints
 from ..engine.corpora.corpus import Corpus
 from ..engine.evaluation import metrics
@@ -31,6 +29,8 @@ from ..engine.methods import DecipherResult, refine_decipherment, run_decipherme
 from ..engine.run.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from ..engine.run.config import DecipherConfig
 from ..engine.run.events import EventCallback, ignore
+from ..session.boundary import boundary_pairs, demand_range
+from ..session.settled_demand import SettledDemand, settle_demand
 from ..store import OPEN, ProposalRow
 
 
@@ -341,8 +341,8 @@ def answer_boundary(
     gold: Sequence[bool | None], demand: int, decisions: dict[str, Any], n: int
 ) -> SettledDemand:  # fmt: skip
     """The boundary review of a ranking (each pair's gold flag, best first) answered from gold: the
-    `n` pairs `boundary_pairs` asks for over the range `decisions` allow (app/boundary.py),
-    accepted where gold and rejected otherwise, and D settled from them (app/settled_demand.py)
+    `n` pairs `boundary_pairs` asks for over the range `decisions` allow (session/boundary.py),
+    accepted where gold and rejected otherwise, and D settled from them (session/settled_demand.py)
     starting from the run's `demand`."""
     low, high = demand_range(decisions, len(gold))
     rows = [ProposalRow(k + 1, k, k, "", "", 0.0, 0.0, g) for k, g in enumerate(gold)]

@@ -21,7 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
-from ..app.results import data_dir, write_atomic
+from ..session.results import data_dir, write_atomic
 from .core import BASE_SEED, BASELINE, DECIPHER, BenchError, JobReporter, peak_rss_mb
 from .engine_api import CorpusError
 from .jobs import (

@@ -15,11 +15,11 @@ from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperCommand, TyperOption
 
-from ..app.results import data_dir
-from ..app.run_views import percent
 from ..engine.run.events import (
     steps_before_round,
 )
+from ..session.results import data_dir
+from ..session.run_views import percent
 from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, progress_bars
 
 if TYPE_CHECKING:  # the bench is imported by `decipher bench` alone, when it runs

@@ -10,7 +10,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..app.corpus_tools import (
+from ..engine.corpora.corpus import CorpusError, preview_lines, word_text
+from ..engine.run.config import ConfigError
+from ..session.corpus_tools import (
     BASE_KINDS,
     DEFAULT_SCRIPT,
     KIND_HELP,
@@ -31,8 +33,6 @@ from ..app.corpus_tools import (
     write_demo_corpus,
     write_generated,
 )
-from ..engine.corpora.corpus import CorpusError, preview_lines, word_text
-from ..engine.run.config import ConfigError
 from .app import fail
 
 corpus_app = typer.Typer(help="List, inspect and generate corpora.", no_args_is_help=True)

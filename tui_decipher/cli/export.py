@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..app.results import data_dir
 from ..exports import EXPORTS, ExportError, ReviewedRun, default_export_path, holds_no_pair, render_export, write_export
+from ..session.results import data_dir
 from ..store import Store, StoreError, default_path
 from .app import DATA_DIR_HELP, fail
 from .run_store import RUN_HELP

@@ -1,5 +1,5 @@
 """How `decipher run` shows a run's events: Rich progress bars on a terminal, a plain line every
-LOG_EVERY seconds off one, and a line per EM round (the words are app/wording.py's)."""
+LOG_EVERY seconds off one, and a line per EM round (the words are session/wording.py's)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 from rich.console import Console
 
-from ..app.run_views import percent
-from ..app.wording import event_line
 from ..engine.run.events import ChannelStep, EpochEnd, RoundEnd, RunFinished, RunStarted
+from ..session.run_views import percent
+from ..session.wording import event_line
 from .app import progress_bars
 
 LOG_EVERY = 10.0  # seconds between plain progress lines when the output is not a terminal

@@ -15,9 +15,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..app.boundary import BOUNDARY_PAIRS, boundary_pairs, demand_range
-from ..app.results import write_atomic
-from ..app.review_io import (
+from ..engine.corpora.corpus import CorpusError
+from ..session.boundary import BOUNDARY_PAIRS, boundary_pairs, demand_range
+from ..session.results import write_atomic
+from ..session.review_io import (
     is_sign_values_file,
     judgments_summary,
     read_judgments,
@@ -26,8 +27,7 @@ from ..app.review_io import (
     run_vocabulary,
     write_judgments,
 )
-from ..app.settled_demand import settle_run
-from ..engine.corpora.corpus import CorpusError
+from ..session.settled_demand import settle_run
 from ..store import FINISHED, StoreError
 from .app import fail
 from .run_store import DataDir, RunArg, open_store

@@ -15,18 +15,18 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..app.results import data_dir
-from ..app.run_views import method_line, peak_line, percent, refinement_line, time_profile
 from ..engine.constraints.judgments import REFINE_ROUNDS
 from ..engine.run.config import PRESETS, ConfigError, build_config
 from ..engine.run.method_summaries import SUMMARIES
+from ..session.results import data_dir
+from ..session.run_views import method_line, peak_line, percent, refinement_line, time_profile
 from ..store import StoreError, default_path
 from .app import DATA_DIR_HELP, EXIT_CANCELLED, fail, parse_sets
 from .reporter import RichReporter
 
 if TYPE_CHECKING:  # annotations only: `decipher --help` never imports the engine's methods (and torch)
-    from ..app.session import RunSession
     from ..engine.methods.base import DecipherResult
+    from ..session.run_session import RunSession
 
 
 def _threads(result: DecipherResult) -> str:
@@ -250,7 +250,7 @@ def _continued_session(
 ) -> RunSession:
     """The session of `--resume RUN` or `--refine RUN [--out DIR] [--known-signs FILE]`, whose settings
     come from the checkpoint."""
-    from ..app.session import RunSession
+    from ..session.run_session import RunSession
 
     if resume is not None and refine is not None:
         raise ConfigError("--resume and --refine cannot be combined: resume a stopped run first")
@@ -278,7 +278,7 @@ def _new_session(
     """The session of a new run: the preset if one is named (none: `method = "auto"` decides from
     the word lists), then the TOML file, then --set and the flags. A registry corpus gives its files
     and language codes only, never settings."""
-    from ..app.session import RunSession
+    from ..session.run_session import RunSession
 
     overrides = parse_sets(sets)
     overrides.update({k: v for k, v in flags.items() if v is not None})

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ..app.results import data_dir
+from ..session.results import data_dir
 from ..store import Store, StoreError, default_path
 from .app import DATA_DIR_HELP, fail
 

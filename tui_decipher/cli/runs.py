@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..app.run_views import RUN_COLUMNS, run_cells, run_fields
+from ..session.run_views import RUN_COLUMNS, run_cells, run_fields
 from ..store import RUNNING, StoreError
 from .app import fail
 from .run_store import DataDir, RunArg, open_store

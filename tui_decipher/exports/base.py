@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..app.results import write_atomic
 from ..engine.constraints.judgments import ACCEPTED
 from ..engine.corpora.corpus import Language
+from ..session.results import write_atomic
 from ..store import OPEN, ProposalRow, RunRow, Store
 
 

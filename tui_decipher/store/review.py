@@ -117,7 +117,7 @@ class ReviewTables(Connection):
 
     def ranking(self, run_id: int) -> list[RankedPair]:
         """The run's proposals then its pairs past D, by rank, as few columns as settling D reads
-        (app/settled_demand.py): on the full Ugaritic list the whole rows take most of a second."""
+        (session/settled_demand.py): on the full Ugaritic list the whole rows take most of a second."""
         rows = self.conn.execute(
             """SELECT p.rank, p.lost_index, p.score, p.gold, d.status, p.beyond FROM (
                    SELECT run_id, rank, lost_index, known_index, score, gold, 0 AS beyond FROM proposals
@@ -132,7 +132,7 @@ class ReviewTables(Connection):
                 for r in rows]  # fmt: skip
 
     def recut(self, run_id: int, demand: int, decisions: dict[str, Any]) -> None:
-        """Move a run's cut between its proposals and its pairs past D to `demand` (app/settled_demand.py):
+        """Move a run's cut between its proposals and its pairs past D to `demand` (session/settled_demand.py):
         the pairs ranked 1..demand become its proposals, the rest pairs past D, each keeping its
         rank and decision; its D and `decisions` (auto's, with the settled D) recorded, in one
         transaction. Nothing is trained or scored again: the ranking is the one the run stored."""

@@ -18,12 +18,12 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ..app.cores import use_screen_threads
-from ..app.results import data_dir
-from ..app.session import RunSession
 from ..engine.constraints.judgments import REFINE_ROUNDS
 from ..engine.run.checkpoint import CheckpointError
 from ..engine.run.config import ConfigSources, DecipherConfig
+from ..session.cores import use_screen_threads
+from ..session.results import data_dir
+from ..session.run_session import RunSession
 from ..store import ProposalRow, Store, StoreError, default_path
 from .keymap import KEYMAP_NAME, read_keymap
 from .live import LiveRun

@@ -5,8 +5,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..app.run_views import loss_curve
-from ..app.wording import event_line
 from ..engine.run.events import (
     ChannelStep,
     EpochEnd,
@@ -15,6 +13,8 @@ from ..engine.run.events import (
     RunStarted,
     steps_before_round,
 )
+from ..session.run_views import loss_curve
+from ..session.wording import event_line
 
 
 @dataclass

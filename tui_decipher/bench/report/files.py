@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ...app.results import write_atomic
+from ...session.results import write_atomic
 from ..core import BenchError, BenchSetting
 from ..experiments.experiment import QUICK_CHANGES
 from ..settings import SETTINGS

@@ -82,7 +82,7 @@ def boundary_lines(summary: list[SummaryRow]) -> list[str]:
     return [
         "## D the decipherer settles: a boundary review answered from gold, F1 (%)", "",
         "The pairs `decipher review boundary` asks for (drawn across the ranks the evidence allows D to be), "
-        "judged from gold, settle D (app/settled_demand.py) and the proposals are recut there, no training. "
+        "judged from gold, settle D (session/settled_demand.py) and the proposals are recut there, no training. "
         "F1 at the gold count: the first G pairs of the run's ranking (its proposals, then its pairs past D), "
         "where it is that long.", "",
         *_md_table(header, table), "",

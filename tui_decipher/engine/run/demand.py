@@ -14,7 +14,7 @@ D comes from is its `source`:
 - "judgments": pairs the decipherer accepted past D raise it (a refinement's `judged_demand`).
 
 The decipherer's boundary judgments settle D after a run from its stored ranking
-(app/settled_demand.py), and say so in the run's decisions; a refinement of that run starts from it.
+(session/settled_demand.py), and say so in the run's decisions; a refinement of that run starts from it.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ...app.key_views import NO_VOWEL, SignUses, SyllableGrid, key_source, key_vowels, sign_uses, syllable_grid
 from ...exports.key import confidence
+from ...session.key_views import NO_VOWEL, SignUses, SyllableGrid, key_source, key_vowels, sign_uses, syllable_grid
 from ...store import UNKNOWN_VALUE, ProposalRow
 from ..widgets.mode_bar import ModeBar
 from ..widgets.row_table import RowTable

@@ -20,8 +20,6 @@ from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
-from ...app.cores import screen_threads
-from ...app.corpus_views import available_corpora
 from ...engine.run.config import (
     DEVICES,
     PRESETS,
@@ -36,6 +34,8 @@ from ...engine.run.config import (
     check_field,
 )
 from ...engine.run.method_summaries import SUMMARIES
+from ...session.cores import screen_threads
+from ...session.corpus_views import available_corpora
 from ..widgets.corpus_preview import CorpusPreview, CorpusSummary, summarize_corpus
 
 if TYPE_CHECKING:

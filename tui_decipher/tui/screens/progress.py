@@ -13,8 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, ProgressBar, RichLog, Sparkline, Static
 
-from ...app.run_views import keeps_rounds, loss_curve
 from ...engine.run.events import ChannelStep, EpochEnd, RoundEnd
+from ...session.run_views import keeps_rounds, loss_curve
 from ...store import FINISHED, RoundRow
 from ..widgets.mode_bar import ModeBar
 

@@ -14,10 +14,10 @@ from textual.screen import ModalScreen
 from textual.validation import Integer
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
-from ...app.results import branch_run_dir
-from ...app.run_views import checkpoint_dir
-from ...app.session import pins_refit
 from ...engine.constraints.judgments import REFINE_ROUNDS
+from ...session.results import branch_run_dir
+from ...session.run_session import pins_refit
+from ...session.run_views import checkpoint_dir
 from ...store import ACCEPTED, REJECTED, UNKNOWN_VALUE, RunRow
 from ..widgets.marked import MarkedRadioButton
 

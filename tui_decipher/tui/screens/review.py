@@ -7,9 +7,9 @@ has them, the gold cognates. After a refinement (`R`) the new proposals replace 
 cursor where it was, and a Δ marks those it changed.
 Where a run's D is a range (auto), the pairs past D that the range allows follow the proposals,
 dimmed (the side panel says how far past D: "+1 past D"): judged as any pair, counted apart.
-Each judgment settles D (app/settled_demand.py): where it moves, the cut between the proposals and
+Each judgment settles D (session/settled_demand.py): where it moves, the cut between the proposals and
 the pairs past D moves with it at once, no training, and the counts say "D 43 -> 89 (20 judged)".
-`B` shows the boundary queue (app/boundary.py): the 20 unjudged pairs that say most about where the
+`B` shows the boundary queue (session/boundary.py): the 20 unjudged pairs that say most about where the
 correct pairs end, "12 of 20 judged" as they are answered.
 """
 
@@ -25,9 +25,9 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input
 
-from ...app.boundary import boundary_pairs, demand_range
-from ...app.settled_demand import settle_run
 from ...exports.base import carried
+from ...session.boundary import boundary_pairs, demand_range
+from ...session.settled_demand import settle_run
 from ...store import ACCEPTED, FINISHED, OPEN, REJECTED, UNSURE, ProposalRow
 from ..widgets.mode_bar import ModeBar
 from ..widgets.pair_detail import STATUS_STYLE, PairDetail
@@ -104,7 +104,7 @@ class ReviewScreen(Screen[None]):
         self.changed: set[int] = set()  # ranks whose proposal the run's last refinement changed
         self.refinement: Refinement | None = None  # the run's last refinement that ended in this session (app.refined)
         self.status_filter = "all"
-        # The boundary queue's ranks while it is shown (`B`; app/boundary.py), fixed when asked for, so that
+        # The boundary queue's ranks while it is shown (`B`; session/boundary.py), fixed when asked for, so that
         # a pair judged stays in it (ranks survive a recut); None: every pair shown.
         self.queue: list[int] | None = None
         self.query_one("#filter", Input).display = False
@@ -280,7 +280,7 @@ class ReviewScreen(Screen[None]):
         self._show_detail()
 
     def _settle(self) -> bool:
-        """The judgments settle D (app/settled_demand.py); where the cut moves, the proposals are
+        """The judgments settle D (session/settled_demand.py); where the cut moves, the proposals are
         shown recut there, the cursor on the same pair. Whether it moved."""
         run = self.app.store.run(self.run_id) if self.run_id is not None else None
         if run is None or run.status != FINISHED or not self.rows:

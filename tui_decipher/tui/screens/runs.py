@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ...app.run_views import (
+from ...session.run_views import (
     RUN_COLUMNS,
     checkpoint_dir,
     method_line,

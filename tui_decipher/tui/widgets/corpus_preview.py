@@ -1,4 +1,4 @@
-"""A corpus at a glance: vocabulary sizes, symbol counts and a few word pairs (app/corpus_views.py)."""
+"""A corpus at a glance: vocabulary sizes, symbol counts and a few word pairs (session/corpus_views.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from rich.markup import escape
 from textual.widgets import Static
 
-from ...app.corpus_views import corpus_glance
+from ...session.corpus_views import corpus_glance
 
 
 @dataclass

@@ -8,7 +8,7 @@ from typing import Any
 from rich.markup import escape
 from textual.widgets import Static
 
-from ...app.run_views import unproposed_note
+from ...session.run_views import unproposed_note
 from ...store import ACCEPTED, OPEN, REJECTED, STATUSES, UNSURE, ProposalRow
 
 
@@ -19,7 +19,7 @@ class ReviewCounts(Static):
     def show(self, title: str, rows: Sequence[ProposalRow], judged: int, settled: dict[str, Any] | None,
              change: str, shown: str) -> None:  # fmt: skip
         """`judged`: the run's decisions, on pairs shown or not (a refinement may have dropped some);
-        `settled`: the run's `decisions["settled"]` (app/settled_demand.py); `change`: what the last
+        `settled`: the run's `decisions["settled"]` (session/settled_demand.py); `change`: what the last
         refinement changed (markup, or ""); `shown`: which pairs the list shows (plain text)."""
         counts = dict.fromkeys(STATUSES, 0)
         beyond = beyond_judged = 0

@@ -181,7 +181,7 @@ class RunSession:
             if out is not None:
                 session.sources.preset = stored.preset
         settled = (stored.decisions.get("settled") or {}).get("demand")
-        if settled and "channel" in checkpoint.state:  # the D its judgments settled (app/settled_demand.py)
+        if settled and "channel" in checkpoint.state:  # the D its judgments settled (session/settled_demand.py)
             checkpoint.state["demand_base"] = int(settled)
         session.pinned = pinned_sign_values(pins, corpus, f"run #{run_id}'s pinned signs")
         if known_signs is not None:

@@ -19,8 +19,7 @@ from .lattice import NEG
 PLAN_EVERY = 5  # channel steps between two transport plans (a plan scores every pair, or every listed pair)
 PLAN_ITERS = 50  # Sinkhorn sweeps per plan at most; warm-started from the last plan's potentials
 # ...and fewer once a sweep moves no potential by more than this (nats): every weight of the plan
-# then moves by less than 0.001% a sweep. Warm-started 5 steps on, a plan is there in 10-20 sweeps
-# (Romance, the small Ugaritic file: its rows within 1e-6 of 500 sweeps' after 10).
+# then moves by less than 0.001% a sweep (docs/speed.md, "Plans stop sweeping once settled").
 PLAN_SETTLED = 1e-5
 
 # How a plan scores "no cognate" for a lost word. "average": its mean probability over the known

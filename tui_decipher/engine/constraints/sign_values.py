@@ -44,9 +44,8 @@ MAX_LETTERS = 2  # a pieces channel's piece is one or two known letters
 # How far below its values a pinned symbol's other readings start: a constant offset on their
 # logits, so a reading the scholar did not give needs the words' steady evidence to lead. It is
 # the strength a syllable search's map seeds a channel with (channels/syllable_seed.py, SEED_STRENGTH),
-# not a tuned value. A mask instead (no other reading at all) cost 7.5 points on a generated
-# syllabary whose merged series the values named one consonant of (docs/pinning.md); an offset the
-# words could train away cost a complete key 8-17 points (the same page).
+# not a tuned value; a mask, and an offset the words could train away, each read worse
+# (docs/pinning.md, "A pin leads; the words may still teach another reading", "A pin binds").
 PIN_STRENGTH = 2.5
 
 

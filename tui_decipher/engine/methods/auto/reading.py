@@ -37,8 +37,8 @@ from .schedule import schedule_for
 from .scripts import ScriptProfile
 
 # At most this many passes read the words again: each is a run of the one-alphabet path (a probe, D,
-# the fit and the reverse channel), and on the dev pairs a third pass moved 1-12 signs of 26-37 and
-# read no better than the second (docs/dev-pairs.md).
+# the fit and the reverse channel), and a third pass read no better than the second on the dev
+# pairs (docs/dev-pairs.md, "A cipher read again through its own map").
 MAX_PASSES = 3
 # A reading below this probability is no evidence for a sign's letter: such a sign keeps no prior.
 LEAST_READING = 0.02

@@ -29,10 +29,9 @@ SINGLE_MAP_GAIN = 0.25
 # The search stops after its first starts where none agree, even the weakest explains the lost
 # words at least CHANCE_SHARE as well as a true map would (`planted_gain`), and none explains them
 # more than CHANCE_SPREAD times as well as the weakest: chance maps then reach a true map's gain and
-# look alike, so no start can be told from chance, and more starts do not agree. On generated tuning
-# syllabaries the weakest of two starts reached 0.77-0.87 of it at 200 lost words, 0.69-0.85 at 250,
-# at most 0.63 from 300 up; two chance starts parted by at most 1.33 times, where a start that found
-# the map explained 2.1-3.5 times as much as the other (docs/experiments.md).
+# look alike, so no start can be told from chance, and more starts do not agree. Both read between
+# chance starts and starts that found the map on generated tuning syllabaries (docs/experiments.md,
+# "A small syllabary's search stops where no start can be told from chance").
 CHANCE_SHARE = 0.7
 CHANCE_SPREAD = 1.5
 

@@ -297,11 +297,13 @@ def test_a_finished_runs_log_line_counts_its_proposals_and_the_pairs_past_d():
     assert event_line(RunFinished("cancelled", None, None, 3.0), rounds=True) == "cancelled in 3.0s"
 
 
-async def test_export_dialog_writes_each_format(data_dir, tmp_path):
+async def test_export_dialog_writes_each_format(data_dir, tmp_path, monkeypatch):
     """e on Review opens the export dialog: tsv by default, then the .cog, EDICTOR and CLDF formats."""
     from textual.widgets import Checkbox
 
     run_id = seed_store(data_dir, tmp_path)
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
     app = DecipherApp(data_dir)
 
     async def export(pilot, fmt: str, target, every: bool = False) -> None:
@@ -322,7 +324,8 @@ async def test_export_dialog_writes_each_format(data_dir, tmp_path):
         await pilot.press("e")
         await pilot.pause()
         default = pilot.app.screen.query_one("#export-path", Input).value
-        assert default == str(data_dir / "exports" / f"run-{run_id}-fixed-accepted.tsv")
+        # The current folder, as `decipher export` writes by default: one default for both front ends.
+        assert default == str(tmp_path / "here" / f"run-{run_id}-fixed-accepted.tsv")
         pilot.app.screen.query_one("#export-format", Select).value = "cldf"
         await pilot.pause()
         assert pilot.app.screen.query_one("#export-path", Input).value.endswith(f"run-{run_id}-fixed-accepted-cldf")

@@ -57,12 +57,13 @@ class ExportScreen(ModalScreen[list[Path] | None]):
     @on(Select.Changed, "#export-format")
     @on(Checkbox.Changed, "#export-all")
     def _fill_path(self) -> None:
-        """The format's default path under the data folder's exports/, unless the user typed another."""
+        """The format's default path in the current folder, where `decipher export` writes too (the
+        folder named in full, so the dialog says where), unless the user typed another."""
         path = self.query_one("#export-path", Input)
         if path.value and path.value != self._default:
             return
         fmt, include_all = self._choice()
-        self._default = str(default_export_path(self.run, EXPORTS[fmt], include_all, self.app.data_dir / "exports"))
+        self._default = str(default_export_path(self.run, EXPORTS[fmt], include_all, Path.cwd()))
         path.value = self._default
 
     @on(Button.Pressed, "#export-go")

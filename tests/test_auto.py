@@ -711,7 +711,7 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
 ) -> None:
     # The probes' held-out evidence is set here (the decision functions are tested above); the
     # channels, the fit and the flows run for real on a small cipher.
-    from tui_decipher.engine.methods.auto import calibration, search
+    from tui_decipher.engine.methods.auto import calibration, probe_search
     from tui_decipher.engine.methods.auto import probe as auto
 
     real_estimate, calls = auto._estimate, []
@@ -738,7 +738,7 @@ def test_a_doubted_lexicon_probe_brings_the_transport_probe_and_the_most_held_ou
     monkeypatch.setattr(auto, "_estimate", evidence)
     monkeypatch.setattr(auto, "_train", recorded)
     monkeypatch.setattr(calibration, "_train", recorded)
-    monkeypatch.setattr(search, "_train", recorded)
+    monkeypatch.setattr(probe_search, "_train", recorded)
     path = _generated(tmp_path, "substitution", seed=5, lost_words=300)
     steps: list[ChannelStep] = []
     cfg = DecipherConfig(corpus=path, device="cpu", seed=1, auto_steps=60, auto_read_again=False)  # the probes' path

@@ -1,6 +1,6 @@
 """The `decipher` command: a Typer app whose subcommands drive the engine headless.
 
-One module per command: `run` (a run with Rich progress, through session.py), `export` (a run's
+One module per command: `run` (a run with Rich progress, through run_session.py), `export` (a run's
 review in the export formats), `runs` (the run store), `review` (a run's decisions as TSV files),
 `bench`, `presets`, `corpus`, `tui` (opens the Textual app); `app` holds the Typer app and what
 they share.

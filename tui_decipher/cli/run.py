@@ -1,4 +1,4 @@
-"""`decipher run`: one run headless, with Rich progress, through the run session (session.py).
+"""`decipher run`: one run headless, with Rich progress, through the run session (run_session.py).
 
 The command's function is long only because Typer declares each option in its signature; its
 body is a few calls to the helpers below it."""

@@ -1,6 +1,6 @@
 """A run's files: summary.json, proposals.tsv and char_map.tsv, written atomically.
 
-Shared by `decipher run` and the TUI (through session.py); imports the engine only, never a UI library.
+Shared by `decipher run` and the TUI (through run_session.py); imports the engine only, never a UI library.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..engine.methods import DecipherResult
     from ..engine.run.checkpoint import Checkpoint
 
-log = logging.getLogger(__name__)  # the run's log (run.log in its folder, session.py)
+log = logging.getLogger(__name__)  # the run's log (run.log in its folder, run_session.py)
 
 
 class RunRecorder:

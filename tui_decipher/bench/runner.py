@@ -21,7 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
-from ..session.results import data_dir, write_atomic
+from ..session.results import data_dir, unused_path, write_atomic
 from .core import BASE_SEED, BASELINE, DECIPHER, BenchError, JobReporter, peak_rss_mb
 from .engine_api import CorpusError
 from .jobs import (
@@ -192,12 +192,7 @@ def new_report(
 
 
 def default_out_dir(root: Path | None = None, quick: bool = False) -> Path:
-    base = (root or data_dir()) / "bench" / (time.strftime("%Y%m%d-%H%M%S") + ("-quick" if quick else ""))
-    path, n = base, 1
-    while path.exists():
-        n += 1
-        path = base.with_name(f"{base.name}-{n}")
-    return path
+    return unused_path((root or data_dir()) / "bench" / (time.strftime("%Y%m%d-%H%M%S") + ("-quick" if quick else "")))
 
 
 def check_parallel(parallel: int) -> None:

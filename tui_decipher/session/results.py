@@ -35,7 +35,11 @@ def data_dir(override: str | Path | None = None) -> Path:
 def new_run_dir(corpus_name: str, preset: str | None, root: Path | None = None) -> Path:
     """A fresh folder under the data dir's runs/, named by time, corpus and preset."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{corpus_name}-{preset or 'custom'}").strip("-")
-    base = (root or data_dir()) / "runs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}"
+    return unused_path((root or data_dir()) / "runs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}")
+
+
+def unused_path(base: Path) -> Path:
+    """`base`, or where it exists already, the first of BASE-2, BASE-3, ... that does not."""
     path, n = base, 1
     while path.exists():
         n += 1

@@ -6,6 +6,8 @@ body is a few calls to the helpers below it."""
 from __future__ import annotations
 
 import errno
+import json
+import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -143,6 +145,14 @@ def run(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print only the summary: no progress bars, no log lines.")
     ] = False,
+    json_: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the run's summary (summary.json, with its run id) as JSON on stdout and nothing else: "
+            "for scripts. No progress bars or log lines, as with --quiet; warnings and errors go to stderr.",
+        ),
+    ] = False,
     profile: Annotated[
         bool,
         typer.Option(
@@ -197,6 +207,8 @@ def run(
     """
     from ..engine.run.checkpoint import CheckpointError  # the engine (and torch) once a run is asked for
 
+    if json_ and profile:
+        raise fail("--json and --profile cannot be combined: the JSON holds phase_seconds and peak_memory")
     console = Console(stderr=True, highlight=False)
     root = data_dir(data)
     db_path = default_path(root)
@@ -227,10 +239,13 @@ def run(
     except StoreError as exc:
         raise fail(str(exc)) from None
     start_line = session.start_line()
-    if start_line:
+    if start_line and not json_:
         console.print(start_line)
-    result = _execute(session, console, quiet, debug)
-    _print_result(result, session, run_id)
+    result = _execute(session, console, quiet or json_, debug)
+    if json_:
+        _print_json(session, run_id)
+    else:
+        _print_result(result, session, run_id)
     if profile:
         _print_profile(result)
     if result.status == "cancelled":
@@ -347,6 +362,13 @@ def _print_profile(result: DecipherResult) -> None:
     console.print(table)
     if result.peak_bytes is not None:
         console.print(peak_line(result.peak_bytes, result.peak_phase))
+
+
+def _print_json(session: RunSession, run_id: int) -> None:
+    """The run's summary.json, with its run id and folder, as one JSON document on stdout."""
+    summary = json.loads((session.out_dir / "summary.json").read_text(encoding="utf-8"))
+    sys.stdout.write(json.dumps({"run_id": run_id, "run_dir": str(session.out_dir), **summary}, ensure_ascii=False))
+    sys.stdout.write("\n")
 
 
 def _print_result(result: DecipherResult, session: RunSession, run_id: int) -> None:

@@ -43,7 +43,7 @@ class DecipherConfig:
     """
 
     # --- [corpus] -----------------------------------------------------------------------------
-    corpus: str = "demo"
+    corpus: str = "demo"  # a registry name (`decipher corpus list`), or a corpus file or folder
     lost: str = ""  # language code or column index; "" = first column
     known: str = ""  # "" = second column
     lost_words: str = ""  # a plain word list (one word per line) for the lost language, no gold
@@ -78,7 +78,7 @@ class DecipherConfig:
     n_universal: int = 50  # n_u: universal character inventory
     embed_dim: int = 250  # d: character embedding size
     hidden_dim: int = 250  # LSTM hidden size
-    dropout: float = 0.3
+    dropout: float = 0.3  # the neural model's dropout rate while it trains
     residual: bool = True  # norm-controlled residual from the lost embeddings (ablation: False)
     norm_ratio: float = 0.2  # r in g = min(r * |c| / |h|, 1)
     # Beyond the paper: symbols both alphabets share start with one embedding (a copy prior for
@@ -97,8 +97,8 @@ class DecipherConfig:
     # Beyond the paper: lost words decoded per M-step step after round 1 (a random batch,
     # reshuffled each pass); 0 = all of them, as in the paper. Round 1 always decodes them all.
     lost_batch: int = 0
-    lr: float = 5e-3
-    grad_clip: float = 5.0
+    lr: float = 5e-3  # the M-step's Adam learning rate
+    grad_clip: float = 5.0  # the M-step's gradient norm is clipped to this (0 = not clipped)
     restarts: int = 1  # random restarts; the best by training objective is kept (never by gold)
     use_flow: bool = True  # False = ablation "-flow": one M-step on the uniform flow, model argmax
     warmup_rounds: int = 1  # rounds whose flow cost is -log P; expected edit distance after
@@ -125,7 +125,7 @@ class DecipherConfig:
     # weighted by a soft flow with the flow's D and C, so no known word explains more than C lost words.
     channel_objective: ChannelObjective = "lexicon"
     channel_steps: int = 300  # Adam steps
-    channel_lr: float = 0.05
+    channel_lr: float = 0.05  # the channel's Adam learning rate
     channel_batch: int = 128  # lost words per step, each scored against every known word
     # Channels trained from different random starts; the one with the lowest lexicon loss is kept.
     channel_restarts: int = 1
@@ -140,7 +140,7 @@ class DecipherConfig:
     # on where the lost script reads as a syllabary.
     channel_gaps: bool = False
     # --- [run]: execution ----------------------------------------------------------------------
-    seed: int = 1234
+    seed: int = 1234  # every random draw of the run: the same seed and settings, the same run
     device: str = "auto"  # auto | cpu | cuda
     # torch's CPU threads for the run; 0 = the front end's own: every core in `decipher run` (or
     # OMP_NUM_THREADS), one core fewer in `decipher-tui`, whose screen needs one (engine/run/device.py).

@@ -113,3 +113,42 @@ async def test_the_export_dialogs_box_shows_its_tick_by_a_mark(data_dir, tmp_pat
         box.value = True
         await pilot.pause()
         assert "X" in str(box.render())
+
+
+async def test_review_sorts_by_a_column_with_s_or_its_header_and_a_judgment_follows_the_row(data_dir, tmp_path) -> None:
+    """`s` cycles the sort (rank, lost, known, status); a column's header sorts by it, and again the
+    other way round; the counts line says so; a judgment lands on the pair under the cursor."""
+    from textual.widgets import DataTable
+
+    from tui_decipher.tui.widgets.review_counts import ReviewCounts
+
+    run_id = seed_large_store(data_dir, tmp_path, 60)
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3")
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        by_rank = list(screen.shown_ranks)
+        assert by_rank == sorted(by_rank)  # the run's own order
+        await pilot.press("s")
+        lost = [screen.by_rank[r].lost.casefold() for r in screen.shown_ranks]
+        assert lost == sorted(lost) and screen.shown_ranks != by_rank
+        assert "by lost" in str(screen.query_one("#review-counts", ReviewCounts).render())
+        table = screen.query_one("#pairs", RowTable)
+        await pilot.press("end", "a")
+        pair = screen.by_rank[screen.shown_ranks[-1]]
+        assert app.store.judgments(run_id) == {(pair.lost_index, pair.known_index): ACCEPTED}
+        await pilot.press("s", "s")  # known, then status: the judged pair sorts first
+        assert screen.sort_by == "status" and screen.by_rank[screen.shown_ranks[0]].status == ACCEPTED
+        await pilot.press("s")
+        assert screen.shown_ranks == by_rank  # back to rank
+        known = table.get_column_index("known")
+        column = table.ordered_columns[known]
+        table.post_message(DataTable.HeaderSelected(table, column.key, known, column.label))
+        await pilot.pause()
+        words = [screen.by_rank[r].known.casefold() for r in screen.shown_ranks]
+        assert words == sorted(words)
+        table.post_message(DataTable.HeaderSelected(table, column.key, known, column.label))
+        await pilot.pause()
+        words = [screen.by_rank[r].known.casefold() for r in screen.shown_ranks]
+        assert words == sorted(words, reverse=True) and screen.sort_reverse

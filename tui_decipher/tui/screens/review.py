@@ -30,11 +30,12 @@ from ...session.boundary import boundary_pairs, demand_range
 from ...session.settled_demand import settle_run
 from ...store import ACCEPTED, FINISHED, OPEN, REJECTED, UNSURE, ProposalRow
 from ..widgets.mode_bar import ModeBar
-from ..widgets.pair_detail import STATUS_STYLE, PairDetail
+from ..widgets.pair_detail import PairDetail, status_cell
 from ..widgets.review_counts import ReviewCounts
 from ..widgets.row_table import RowTable
 from .export import ExportScreen
 from .refine import ask_refinement
+from .review_order import SORT_OF_COLUMN, kept_row, next_sort, shown_line, shown_ranks
 
 if TYPE_CHECKING:
     from textual import getters
@@ -71,6 +72,8 @@ class ReviewScreen(Screen[None]):
         Binding("N", "next_open(-1)", "Prev", show=False, tooltip="Previous open (unreviewed) pair",
                 id="review.previous"),
         Binding("slash", "filter", "Find", tooltip="Filter by text in the lost or known word", id="review.filter"),
+        Binding("s", "sort", "Sort", show=False, tooltip="Sort by rank, lost, known or status (a column's header too)",
+                id="review.sort"),
         Binding("f", "status_filter", "Status", show=False, tooltip="Show all / open / accepted / rejected / unsure",
                 id="review.status"),
         Binding("b", "past_d", "Past D", show=False, tooltip="Jump to the first pair past the run's D (auto, where D "
@@ -104,6 +107,7 @@ class ReviewScreen(Screen[None]):
         self.changed: set[int] = set()  # ranks whose proposal the run's last refinement changed
         self.refinement: Refinement | None = None  # the run's last refinement that ended in this session (app.refined)
         self.status_filter = "all"
+        self.sort_by, self.sort_reverse = "rank", False  # the run's own order (review_order.py)
         # The boundary queue's ranks while it is shown (`B`; session/boundary.py), fixed when asked for, so that
         # a pair judged stays in it (ranks survive a recut); None: every pair shown.
         self.queue: list[int] | None = None
@@ -180,35 +184,24 @@ class ReviewScreen(Screen[None]):
         self.load()
         if place is None or not self.shown_ranks:
             return
-        shown = [self.by_rank[r] for r in self.shown_ranks]
-        same_pair = [
-            k for k, r in enumerate(shown) if (r.lost_index, r.known_index) == (place.lost_index, place.known_index)
-        ]
-        same_lost = [k for k, r in enumerate(shown) if r.lost_index == place.lost_index]
-        target = (same_pair or same_lost or [min(index, len(shown) - 1)])[0]
+        target = kept_row([self.by_rank[r] for r in self.shown_ranks], place, index)
         self.query_one("#pairs", DataTable).move_cursor(row=target)
         self._show_detail()
-
-    def _matches(self, row: ProposalRow, text: str) -> bool:
-        if self.status_filter != "all" and row.status != self.status_filter:
-            return False
-        if self.queue is not None and row.rank not in self.queue:
-            return False
-        return not text or text in row.lost.casefold() or text in row.known.casefold()
 
     def apply_filter(self, keep_rank: int | None = None) -> None:
         text = self.query_one("#filter", Input).value.strip().casefold()
         table = self.query_one("#pairs", DataTable)
         keep_rank = keep_rank if keep_rank is not None else self._current_rank()
         table.clear()
-        self.shown_ranks = [r.rank for r in self.rows if self._matches(r, text)]
+        self.shown_ranks = shown_ranks(self.rows, text, self.status_filter, self.queue, self.sort_by,
+                                       self.sort_reverse)  # fmt: skip
         has_gold = self.run_row is not None and self.run_row.has_gold
         for rank in self.shown_ranks:
             row = self.by_rank[rank]
             words: list = [str(rank), row.lost, row.known, f"{row.score:.3f}"]
             if row.beyond:  # past D: dimmed, the side panel says how far
                 words = [Text(cell, style=BEYOND_STYLE) for cell in words]
-            cells: list = [*words, self._status_cell(row.status)]
+            cells: list = [*words, status_cell(row.status)]
             if self.refinement is not None:
                 cells.insert(1, CHANGED if rank in self.changed else "")
             if has_gold:
@@ -219,10 +212,6 @@ class ReviewScreen(Screen[None]):
         self._update_counts()
         self._show_detail()
 
-    @staticmethod
-    def _status_cell(status: str) -> Text:
-        return Text(status, style=STATUS_STYLE[status])
-
     def _current_rank(self) -> int | None:
         table = self.query_one("#pairs", DataTable)
         if table.row_count == 0:
@@ -231,14 +220,11 @@ class ReviewScreen(Screen[None]):
         return self.shown_ranks[row] if 0 <= row < len(self.shown_ranks) else None
 
     def _update_counts(self) -> None:
-        shown = f"showing {len(self.shown_ranks)}/{len(self.rows)}"
-        if self.status_filter != "all":
-            shown += f" {self.status_filter}"
+        queue = None
         if self.queue is not None:
-            judged_queue = sum(self.by_rank[r].status != OPEN for r in self.queue if r in self.by_rank)
-            shown = f"boundary queue: {judged_queue} of {len(self.queue)} judged, " + shown
-        if text := self.query_one("#filter", Input).value.strip():
-            shown += f" ~{text!r}"
+            queue = (sum(self.by_rank[r].status != OPEN for r in self.queue if r in self.by_rank), len(self.queue))
+        shown = shown_line(len(self.shown_ranks), len(self.rows), self.status_filter, queue,
+                           self.query_one("#filter", Input).value.strip(), self.sort_by, self.sort_reverse)  # fmt: skip
         title = f"run #{self.run_id}  " if self.run_id is not None else ""
         judged = len(self.app.store.judgments(self.run_id)) if self.run_id is not None else 0
         settled = self.run_row.decisions.get("settled") if self.run_row is not None else None
@@ -275,7 +261,7 @@ class ReviewScreen(Screen[None]):
             return
         table = self.query_one("#pairs", DataTable)
         if str(rank) in table.rows:
-            table.update_cell(str(rank), "status", self._status_cell(status))
+            table.update_cell(str(rank), "status", status_cell(status))
         self._update_counts()
         self._show_detail()
 
@@ -364,6 +350,17 @@ class ReviewScreen(Screen[None]):
         self.query_one("#filter", Input).value, self.status_filter, self.queue = "", "all", None
         self._leave_filter()
         self.apply_filter()
+
+    def action_sort(self) -> None:
+        self.sort_by, self.sort_reverse = next_sort(self.sort_by), False
+        self.apply_filter()
+
+    @on(DataTable.HeaderSelected, "#pairs")
+    def _sort_by_header(self, event: DataTable.HeaderSelected) -> None:
+        """A column's header sorts by it; again, the other way round."""
+        if (sort := SORT_OF_COLUMN.get(str(event.column_key.value))) is not None:
+            self.sort_by, self.sort_reverse = sort, sort == self.sort_by and not self.sort_reverse
+            self.apply_filter()
 
     def action_status_filter(self) -> None:
         index = STATUS_FILTERS.index(self.status_filter)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.markup import escape
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -12,6 +13,11 @@ from .alignment import AlignmentGrid
 
 STATUS_STYLE = {OPEN: "dim", ACCEPTED: "bold green", REJECTED: "bold red", UNSURE: "bold yellow"}
 BEYOND_NOTE = "past the run's D, within the range its evidence allows: not proposed, not in its F1"
+
+
+def status_cell(status: str) -> Text:
+    """A judgment as a table cell, in its colour."""
+    return Text(status, style=STATUS_STYLE[status])
 
 
 class PairDetail(VerticalScroll):

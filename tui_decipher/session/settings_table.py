@@ -9,9 +9,8 @@ import ast
 import inspect
 import json
 from dataclasses import MISSING, fields
-from typing import Any, get_args, get_origin
+from typing import Any, get_args, get_origin, get_type_hints
 
-from ..engine.run import config as config_module
 from ..engine.run.config import SECTION_OF, SECTIONS, DecipherConfig, field_range
 
 HEADER = """# Settings
@@ -72,7 +71,7 @@ def _cell(text: str) -> str:
 
 def settings_table() -> str:
     """docs/settings.md: a table per section, a row per field."""
-    hints = config_module._HINTS
+    hints = get_type_hints(DecipherConfig)
     comments = field_comments()
     defaults = {f.name: f.default for f in fields(DecipherConfig) if f.default is not MISSING}
     parts = [HEADER]

@@ -152,3 +152,41 @@ async def test_review_sorts_by_a_column_with_s_or_its_header_and_a_judgment_foll
         await pilot.pause()
         words = [screen.by_rank[r].known.casefold() for r in screen.shown_ranks]
         assert words == sorted(words, reverse=True) and screen.sort_reverse
+
+
+async def test_t_takes_another_candidate_accepting_it_and_rejecting_the_shown_pair(data_dir, tmp_path) -> None:
+    """Review's `t` offers the model's other candidates for the lost word; Enter takes one: that
+    pair accepted, the shown pair rejected; `u` twice undoes both; Escape takes none."""
+    import json
+
+    from tui_decipher.engine.corpora.corpus import read_cog, word_text
+    from tui_decipher.store import OPEN, REJECTED, Store, default_path
+    from tui_decipher.tui.screens.candidates import CandidateScreen
+
+    run_id = seed_store(data_dir, tmp_path)
+    with Store(default_path(data_dir)) as store:  # the run's corpus as a file its vocabulary is read from
+        config = json.loads(store.conn.execute("SELECT config_json FROM runs WHERE id = ?", (run_id,)).fetchone()[0])
+        config["corpus"] = str(tmp_path / "fixed.cog")
+        store.conn.execute("UPDATE runs SET config_json = ? WHERE id = ?", (json.dumps(config), run_id))
+    app = DecipherApp(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "down")
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        row = screen.by_rank[screen.shown_ranks[1]]
+        await pilot.press("t")
+        assert isinstance(app.screen, CandidateScreen)
+        taken = app.screen.candidates[0][0]
+        assert taken != row.known
+        await pilot.press("escape")  # none taken
+        assert app.store.judgments(run_id) == {}
+        await pilot.press("t", "enter")
+        await pilot.pause()
+        judged = app.store.judgments(run_id)
+        assert judged[(row.lost_index, row.known_index)] == REJECTED and row.status == REJECTED
+        accepted = [pair for pair, status in judged.items() if status == ACCEPTED]
+        assert len(judged) == 2 and len(accepted) == 1 and accepted[0][0] == row.lost_index
+        words = [word_text(w) for w in read_cog(tmp_path / "fixed.cog").known_words]
+        assert accepted[0][1] != row.known_index and words[accepted[0][1]] == taken  # the word chosen
+        await pilot.press("u", "u")
+        assert app.store.judgments(run_id) == {} and row.status == OPEN

@@ -26,16 +26,16 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input
 
 from ...exports.base import carried
-from ...session.boundary import boundary_pairs, demand_range
 from ...session.settled_demand import settle_run
 from ...store import ACCEPTED, FINISHED, OPEN, REJECTED, UNSURE, ProposalRow
 from ..widgets.mode_bar import ModeBar
 from ..widgets.pair_detail import PairDetail, status_cell
 from ..widgets.review_counts import ReviewCounts
 from ..widgets.row_table import RowTable
+from .candidates import ask_candidate
 from .export import ExportScreen
 from .refine import ask_refinement
-from .review_order import SORT_OF_COLUMN, kept_row, next_sort, shown_line, shown_ranks
+from .review_order import SORT_OF_COLUMN, boundary_queue, kept_row, next_sort, shown_line, shown_ranks
 
 if TYPE_CHECKING:
     from textual import getters
@@ -72,6 +72,8 @@ class ReviewScreen(Screen[None]):
         Binding("N", "next_open(-1)", "Prev", show=False, tooltip="Previous open (unreviewed) pair",
                 id="review.previous"),
         Binding("slash", "filter", "Find", tooltip="Filter by text in the lost or known word", id="review.filter"),
+        Binding("t", "take", "Take", show=False, tooltip="Take another of the model's candidates for this lost "
+                "word: it accepted, this pair rejected", id="review.take"),
         Binding("s", "sort", "Sort", show=False, tooltip="Sort by rank, lost, known or status (a column's header too)",
                 id="review.sort"),
         Binding("f", "status_filter", "Status", show=False, tooltip="Show all / open / accepted / rejected / unsure",
@@ -250,7 +252,7 @@ class ReviewScreen(Screen[None]):
 
     # --- actions ------------------------------------------------------------------------------
 
-    def _set_status(self, rank: int, status: str, record_undo: bool = True) -> None:
+    def set_status(self, rank: int, status: str, record_undo: bool = True) -> None:
         row = self.by_rank[rank]
         if record_undo:
             self.undo_stack.append((row.lost_index, row.known_index, row.status))
@@ -282,13 +284,13 @@ class ReviewScreen(Screen[None]):
         rank = self._current_rank()
         if rank is None:
             return
-        self._set_status(rank, status)
+        self.set_status(rank, status)
         self.query_one("#pairs", DataTable).action_cursor_down()
 
     def action_cycle(self) -> None:
         rank = self._current_rank()
         if rank is not None:
-            self._set_status(rank, CYCLE[self.by_rank[rank].status])
+            self.set_status(rank, CYCLE[self.by_rank[rank].status])
 
     def action_undo(self) -> None:
         if not self.undo_stack:
@@ -301,9 +303,9 @@ class ReviewScreen(Screen[None]):
             self.app.store.set_judgment(self.run_id, lost, known, previous)
             if not self._settle():
                 self._update_counts()
-            self.notify(f"Undone: a pair no longer proposed is {previous} again.")
+            self.notify(f"Undone: a pair not shown is {previous} again.")
             return
-        self._set_status(rank, previous, record_undo=False)
+        self.set_status(rank, previous, record_undo=False)
         if rank in self.shown_ranks:
             self.query_one("#pairs", DataTable).move_cursor(row=self.shown_ranks.index(rank))
 
@@ -368,20 +370,20 @@ class ReviewScreen(Screen[None]):
         self.apply_filter()
 
     def action_boundary(self) -> None:
-        """Show the boundary queue (`boundary_pairs` over the ranks the evidence allows D to be), or all pairs again."""
+        """Show the boundary queue (review_order.py's `boundary_queue`), or all pairs again."""
         if self.queue is not None:
             self.queue = None
         else:
-            if self.run_row is None or not self.rows:
-                self.notify("No run with proposals to ask about.")
+            self.queue, problem = boundary_queue(self.run_row, self.rows)
+            if self.queue is None:
+                self.notify(problem)
                 return
-            low, high = demand_range(self.run_row.decisions, len(self.rows))
-            asked = boundary_pairs(self.rows, low, high)
-            if not asked:
-                self.notify(f"Every pair at ranks {low}-{high} is judged: nothing left to ask.")
-                return
-            self.queue = [r.rank for r in asked]
         self.apply_filter()
+
+    def action_take(self) -> None:
+        rank = self._current_rank()
+        if rank is not None:
+            ask_candidate(self, self.by_rank[rank])
 
     def action_export(self) -> None:
         if self.run_row is None or not self.rows:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...store import ProposalRow
+from ...session.boundary import boundary_pairs, demand_range
+from ...store import ProposalRow, RunRow
 
 # The columns Review sorts by, in the order `s` cycles through them; rank is the run's own order
 # (its proposals by score, then the pairs past D), and the one a run opens in.
@@ -67,3 +68,15 @@ def shown_line(
     if queue is not None:
         shown = f"boundary queue: {queue[0]} of {queue[1]} judged, " + shown
     return shown + (f" ~{text!r}" if text else "")
+
+
+def boundary_queue(run: RunRow | None, rows: Sequence[ProposalRow]) -> tuple[list[int] | None, str]:
+    """The boundary queue's ranks (`boundary_pairs` over the ranks the evidence allows D to be), or
+    None and why there is none."""
+    if run is None or not rows:
+        return None, "No run with proposals to ask about."
+    low, high = demand_range(run.decisions, len(rows))
+    asked = boundary_pairs(rows, low, high)
+    if not asked:
+        return None, f"Every pair at ranks {low}-{high} is judged: nothing left to ask."
+    return [r.rank for r in asked], ""

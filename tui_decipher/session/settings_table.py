@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import ast
 import inspect
-import json
-from dataclasses import MISSING, fields
 from typing import Any, get_args, get_origin, get_type_hints
 
-from ..engine.run.config import SECTION_OF, SECTIONS, DecipherConfig, field_range
+from ..engine.run.config import SECTION_OF, SECTIONS, DecipherConfig, field_range, to_toml
 
 HEADER = """# Settings
 
@@ -54,13 +52,6 @@ def _kind(hint: Any) -> str:
     return getattr(hint, "__name__", str(hint))
 
 
-def _value(value: Any) -> str:
-    """A default as a TOML file writes it (`to_toml`): strings quoted, booleans lower case."""
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
 def _bound(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
@@ -73,14 +64,15 @@ def settings_table() -> str:
     """docs/settings.md: a table per section, a row per field."""
     hints = get_type_hints(DecipherConfig)
     comments = field_comments()
-    defaults = {f.name: f.default for f in fields(DecipherConfig) if f.default is not MISSING}
+    # Each default as a TOML file writes it: the default settings' own `to_toml` lines.
+    defaults = dict(line.split(" = ", 1) for line in to_toml(DecipherConfig()).splitlines() if " = " in line)
     parts = [HEADER]
     for section, names in SECTIONS.items():
         parts.append(f"\n## [{section}]\n\n| field | type | default | allowed | what it does |\n|---|---|---|---|---|")
         for name in names:
             allowed = field_range(name)
             span = f"{_bound(allowed[0])}..{_bound(allowed[1])}" if allowed else ""
-            row = (f"`{name}`", _kind(hints[name]), f"`{_value(defaults[name])}`", span, _cell(comments.get(name, "")))
+            row = (f"`{name}`", _kind(hints[name]), f"`{defaults[name]}`", span, _cell(comments.get(name, "")))
             parts.append("| " + " | ".join(row) + " |")
     unlisted = sorted(set(hints) - set(SECTION_OF))
     if unlisted:  # a field no section names would be missing from the table: say so loudly

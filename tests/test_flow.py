@@ -295,6 +295,17 @@ def test_cost_scale_rounds_costs() -> None:
     assert pairs_of(sol) == {(0, 1)} and sol.cost == pytest.approx(0.011)
 
 
+def test_default_resolution_keeps_rounding_from_choosing() -> None:
+    # Rounded to hundredths of a nat, x0-y0 and x1-y1 (0.0049 each, 0.0098 in all) would cost 0 and
+    # beat x0-y1 and x1-y0 (0.0051 in all, rounded to 0.01); on a 584-word list such rounding
+    # chose among near ties and moved the paper's protocol by 1.4 points (docs/dev-pairs.md).
+    edges = edges_of([(0, 0, 0.0049), (1, 1, 0.0049), (0, 1, 0.0051), (1, 0, 0.0)])
+    sol = solve_flow(2, 2, edges, demand=2, capacity=1)
+    assert pairs_of(sol) == {(0, 1), (1, 0)} and sol.cost == pytest.approx(0.0051)
+    coarse = solve_flow(2, 2, edges, demand=2, capacity=1, cost_scale=100.0)
+    assert pairs_of(coarse) == {(0, 0), (1, 1)}  # what the old resolution chose
+
+
 def test_flow_matrix() -> None:
     sol = solve_flow(2, 3, edges_of([(0, 2, 1.0), (1, 0, 1.0)]), demand=2, capacity=1)
     m = flow_matrix(sol, 2, 3)

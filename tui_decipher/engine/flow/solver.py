@@ -89,7 +89,7 @@ def _solution(lost: np.ndarray, known: np.ndarray, cost: np.ndarray) -> FlowSolu
     )
 
 
-COST_SCALE = 100.0  # the solver's integer costs: round(COST_SCALE * d_ij), a hundredth of a nat
+COST_SCALE = 10_000.0  # the solver's integer costs: round(COST_SCALE * d_ij), a ten-thousandth of a nat
 
 
 def solve_flow(

@@ -127,17 +127,17 @@ GROWN_MAX_K = 512  # ...up to this many known words per lost word (bounds the gr
 
 def solve_grown(
     cost: np.ndarray, demand: int, capacity: int, top_k: int, forced: FlowEdges | None = None,
-    row_scale: np.ndarray | None = None,
+    row_scale: np.ndarray | None = None, column_shift: np.ndarray | None = None,
 ) -> FlowSolution:  # fmt: skip
     """The min-cost flow over each lost word's top k known words of a (n_lost, n_known) cost
     matrix, k doubled from `top_k` until doubling it carries no more flow and lowers the flow's
     cost by at most GROWN_TOLERANCE of it, or the graph holds every known word (or GROWN_MAX_K).
     A wider graph's flow is never worse on the flow's own objective; gold plays no part.
-    `row_scale`: see `solve_sparsified`."""
+    `row_scale`, `column_shift`: see `solve_sparsified`."""
     n_lost, n_known = cost.shape
     widest = max(1, min(n_known, max(top_k, GROWN_MAX_K)))
     # Every width's edges: each row's first k of these (a row's order is the same scaled or not).
-    edges, forced, cost_scale = _per_row(top_k_edges(cost, widest), forced, row_scale)
+    edges, forced, cost_scale = _adjusted(top_k_edges(cost, widest), forced, row_scale, column_shift)
     if len(edges) == 0:
         return solve_flow(n_lost, n_known, edges, demand, capacity, cost_scale, forced=forced)
     row_start = np.searchsorted(edges.lost, np.arange(n_lost))  # edges are grouped by lost word
@@ -160,19 +160,21 @@ def solve_grown(
     return best
 
 
-def _per_row(
-    edges: FlowEdges, forced: FlowEdges | None, row_scale: np.ndarray | None
+def _adjusted(
+    edges: FlowEdges, forced: FlowEdges | None, row_scale: np.ndarray | None, column_shift: np.ndarray | None
 ) -> tuple[FlowEdges, FlowEdges | None, float]:
-    """The edges (and forced pairs) with each cost divided by its lost word's `row_scale`, and the
-    integer resolution that keeps (the solver's cost_scale, raised by the mean scale); unchanged
-    with the default resolution where `row_scale` is None."""
-    if row_scale is None:
+    """The edges (and forced pairs) with each cost raised by its known word's `column_shift` and
+    divided by its lost word's `row_scale`, and the integer resolution that keeps (the solver's
+    cost_scale, raised by the mean scale); unchanged, at the default resolution, where both are None."""
+    if row_scale is None and column_shift is None:
         return edges, forced, COST_SCALE
 
-    def scaled(e: FlowEdges) -> FlowEdges:
-        return FlowEdges(e.lost, e.known, e.cost / row_scale[e.lost])
+    def adjusted(e: FlowEdges) -> FlowEdges:
+        cost = e.cost if column_shift is None else e.cost + column_shift[e.known]
+        return FlowEdges(e.lost, e.known, cost if row_scale is None else cost / row_scale[e.lost])
 
-    return scaled(edges), None if forced is None else scaled(forced), COST_SCALE * float(np.mean(row_scale))
+    scale = COST_SCALE * (1.0 if row_scale is None else float(np.mean(row_scale)))
+    return adjusted(edges), None if forced is None else adjusted(forced), scale
 
 
 def solve_sparsified(
@@ -183,16 +185,19 @@ def solve_sparsified(
     sparsify: str = "top-k",
     forced: FlowEdges | None = None,
     row_scale: np.ndarray | None = None,
+    column_shift: np.ndarray | None = None,
 ) -> FlowSolution:
     """Sparsify a (n_lost, n_known) cost matrix ("top-k", "union-top-k" or "grown-top-k", see
     above) and solve the min-cost flow of demand D and capacity C over it, with optional forced pairs.
     `row_scale` (n_lost,), positive: the flow's cost of each pair is its cost divided by its lost
     word's scale (the candidate edges are chosen on the costs as given; within a row the order is
     the same). It changes which D lost words the flow takes where D < N, and which of two lost
-    words keeps a contested known word."""
+    words keeps a contested known word. `column_shift` (n_known,): each known word's amount added to
+    its pairs' costs in the flow, before any row's scale (flow/hubs.py), the candidates still chosen
+    on the costs as given."""
     if sparsify == "grown-top-k":
-        return solve_grown(cost, demand, capacity, top_k, forced, row_scale)
+        return solve_grown(cost, demand, capacity, top_k, forced, row_scale, column_shift)
     sparsifier = union_top_k_edges if sparsify == "union-top-k" else top_k_edges
     # The edges are built in the call so that no name here keeps them alive while the solver runs.
-    edges, forced, cost_scale = _per_row(sparsifier(cost, top_k), forced, row_scale)
+    edges, forced, cost_scale = _adjusted(sparsifier(cost, top_k), forced, row_scale, column_shift)
     return solve_flow(cost.shape[0], cost.shape[1], edges, demand, capacity, cost_scale, forced=forced)

@@ -23,6 +23,7 @@ from ..channels.trainer import ChannelFit, new_channel
 from ..corpora.charset import Charset
 from ..corpora.corpus import Word
 from ..flow import FlowSolution, row_top_k
+from ..flow.hubs import hub_shift
 from ..run.checkpoint import Checkpoint, save_checkpoint
 from ..run.events import RestartEnd
 from ..run.problem import Problem
@@ -139,14 +140,17 @@ def finish_channel_result(
     result.objective = fit.loss
     result.restart_objectives = [fit.loss]
     top_known = best_known_words(problem, cost)  # the proposals' and the pairs past D's alternatives
-    result.proposals = flow_proposals(problem, cost, top_known=top_known)
-    result.beyond = beyond_pairs(problem, cost, result.proposals, top_known)
+    with problem.timer("flow"):
+        hubs = hub_shift(cost)  # (n_known,): every flow's, the paper's protocol's too
+    result.proposals = flow_proposals(problem, cost, top_known=top_known, column_shift=hubs)
+    result.beyond = beyond_pairs(problem, cost, result.proposals, top_known, hubs)
     with problem.timer("align"):
         align_proposals(problem, result.proposals + result.beyond, fit.channel)
     result.fitted = ChannelFitted(fit.channel, blend)
     result.char_map = fit.channel.character_map(corpus.known_words, problem.lost_charset, problem.known_charset)
     if corpus.has_gold:
-        result.accuracy, result.accuracy_model, result.predictions = problem.evaluate(cost.argmin(axis=1), cost)
+        result.accuracy, result.accuracy_model, result.predictions = problem.evaluate(cost.argmin(axis=1), cost,
+                                                                                      hubs)  # fmt: skip
         result.n_evaluated = corpus.n_gold_lost
     problem.on_event(RestartEnd(0, fit.loss, result.accuracy))
     return problem.finish(result)
@@ -157,13 +161,17 @@ def _lost_lengths(problem: Problem) -> np.ndarray:
     return np.array([len(w) for w in problem.corpus.lost_words], dtype=np.float64)
 
 
-def proposal_flow(problem: Problem, cost: np.ndarray, demand: int) -> FlowSolution:
+def proposal_flow(
+    problem: Problem, cost: np.ndarray, demand: int, column_shift: np.ndarray | None = None
+) -> FlowSolution:
     """Which `demand` lost words are proposed: the flow over each pair's cost per lost symbol (the
     score shown). Over whole costs it passes long words over for short ones, which cost fewer nats
     only for having fewer symbols to explain (docs/demand.md). The paper's protocol
     (`Problem.evaluate`) keeps whole costs: every evaluated word is matched there, and a row's scale
-    changes little."""
-    return problem.solve(cost, demand, row_scale=_lost_lengths(problem))
+    changes little. Each known word's costs are first raised by its `column_shift` (`hub_shift`,
+    read here where not given): a known word near many lost words draws fewer it does not explain."""
+    shift = hub_shift(cost) if column_shift is None else column_shift
+    return problem.solve(cost, demand, row_scale=_lost_lengths(problem), column_shift=shift)
 
 
 def best_known_words(problem: Problem, cost: np.ndarray) -> np.ndarray:
@@ -173,8 +181,9 @@ def best_known_words(problem: Problem, cost: np.ndarray) -> np.ndarray:
 
 
 def flow_proposals(
-    problem: Problem, cost: np.ndarray, demand: int | None = None, top_known: np.ndarray | None = None
-) -> list[Proposal]:
+    problem: Problem, cost: np.ndarray, demand: int | None = None, top_known: np.ndarray | None = None,
+    column_shift: np.ndarray | None = None,
+) -> list[Proposal]:  # fmt: skip
     """The final flow with the run's D (or `demand`) and C over the channel's costs (n_lost,
     n_known) per lost symbol (`proposal_flow`), best first, each with the channel's top 5 known
     words as alternatives (`top_known`: `best_known_words`, read here where not given). Only the
@@ -185,7 +194,7 @@ def flow_proposals(
     def per_symbol(i: np.ndarray, j: np.ndarray) -> np.ndarray:
         return np.exp(-cost[i, j].astype(np.float64) / lost_len[i])  # P(x | y) ** (1 / |x|)
 
-    solution = proposal_flow(problem, cost, problem.demand.value if demand is None else demand)
+    solution = proposal_flow(problem, cost, problem.demand.value if demand is None else demand, column_shift)
     top_known = best_known_words(problem, cost) if top_known is None else top_known
     top_score = per_symbol(np.arange(problem.n_lost)[:, None], top_known)  # (n_lost, 5)
     chosen_score = per_symbol(solution.lost, solution.known)  # (n_used,)
@@ -202,21 +211,22 @@ def flow_proposals(
 
 
 def beyond_pairs(
-    problem: Problem, cost: np.ndarray, proposals: list[Proposal], top_known: np.ndarray | None = None
-) -> list[Proposal]:
+    problem: Problem, cost: np.ndarray, proposals: list[Proposal], top_known: np.ndarray | None = None,
+    column_shift: np.ndarray | None = None,
+) -> list[Proposal]:  # fmt: skip
     """The pairs past D (`DecipherResult.beyond`): the flow solved again at the most lost words the
     evidence allows (the high end of `Problem.demand`'s range), its pairs of lost words not proposed whose known word
     the proposals leave room for (fewer than C of them read it), best first; none where the run
     has no such bound above D. Where the evidence cannot pin D, the decipherer sees what the
     range would add without the proposals' precision paying for it. `top_known`: as for
-    `flow_proposals` (the proposals' own, not read twice)."""
+    `flow_proposals` (the proposals' own, not read twice), and `column_shift` likewise."""
     high = problem.demand.high
     if high <= problem.demand.value:
         return []
     proposed = {p.lost for p in proposals}
     used = Counter(p.known for p in proposals)  # each known word's readings so far, the kept pairs' counted as kept
     out = []
-    for p in flow_proposals(problem, cost, min(high, problem.n_lost), top_known=top_known):
+    for p in flow_proposals(problem, cost, min(high, problem.n_lost), top_known=top_known, column_shift=column_shift):
         if p.lost not in proposed and used[p.known] < problem.cfg.capacity:
             used[p.known] += 1
             out.append(p)

@@ -222,13 +222,15 @@ class Problem:
         return Timer(self.phases, name, self.peak)
 
     def solve(
-        self, cost: np.ndarray, demand: int, rows: np.ndarray | None = None, row_scale: np.ndarray | None = None
-    ) -> FlowSolution:
+        self, cost: np.ndarray, demand: int, rows: np.ndarray | None = None, row_scale: np.ndarray | None = None,
+        column_shift: np.ndarray | None = None,
+    ) -> FlowSolution:  # fmt: skip
         """Sparsify the cost matrix (n_rows, n_known) and solve the min-cost flow for demand D.
 
         `rows` names the lost words of a row subset (evaluation), so that reviewer judgments, when
         a run has them, land on the right rows: rejected pairs leave the graph, accepted ones are forced.
-        `row_scale` (n_rows,): each row's costs divided by it in the flow (flow.solve_sparsified).
+        `row_scale` (n_rows,): each row's costs divided by it in the flow; `column_shift` (n_known,):
+        added to each known word's costs (flow.solve_sparsified).
         """
         with self.timer("flow"):
             forced = None
@@ -236,22 +238,23 @@ class Problem:
                 cost = self.review.mask_rejected(cost, rows)
                 forced = self.review.forced_edges(cost, demand, self.cfg.capacity, rows)
             return solve_sparsified(cost, demand, self.cfg.capacity, self.cfg.top_k, self.cfg.sparsify, forced,
-                                    row_scale)  # fmt: skip
+                                    row_scale, column_shift)  # fmt: skip
 
-    def flow_predictions(self, cost: np.ndarray) -> np.ndarray:
+    def flow_predictions(self, cost: np.ndarray, column_shift: np.ndarray | None = None) -> np.ndarray:
         """The evaluation flow's known word per lost word (-1 = none): (n_lost,).
 
         As in the published evaluation, the flow is solved afresh over the evaluated lost words only
-        (those with a gold cognate) with D = their number and capacity C, so each gets a prediction.
+        (those with a gold cognate) with D = their number and capacity C, so each gets a prediction;
+        `column_shift`: as the method's own flows take it (`solve`), read from every lost word.
         """
         rows = np.asarray(metrics.evaluated_lost(self.corpus.gold), dtype=np.int64)
-        solution = self.solve(cost[rows], len(rows), rows)
+        solution = self.solve(cost[rows], len(rows), rows, column_shift=column_shift)
         predictions = np.full(self.n_lost, -1, dtype=np.int64)
         predictions[rows] = metrics.flow_predictions(solution, len(rows))
         return predictions
 
     def evaluate(
-        self, best_known: np.ndarray, cost: np.ndarray | None
+        self, best_known: np.ndarray, cost: np.ndarray | None, column_shift: np.ndarray | None = None
     ) -> tuple[float | None, float | None, np.ndarray | None]:
         """(flow accuracy, model-argmax accuracy, flow predictions), Nones without gold or without a
         cost (see `flow_predictions`); best_known (n_lost,) is the model's prediction, each lost
@@ -265,7 +268,7 @@ class Problem:
             acc_model, _, _ = metrics.accuracy(best_known, gold)
             acc_flow = predictions = None
             if cost is not None:
-                predictions = self.flow_predictions(cost)
+                predictions = self.flow_predictions(cost, column_shift)
                 acc_flow, _, _ = metrics.accuracy(predictions, gold)
         return acc_flow, acc_model, predictions
 

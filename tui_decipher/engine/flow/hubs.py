@@ -1,0 +1,39 @@
+"""Hubs: known words that lie near many lost words, and the shift that keeps them from drawing
+lost words they do not explain best.
+
+A short known word of common letters is cheap to write many lost words from, so it is among the
+cheapest candidates of many rows, cognate or not; one-to-one, the flow gives it one of them and
+passes its true partner's claim to a dearer word. Cross-domain similarity local scaling (CSLS,
+Conneau et al. 2018, "Word translation without parallel data") corrects the same "hubness" in
+bilingual lexicons: a pair's score less how near each side lies to its k nearest neighbours. A
+known word's shift here is minus half the mean cost of its k nearest lost words: the CSLS score's
+column term, in the costs' own units. Its row term is left out: one constant per lost word, it
+cannot move the protocol's flow, which matches every row, and in the proposals' flow it would
+rank lost words by how far their neighbours lie, not by their own pair (docs/dev-pairs.md measures
+both). The shift is not made non-negative: a constant on every pair would move the proposals'
+flow, whose costs are divided by each lost word's length, towards long words. The flow takes the
+negative costs this can make. k is CSLS's own 10.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+HUB_NEIGHBOURS = 10  # CSLS's k (Conneau et al. 2018): the lost words that say how near a known word lies
+_CHUNK_ELEMENTS = 1 << 22  # columns handled at once: bounds the copy a partition makes of a 7235 x 39451 matrix
+
+
+def hub_shift(cost: np.ndarray, neighbours: int = HUB_NEIGHBOURS) -> np.ndarray:
+    """Each known word's shift (n_known,) for a (n_lost, n_known) cost matrix: -h_j / 2, h_j the
+    mean cost of known word j's `neighbours` cheapest lost words. A known word no lost word may take
+    (every cost infinite) is not shifted."""
+    n_lost, n_known = cost.shape
+    if n_lost == 0 or n_known == 0:
+        return np.zeros(n_known)
+    k = max(1, min(neighbours, n_lost))
+    near = np.empty(n_known)
+    step = max(1, _CHUNK_ELEMENTS // n_lost)
+    for start in range(0, n_known, step):
+        block = np.asarray(cost[:, start : start + step], dtype=np.float64)
+        near[start : start + step] = np.partition(block, k - 1, axis=0)[:k].mean(axis=0)
+    return np.where(np.isfinite(near), -near / 2, 0.0)

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
-from tui_decipher.engine.flow import hubs, solve_sparsified
+from tui_decipher.engine.corpora.corpus import Corpus
+from tui_decipher.engine.flow import FlowSolution, hubs, solve_sparsified
 from tui_decipher.engine.flow.hubs import HUB_NEIGHBOURS, hub_shift
+from tui_decipher.engine.methods.channel_results import proposal_flow
+from tui_decipher.engine.run.config import DecipherConfig
+from tui_decipher.engine.run.problem import Problem
 
 
 def _csls_cost(cost: np.ndarray, k: int) -> np.ndarray:
@@ -50,3 +56,22 @@ def test_a_hub_gives_way_in_the_flow() -> None:
 
 def test_no_words() -> None:
     assert hub_shift(np.zeros((0, 3))).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_the_proposals_take_the_shift_only_where_they_pair_every_lost_word() -> None:
+    letters = "abcdefghijkl"
+    lost = tuple((x, "z") for x in letters)  # 12 lost words of two symbols: every row's scale alike
+    known = tuple((x, "y") for x in letters[:8])
+    corpus = Corpus("c", "l", "k", lost, known)
+    cfg = DecipherConfig(corpus="c", device="cpu", capacity=2, top_k=8)
+    problem = Problem.prepare(corpus, cfg, lambda e: None, threading.Event())
+    cost = np.random.default_rng(1).gamma(2.0, 2.0, size=(12, 8))  # a matrix where the shift moves both flows
+
+    def pairs(solution: FlowSolution) -> set[tuple[int, int]]:
+        return set(zip(solution.lost.tolist(), solution.known.tolist(), strict=True))
+
+    for demand, shifted in ((12, True), (5, False)):
+        raw = pairs(solve_sparsified(cost, demand, 2, 8))
+        moved = pairs(solve_sparsified(cost, demand, 2, 8, column_shift=hub_shift(cost)))
+        assert raw != moved
+        assert pairs(proposal_flow(problem, cost, demand)) == (moved if shifted else raw)

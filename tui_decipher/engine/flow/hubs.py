@@ -8,11 +8,12 @@ Conneau et al. 2018, "Word translation without parallel data") corrects the same
 bilingual lexicons: a pair's score less how near each side lies to its k nearest neighbours. A
 known word's shift here is minus half the mean cost of its k nearest lost words: the CSLS score's
 column term, in the costs' own units. Its row term is left out: one constant per lost word, it
-cannot move the protocol's flow, which matches every row, and in the proposals' flow it would
-rank lost words by how far their neighbours lie, not by their own pair (docs/dev-pairs.md measures
-both). The shift is not made non-negative: a constant on every pair would move the proposals'
-flow, whose costs are divided by each lost word's length, towards long words. The flow takes the
-negative costs this can make. k is CSLS's own 10.
+cannot move a flow that matches every row it is given. Such flows take the shift: the paper's
+protocol (every lost word with a gold cognate matched) and the proposals where D is every lost
+word. Where the flow also chooses which lost words to propose, the shift, which makes a known word
+far from all others cheap for every row, would favour the lost words near one (docs/dev-pairs.md
+measures both), so the proposals at D < N do without it. The shifted costs may be negative; the flow takes
+them. k is CSLS's own 10.
 """
 
 from __future__ import annotations

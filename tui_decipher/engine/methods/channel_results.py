@@ -141,7 +141,7 @@ def finish_channel_result(
     result.restart_objectives = [fit.loss]
     top_known = best_known_words(problem, cost)  # the proposals' and the pairs past D's alternatives
     with problem.timer("flow"):
-        hubs = hub_shift(cost)  # (n_known,): every flow's, the paper's protocol's too
+        hubs = hub_shift(cost)  # (n_known,): the flows that pair every word they are given take it
     result.proposals = flow_proposals(problem, cost, top_known=top_known, column_shift=hubs)
     result.beyond = beyond_pairs(problem, cost, result.proposals, top_known, hubs)
     with problem.timer("align"):
@@ -168,9 +168,16 @@ def proposal_flow(
     score shown). Over whole costs it passes long words over for short ones, which cost fewer nats
     only for having fewer symbols to explain (docs/demand.md). The paper's protocol
     (`Problem.evaluate`) keeps whole costs: every evaluated word is matched there, and a row's scale
-    changes little. Each known word's costs are first raised by its `column_shift` (`hub_shift`,
-    read here where not given): a known word near many lost words draws fewer it does not explain."""
-    shift = hub_shift(cost) if column_shift is None else column_shift
+    changes little.
+
+    Where D takes every lost word, the flow only chooses each one's partner, and each known word's
+    costs are first moved by its `column_shift` (`hub_shift`, read here where not given), as in the
+    protocol's flow: a known word near many lost words then draws fewer it does not explain. Where
+    the flow also chooses which lost words to propose (D < N), the shift would favour words near a
+    known word far from all others (docs/dev-pairs.md), and the costs are taken as they are."""
+    shift = None
+    if demand >= problem.n_lost:
+        shift = hub_shift(cost) if column_shift is None else column_shift
     return problem.solve(cost, demand, row_scale=_lost_lengths(problem), column_shift=shift)
 
 

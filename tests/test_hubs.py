@@ -38,6 +38,8 @@ def test_chunks_and_unreachable_pairs() -> None:
         np.testing.assert_allclose(hub_shift(cost), whole)
     finally:
         hubs._CHUNK_ELEMENTS = original
+    # Read from row blocks (a matrix too large to hold whole), the same shift.
+    np.testing.assert_allclose(hub_shift(cost[:4], more=[cost[4:13], cost[13:]]), whole)
     cost[:, 5] = np.inf  # a known word no lost word may take
     shift = hub_shift(cost)
     assert np.isfinite(shift).all() and shift[5] == 0.0  # not shifted: no flow takes it

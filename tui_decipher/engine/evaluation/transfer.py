@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -24,6 +25,7 @@ import torch
 from ..corpora.charset import Charset
 from ..corpora.corpus import Corpus
 from ..flow import solve_sparsified
+from ..flow.hubs import hub_shift
 from . import metrics
 
 
@@ -60,6 +62,16 @@ def _checked_model(result, train_corpus: Corpus, eval_corpus: Corpus) -> tuple[A
     if not eval_corpus.has_gold:
         raise ValueError(f"{eval_corpus.name}: no gold cognates to evaluate against")
     return fitted, lost_cs, known_cs
+
+
+def _other_costs(
+    fitted: Any, corpus: Corpus, rows: np.ndarray, lost_cs: Charset, known_cs: Charset, block: int = 512
+) -> Iterator[np.ndarray]:
+    """The costs (n_rows, n_known) of `corpus`'s lost words not in `rows`, `block` words at a time."""
+    others = np.setdiff1d(np.arange(len(corpus.lost_words)), rows)
+    for start in range(0, len(others), block):
+        words = [corpus.lost_words[i] for i in others[start : start + block]]
+        yield fitted.pair_scores(words, corpus.known_words, lost_cs, known_cs).flow_cost()
 
 
 class FlowSettings(Protocol):
@@ -118,7 +130,14 @@ def evaluate_on_corpus(
         cost = scored.flow_cost()
         del scored  # the score table is not needed past here
         t0 = time.perf_counter()
-        solution = solve_sparsified(cost, len(rows), cfg.capacity, cfg.top_k, cfg.sparsify)
+        # A channel run's own protocol shifts its costs for hubs among every lost word (flow/hubs.py):
+        # the words not evaluated are scored too, a block at a time, only each known word's nearest kept.
+        shift = (
+            hub_shift(cost, more=_other_costs(fitted, eval_corpus, rows, lost_cs, known_cs))
+            if kind == "channel"
+            else None
+        )
+        solution = solve_sparsified(cost, len(rows), cfg.capacity, cfg.top_k, cfg.sparsify, column_shift=shift)
         phases["flow"] += time.perf_counter() - t0
         predictions = np.full(n_lost, -1, dtype=np.int64)
         predictions[rows] = metrics.flow_predictions(solution, len(rows))

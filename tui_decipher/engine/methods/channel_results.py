@@ -141,7 +141,7 @@ def finish_channel_result(
     result.restart_objectives = [fit.loss]
     top_known = best_known_words(problem, cost)  # the proposals' and the pairs past D's alternatives
     with problem.timer("flow"):
-        hubs = hub_shift(cost)  # (n_known,): the flows that pair every word they are given take it
+        hubs = hub_shift(cost)  # (n_known,): the proposals' flow takes it where D is every lost word
     result.proposals = flow_proposals(problem, cost, top_known=top_known, column_shift=hubs)
     result.beyond = beyond_pairs(problem, cost, result.proposals, top_known, hubs)
     with problem.timer("align"):
@@ -150,7 +150,7 @@ def finish_channel_result(
     result.char_map = fit.channel.character_map(corpus.known_words, problem.lost_charset, problem.known_charset)
     if corpus.has_gold:
         result.accuracy, result.accuracy_model, result.predictions = problem.evaluate(cost.argmin(axis=1), cost,
-                                                                                      hubs)  # fmt: skip
+                                                                                      hubs=True)  # fmt: skip
         result.n_evaluated = corpus.n_gold_lost
     problem.on_event(RestartEnd(0, fit.loss, result.accuracy))
     return problem.finish(result)

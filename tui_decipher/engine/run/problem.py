@@ -27,6 +27,7 @@ from ..corpora.corpus import Corpus
 from ..corpora.vowels import known_vowels
 from ..evaluation import metrics
 from ..flow import FlowSolution, solve_sparsified
+from ..flow.hubs import hub_shift
 from ..neural.edit_distance import ids_to_text
 from ..neural.scoring import KnownIndex, LostBatch
 from .config import DecipherConfig
@@ -240,24 +241,26 @@ class Problem:
             return solve_sparsified(cost, demand, self.cfg.capacity, self.cfg.top_k, self.cfg.sparsify, forced,
                                     row_scale, column_shift)  # fmt: skip
 
-    def flow_predictions(self, cost: np.ndarray, column_shift: np.ndarray | None = None) -> np.ndarray:
+    def flow_predictions(self, cost: np.ndarray, hubs: bool = False) -> np.ndarray:
         """The evaluation flow's known word per lost word (-1 = none): (n_lost,).
 
         As in the published evaluation, the flow is solved afresh over the evaluated lost words only
-        (those with a gold cognate) with D = their number and capacity C, so each gets a prediction;
-        `column_shift`: as the method's own flows take it (`solve`), read from every lost word.
+        (those with a gold cognate) with D = their number and capacity C, so each gets a prediction.
+        With `hubs`, each known word's costs are first shifted for hubs (flow/hubs.py), as the
+        channel methods' flows that pair every word they are given are.
         """
         rows = np.asarray(metrics.evaluated_lost(self.corpus.gold), dtype=np.int64)
-        solution = self.solve(cost[rows], len(rows), rows, column_shift=column_shift)
+        shift = hub_shift(cost) if hubs else None  # read from every lost word, as the method's own flows
+        solution = self.solve(cost[rows], len(rows), rows, column_shift=shift)
         predictions = np.full(self.n_lost, -1, dtype=np.int64)
         predictions[rows] = metrics.flow_predictions(solution, len(rows))
         return predictions
 
     def evaluate(
-        self, best_known: np.ndarray, cost: np.ndarray | None, column_shift: np.ndarray | None = None
+        self, best_known: np.ndarray, cost: np.ndarray | None, hubs: bool = False
     ) -> tuple[float | None, float | None, np.ndarray | None]:
         """(flow accuracy, model-argmax accuracy, flow predictions), Nones without gold or without a
-        cost (see `flow_predictions`); best_known (n_lost,) is the model's prediction, each lost
+        cost (see `flow_predictions`, and its `hubs`); best_known (n_lost,) is the model's prediction, each lost
         word's best-scoring known word (`metrics.model_predictions`). A method passes predictions
         rather than its scores so that none makes a second table of its costs' size here (the
         negated costs of the full Ugaritic list were the run's peak, 1.1 GB)."""
@@ -268,7 +271,7 @@ class Problem:
             acc_model, _, _ = metrics.accuracy(best_known, gold)
             acc_flow = predictions = None
             if cost is not None:
-                predictions = self.flow_predictions(cost, column_shift)
+                predictions = self.flow_predictions(cost, hubs)
                 acc_flow, _, _ = metrics.accuracy(predictions, gold)
         return acc_flow, acc_model, predictions
 

@@ -275,7 +275,9 @@ def test_the_pairs_past_d_leave_each_known_word_at_most_c_readings(monkeypatch) 
     """With C = 2, pairs past D that the wider flow puts on one known word stop at its C readings,
     the proposals' counted."""
     wider = [Proposal(lost, 0, 0.5, 1.0, None) for lost in (0, 2, 3)] + [Proposal(4, 1, 0.4, 1.2, None)]
-    monkeypatch.setattr(channel_module, "flow_proposals", lambda problem, cost, demand, top_known=None: wider)
+    monkeypatch.setattr(
+        channel_module, "flow_proposals", lambda problem, cost, demand, top_known=None, column_shift=None: wider
+    )
     problem = SimpleNamespace(demand=SimpleNamespace(high=4, value=1), n_lost=5, cfg=SimpleNamespace(capacity=2))
     past = channel_module.beyond_pairs(problem, np.zeros((5, 2)), [Proposal(0, 0, 0.9, 0.5, None)])
     assert [(p.lost, p.known) for p in past] == [(2, 0), (4, 1)]  # known word 0: the proposal's and one more

@@ -74,6 +74,21 @@ def _other_costs(
         yield fitted.pair_scores(words, corpus.known_words, lost_cs, known_cs).flow_cost()
 
 
+def _flow_predictions(
+    cost: np.ndarray, rows: np.ndarray, n_lost: int, cfg: FlowSettings, kind: str,
+    model: tuple[Any, Corpus, Charset, Charset],
+) -> np.ndarray:  # fmt: skip
+    """The evaluation flow's known word per lost word of the corpus (-1 = none), over the evaluated
+    rows' `cost`. A channel run's own protocol shifts its costs for hubs among every lost word
+    (flow/hubs.py): the words not evaluated are scored too (`model`: the fitted model, the corpus
+    and the training charsets), a block at a time, only each known word's nearest kept."""
+    shift = hub_shift(cost, more=_other_costs(*model[:2], rows, *model[2:])) if kind == "channel" else None
+    solution = solve_sparsified(cost, len(rows), cfg.capacity, cfg.top_k, cfg.sparsify, column_shift=shift)
+    predictions = np.full(n_lost, -1, dtype=np.int64)
+    predictions[rows] = metrics.flow_predictions(solution, len(rows))
+    return predictions
+
+
 class FlowSettings(Protocol):
     """The settings of a run the evaluation flow reads (a `DecipherConfig`'s)."""
 
@@ -130,17 +145,8 @@ def evaluate_on_corpus(
         cost = scored.flow_cost()
         del scored  # the score table is not needed past here
         t0 = time.perf_counter()
-        # A channel run's own protocol shifts its costs for hubs among every lost word (flow/hubs.py):
-        # the words not evaluated are scored too, a block at a time, only each known word's nearest kept.
-        shift = (
-            hub_shift(cost, more=_other_costs(fitted, eval_corpus, rows, lost_cs, known_cs))
-            if kind == "channel"
-            else None
-        )
-        solution = solve_sparsified(cost, len(rows), cfg.capacity, cfg.top_k, cfg.sparsify, column_shift=shift)
+        predictions = _flow_predictions(cost, rows, n_lost, cfg, kind, (fitted, eval_corpus, lost_cs, known_cs))
         phases["flow"] += time.perf_counter() - t0
-        predictions = np.full(n_lost, -1, dtype=np.int64)
-        predictions[rows] = metrics.flow_predictions(solution, len(rows))
         acc_flow, _, _ = metrics.accuracy(predictions, eval_corpus.gold)
     return TransferEvaluation(
         accuracy=acc_flow,
